@@ -1,0 +1,40 @@
+# One command each: every target creates .venv and installs privopt into it when needed.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+PYTEST  := $(BIN)/python -m pytest
+
+.PHONY: setup demo test test-fast test-slow bench lint docs clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,docs,dist]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m privopt.demo
+
+# The default suite (< 10 minutes on 2 cores): everything not marked slow.
+test: $(STAMP)
+	$(PYTEST) -m "not slow"
+
+# Exhaustive checks. CI runs them after the default suite; developers may skip them.
+test-slow: $(STAMP)
+	$(PYTEST) -m slow
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+lint: $(STAMP)
+	$(BIN)/ruff check privopt solvers tests benchmarks
+	$(BIN)/ruff format --check privopt solvers tests benchmarks
+
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+clean:
+	rm -rf $(VENV) site .pytest_cache .hypothesis .benchmarks

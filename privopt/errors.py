@@ -1,0 +1,58 @@
+"""Exceptions raised by privopt.
+
+Every error a user can trigger with bad input is a :class:`PrivoptError`. Errors about an argument
+name the argument and say what was expected, so that a message such as::
+
+    privopt.errors.ValidationError: eps: expected a finite number >= 0, got -1.0
+
+is enough to fix the call without reading a traceback.
+"""
+
+from __future__ import annotations
+
+
+class PrivoptError(Exception):
+    """Base class of all privopt errors."""
+
+
+class ValidationError(PrivoptError, ValueError):
+    """An argument does not have the value or form that was expected.
+
+    Attributes
+    ----------
+    argument:
+        The name of the offending argument (as the caller wrote it).
+    expected:
+        What would have been accepted.
+    got:
+        A short description of what was received (may be empty).
+    """
+
+    def __init__(self, argument: str, expected: str, got: str = "") -> None:
+        self.argument = argument
+        self.expected = expected
+        self.got = got
+        message = f"{argument}: expected {expected}"
+        if got:
+            message += f", got {got}"
+        super().__init__(message)
+
+
+class ShapeError(ValidationError):
+    """Two objects that must share an alphabet do not (a mechanism and a distribution, ...)."""
+
+
+class LimitError(PrivoptError):
+    """A computation would exceed a configured limit (memory, vertex count, time)."""
+
+
+class InfeasibleError(PrivoptError):
+    """An optimisation problem or a calibration has no feasible point."""
+
+
+class SolverError(PrivoptError):
+    """A numerical back end failed or returned a status that is not 'optimal'."""
+
+
+class NotSupportedError(PrivoptError):
+    """The combination of definition, set and utility is not handled (and why)."""

@@ -1,0 +1,67 @@
+"""Finite sets of distributions and the single point (the non-robust case)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from numpy.typing import ArrayLike
+
+from privopt.distribution import JointDistribution, as_distribution
+from privopt.errors import ShapeError, ValidationError
+from privopt.sets.base import UncertaintySet
+
+
+@dataclass(frozen=True, eq=False)
+class FiniteSet(UncertaintySet):
+    """A finite collection of distributions: the definition must hold for each member.
+
+    For PML, which is affine in the prior, holding at every member is the same as holding on their
+    convex hull (PML paper Cor. 1). LDP w.r.t. S and LIP are *not* affine in the joint ``P`` (the
+    conditional ``P(u|s)`` is a ratio), so there the set means exactly its members, not their hull;
+    :func:`~privopt.audit` reports the worst member. All members share one shape.
+    """
+
+    distributions: tuple[JointDistribution, ...]
+
+    def __init__(self, distributions: Iterable[JointDistribution | ArrayLike]) -> None:
+        items = tuple(as_distribution(p, f"distributions[{i}]") for i, p in enumerate(distributions))
+        if not items:
+            raise ValidationError("distributions", "at least one distribution", "an empty collection")
+        for i, p in enumerate(items):
+            if p.shape != items[0].shape:
+                raise ShapeError(f"distributions[{i}]", f"shape {items[0].shape} like distributions[0]", f"{p.shape}")
+        object.__setattr__(self, "distributions", items)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.distributions[0].shape
+
+    def members(self) -> tuple[JointDistribution, ...]:
+        return self.distributions
+
+    def __len__(self) -> int:
+        return len(self.distributions)
+
+    def __repr__(self) -> str:
+        return f"FiniteSet({len(self.distributions)} distributions of shape {self.shape})"
+
+
+@dataclass(frozen=True, eq=False)
+class Point(UncertaintySet):
+    """The set ``{P}``: the distribution is known (the non-robust mechanism NR of Entropy §8)."""
+
+    distribution: JointDistribution
+
+    def __init__(self, distribution: JointDistribution | ArrayLike) -> None:
+        object.__setattr__(self, "distribution", as_distribution(distribution, "distribution"))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.distribution.shape
+
+    def members(self) -> tuple[JointDistribution, ...]:
+        return (self.distribution,)
+
+    def __repr__(self) -> str:
+        return f"Point({self.distribution!r})"

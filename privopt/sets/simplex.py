@@ -1,0 +1,30 @@
+"""The whole probability simplex: privacy for every distribution on ``X = S × U``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from privopt.sets.base import UncertaintySet
+from privopt.validation import check_positive_int
+
+
+@dataclass(frozen=True, eq=False)
+class Simplex(UncertaintySet):
+    """All distributions on ``X = S × U`` with ``dims = (|S|, |U|)`` (Entropy paper §6).
+
+    For LDP w.r.t. S this set gives (ε, P_X)-RLDP, characterised by Proposition 3:
+    ``W[(s,u), y] <= e^ε W[(s',u'), y]`` for all ``s != s'``. For PML it gives LDP.
+    """
+
+    dims: tuple[int, int]
+
+    def __init__(self, dims: tuple[int, int] | int) -> None:
+        n_s, n_u = (dims, 1) if isinstance(dims, int) else tuple(dims)
+        object.__setattr__(self, "dims", (check_positive_int(n_s, "dims[0]"), check_positive_int(n_u, "dims[1]")))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.dims
+
+    def __repr__(self) -> str:
+        return f"Simplex({self.dims})"

@@ -1,0 +1,26 @@
+"""Numerical tolerances, named in one place.
+
+Every comparison of floating-point numbers in privopt uses one of these constants (or a value a
+user passes explicitly); nothing compares floats with ``==``.
+"""
+
+from __future__ import annotations
+
+#: A probability vector (or a row of a channel matrix) must sum to 1 within this absolute error.
+PROBABILITY_ATOL: float = 1e-9
+
+#: Entries in ``[-NEGATIVE_ATOL, 0)`` are rounding noise and are set to 0; below that is an error.
+NEGATIVE_ATOL: float = 1e-12
+
+#: An audit passes when the realized epsilon exceeds the target by at most this much (nats).
+AUDIT_EPS_ATOL: float = 1e-7
+
+#: Probabilities (or linear statistics of a column) at or below this are treated as exactly zero
+#: when deciding whether a likelihood ratio is 0/0 (no leakage) or x/0 (infinite leakage).
+ZERO_ATOL: float = 1e-15
+
+#: Absolute tolerance of 1-D root finding in calibrations (in the calibrated parameter).
+ROOT_XTOL: float = 1e-13
+
+#: Default memory budget for dense intermediate arrays (bytes).
+MEMORY_BUDGET_BYTES: int = 2 * 1024**3
