@@ -85,7 +85,10 @@ class AuditReport:
 
     @property
     def exact(self) -> bool:
-        return bool(np.isclose(self.lower, self.upper, rtol=0.0, atol=self.tolerance)) or self.lower == self.upper
+        return (
+            bool(np.isclose(self.lower, self.upper, rtol=0.0, atol=self.tolerance))
+            or self.lower == self.upper
+        )
 
     @property
     def interval(self) -> tuple[float, float]:
@@ -94,7 +97,8 @@ class AuditReport:
     def __str__(self) -> str:
         verdict = "PASS" if self.satisfied else "FAIL"
         realized = f"{self.upper:.6g}" if self.exact else f"[{self.lower:.6g}, {self.upper:.6g}]"
-        lines = [f"{verdict}: {self.definition}: realized eps {realized} vs target {self.target:.6g} ({self.method})"]
+        head = f"{verdict}: {self.definition}: realized eps {realized} vs target {self.target:.6g}"
+        lines = [f"{head} ({self.method})"]
         if self.witness is not None:
             lines.append(f"  witness: {self.witness}")
         return "\n".join(lines)
@@ -114,7 +118,9 @@ class AuditReport:
         }
 
 
-def audit(mechanism: Mechanism, definition: PrivacyDefinition, *, tolerance: float = AUDIT_EPS_ATOL) -> AuditReport:
+def audit(
+    mechanism: Mechanism, definition: PrivacyDefinition, *, tolerance: float = AUDIT_EPS_ATOL
+) -> AuditReport:
     """Realized ε of ``mechanism`` under ``definition``, pass/fail, and the witness.
 
     Examples
@@ -131,7 +137,9 @@ def audit(mechanism: Mechanism, definition: PrivacyDefinition, *, tolerance: flo
     if not isinstance(mechanism, Mechanism):
         raise ValidationError("mechanism", "a privopt.Mechanism", type(mechanism).__name__)
     if not isinstance(definition, PrivacyDefinition):
-        raise ValidationError("definition", "a privacy definition such as po.LDP(eps)", type(definition).__name__)
+        raise ValidationError(
+            "definition", "a privacy definition such as po.LDP(eps)", type(definition).__name__
+        )
     if not (tolerance >= 0.0):
         raise ValidationError("tolerance", "a number >= 0", repr(tolerance))
     return definition.audit(mechanism, tolerance=tolerance)

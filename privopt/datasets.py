@@ -84,7 +84,9 @@ def load_adult(
             raise ValidationError("split", f"one of {', '.join(_SPLITS)}", repr(split))
         files = [location / name for name in _SPLITS[split]]
     else:
-        raise ValidationError("path", "a folder with the UCI Adult files or one of the files", f"{str(location)!r} (not found)")
+        raise ValidationError(
+            "path", "a folder with the UCI Adult files or one of the files", f"{str(location)!r} (not found)"
+        )
     for file in files:
         if not file.is_file():
             raise ValidationError("path", f"a folder containing {file.name}", f"{str(location)!r}")

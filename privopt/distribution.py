@@ -99,7 +99,7 @@ class JointDistribution:
         table = as_float_array(counts, "counts", (1, 2))
         if np.any(table < 0) or np.any(np.abs(table - np.round(table)) > 1e-9):
             raise ValidationError("counts", "non-negative integer counts", f"{table!r}")
-        total = int(round(float(table.sum())))
+        total = round(float(table.sum()))
         if total == 0:
             raise ValidationError("counts", "at least one observation", "all counts are zero")
         return cls(
@@ -160,9 +160,13 @@ class JointDistribution:
         s_codes = s_index.get_indexer(s_keys)
         u_codes = u_index.get_indexer(u_keys)
         if (s_codes < 0).any():
-            raise ValidationError("s_labels", "every observed sensitive value", repr(s_keys[s_codes < 0].iloc[0]))
+            raise ValidationError(
+                "s_labels", "every observed sensitive value", repr(s_keys[s_codes < 0].iloc[0])
+            )
         if (u_codes < 0).any():
-            raise ValidationError("u_labels", "every observed public value", repr(u_keys[u_codes < 0].iloc[0]))
+            raise ValidationError(
+                "u_labels", "every observed public value", repr(u_keys[u_codes < 0].iloc[0])
+            )
         counts = np.zeros((len(s_order), len(u_order)))
         np.add.at(counts, (s_codes, u_codes), 1.0)
         return cls.from_counts(

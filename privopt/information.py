@@ -39,9 +39,7 @@ def mutual_information(p_x: FloatArray, matrix: FloatArray) -> float:
     return float(np.sum(mutual_information_mu(p_x, matrix)))
 
 
-def perspective(
-    q0: FloatArray, q1: FloatArray, kind: str
-) -> FloatArray:
+def perspective(q0: FloatArray, q1: FloatArray, kind: str) -> FloatArray:
     """The perspective ``q1 · f(q0 / q1)`` of a built-in f-divergence generator, exact on zeros.
 
     ``kind`` is ``"kl"`` (``f = t log t``), ``"tv"`` (``f = |t − 1|/2``), ``"chi2"``

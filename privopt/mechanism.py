@@ -55,7 +55,9 @@ class Mechanism:
         w = check_stochastic_matrix(self.matrix, "matrix")
         object.__setattr__(self, "matrix", _readonly(w))
         object.__setattr__(self, "input_labels", check_labels(self.input_labels, w.shape[0], "input_labels"))
-        object.__setattr__(self, "output_labels", check_labels(self.output_labels, w.shape[1], "output_labels"))
+        object.__setattr__(
+            self, "output_labels", check_labels(self.output_labels, w.shape[1], "output_labels")
+        )
 
     # ------------------------------------------------------------------ basic facts
     @property
@@ -75,7 +77,11 @@ class Mechanism:
 
         vector = p.p_x if isinstance(p, JointDistribution) else check_probability_vector(p, argument)
         if vector.size != self.n_inputs:
-            raise ShapeError(argument, f"a distribution over the mechanism's {self.n_inputs} inputs", f"{vector.size} symbols")
+            raise ShapeError(
+                argument,
+                f"a distribution over the mechanism's {self.n_inputs} inputs",
+                f"{vector.size} symbols",
+            )
         return vector
 
     def output_distribution(self, p: ArrayLike) -> FloatArray:
@@ -120,7 +126,9 @@ class Mechanism:
         post = post if isinstance(post, Mechanism) else Mechanism(np.asarray(post, dtype=float))
         if post.n_inputs != self.n_outputs:
             raise ShapeError("post", f"a channel with {self.n_outputs} inputs", f"{post.n_inputs}")
-        return Mechanism(self.matrix @ post.matrix, self.input_labels, post.output_labels, name=f"{self.name}∘post")
+        return Mechanism(
+            self.matrix @ post.matrix, self.input_labels, post.output_labels, name=f"{self.name}∘post"
+        )
 
     def permute_outputs(self, order: Sequence[int]) -> Mechanism:
         """The same channel with outputs reordered: new output ``j`` is old output ``order[j]``."""
@@ -149,8 +157,14 @@ class Mechanism:
         """
         generator = np.random.default_rng(rng)
         idx = np.asarray(x)
-        if idx.size and (not np.issubdtype(idx.dtype, np.integer) or idx.min() < 0 or idx.max() >= self.n_inputs):
-            raise ValidationError("x", f"integer input indices in [0, {self.n_inputs})", f"dtype {idx.dtype}, range [{idx.min()}, {idx.max()}]")
+        if idx.size and (
+            not np.issubdtype(idx.dtype, np.integer) or idx.min() < 0 or idx.max() >= self.n_inputs
+        ):
+            raise ValidationError(
+                "x",
+                f"integer input indices in [0, {self.n_inputs})",
+                f"dtype {idx.dtype}, range [{idx.min()}, {idx.max()}]",
+            )
         flat_idx = idx.reshape(-1)
         offset = flat_idx.astype(np.float64)
         target = generator.random(flat_idx.size) + offset
@@ -178,8 +192,14 @@ class Mechanism:
             names = [columns] if isinstance(columns, str) else list(columns)
             for name in names:
                 if name not in data.columns:
-                    raise ValidationError("columns", f"columns of the frame ({', '.join(map(str, data.columns))})", repr(name))
-            keys = data[names[0]] if len(names) == 1 else pd.Series(list(zip(*(data[c] for c in names), strict=True)), index=data.index)
+                    raise ValidationError(
+                        "columns", f"columns of the frame ({', '.join(map(str, data.columns))})", repr(name)
+                    )
+            keys = (
+                data[names[0]]
+                if len(names) == 1
+                else pd.Series(list(zip(*(data[c] for c in names), strict=True)), index=data.index)
+            )
             return pd.Series(self._apply_labels(keys, rng), index=data.index, name=output)
         if isinstance(data, pd.Series):
             return pd.Series(self._apply_labels(data, rng), index=data.index, name=output)
@@ -188,7 +208,11 @@ class Mechanism:
     def _apply_labels(self, keys: pd.Series, rng: np.random.Generator | int | None) -> np.ndarray:
         codes = pd.Index(self.input_labels).get_indexer(keys)
         if (codes < 0).any():
-            raise ValidationError("data", "values among the mechanism's input labels", repr(keys.iloc[int(np.flatnonzero(codes < 0)[0])]))
+            raise ValidationError(
+                "data",
+                "values among the mechanism's input labels",
+                repr(keys.iloc[int(np.flatnonzero(codes < 0)[0])]),
+            )
         y = self.sample(codes, rng)
         labels = np.empty(self.n_outputs, dtype=object)
         labels[:] = list(self.output_labels)  # type: ignore[arg-type]

@@ -25,7 +25,9 @@ from privopt.tolerances import PROBABILITY_ATOL
 from privopt.validation import FloatArray, check_probability_vector
 
 
-def _input_distribution(p: JointDistribution | ArrayLike, argument: str, on: InputAlphabet = "x") -> FloatArray:
+def _input_distribution(
+    p: JointDistribution | ArrayLike, argument: str, on: InputAlphabet = "x"
+) -> FloatArray:
     if isinstance(p, JointDistribution):
         return p.marginal(_check_on(on))
     return check_probability_vector(p, argument)
@@ -50,7 +52,9 @@ class SubConvexUtility:
         Used in reports.
     """
 
-    def __init__(self, mu: Callable[[FloatArray], FloatArray], *, input_size: int | None = None, name: str = "custom") -> None:
+    def __init__(
+        self, mu: Callable[[FloatArray], FloatArray], *, input_size: int | None = None, name: str = "custom"
+    ) -> None:
         if not callable(mu):
             raise ValidationError("mu", "a callable of a (|X|, m) array of columns", type(mu).__name__)
         self._mu = mu
@@ -65,7 +69,11 @@ class SubConvexUtility:
         """``U(W) = Σ_y μ(W[:, y])``."""
         matrix = _columns(mechanism)
         if self.input_size is not None and matrix.shape[0] != self.input_size:
-            raise ShapeError("mechanism", f"{self.input_size} inputs to match the utility's distribution", f"{matrix.shape[0]}")
+            raise ShapeError(
+                "mechanism",
+                f"{self.input_size} inputs to match the utility's distribution",
+                f"{matrix.shape[0]}",
+            )
         return float(np.sum(self.mu(matrix)))
 
     def __call__(self, mechanism: Mechanism | ArrayLike) -> float:
@@ -97,7 +105,9 @@ class NormalizedMutualInformation(MutualInformation):
         super().__init__(P, on)
         self.h = entropy(self.p)
         if self.h <= PROBABILITY_ATOL:
-            raise ValidationError("P", "a distribution with positive entropy (NMI divides by H(X))", "H(X) = 0")
+            raise ValidationError(
+                "P", "a distribution with positive entropy (NMI divides by H(X))", "H(X) = 0"
+            )
         self.name = "I(X;Y)/H(X)"
 
     def _mi_mu(self, columns: FloatArray) -> FloatArray:
@@ -182,4 +192,6 @@ def as_utility(value: Any) -> SubConvexUtility:
     """Accept a utility object; raise a clear error otherwise."""
     if isinstance(value, SubConvexUtility):
         return value
-    raise ValidationError("utility", "a privopt utility such as po.MutualInformation(P)", type(value).__name__)
+    raise ValidationError(
+        "utility", "a privopt utility such as po.MutualInformation(P)", type(value).__name__
+    )

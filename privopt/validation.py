@@ -37,17 +37,17 @@ def as_float_array(value: ArrayLike, argument: str, ndim: int | tuple[int, ...])
     if array.size == 0:
         raise ValidationError(argument, "a non-empty array", f"shape {array.shape}")
     if not np.all(np.isfinite(array)):
-        bad = np.argwhere(~np.isfinite(array))[0]
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
         raise ValidationError(
-            argument, "finite entries (no NaN or inf)", f"{array[tuple(bad)]} at index {tuple(bad)}"
+            argument, "finite entries (no NaN or inf)", f"{float(array[bad])} at index {bad}"
         )
     return array
 
 
 def _clip_rounding_noise(array: FloatArray, argument: str, what: str) -> FloatArray:
     if np.any(array < -NEGATIVE_ATOL):
-        index = tuple(np.argwhere(array < -NEGATIVE_ATOL)[0])
-        raise ValidationError(argument, f"non-negative {what}", f"{array[index]} at index {index}")
+        index = tuple(int(i) for i in np.argwhere(array < -NEGATIVE_ATOL)[0])
+        raise ValidationError(argument, f"non-negative {what}", f"{float(array[index])!r} at index {index}")
     return np.where(array < 0.0, 0.0, array)
 
 
@@ -76,7 +76,9 @@ def check_stochastic_matrix(value: ArrayLike, argument: str) -> FloatArray:
     bad = np.flatnonzero(np.abs(sums - 1.0) > PROBABILITY_ATOL)
     if bad.size:
         raise ValidationError(
-            argument, "rows summing to 1 (a row-stochastic matrix)", f"row {bad[0]} sums to {sums[bad[0]]!r}"
+            argument,
+            "rows summing to 1 (a row-stochastic matrix)",
+            f"row {bad[0]} sums to {float(sums[bad[0]])!r}",
         )
     return w / sums[:, None]
 

@@ -59,10 +59,14 @@ class PrivacyDefinition(ABC):
         expected = self.input_size()
         if expected is not None and mechanism.n_inputs != expected:
             hint = ""
-            if isinstance(self, DistributionalDefinition) and self.on == "x" and self.uncertainty.n_u > 1:
-                if mechanism.n_inputs == self.uncertainty.n_u:
-                    hint = " (this mechanism reads U only: pass on='u')"
-            raise ShapeError("mechanism", f"{expected} inputs to match {self.name}{hint}", f"{mechanism.n_inputs}")
+            reads_u = (
+                isinstance(self, DistributionalDefinition) and self.on == "x" and self.uncertainty.n_u > 1
+            )
+            if reads_u and mechanism.n_inputs == self.uncertainty.n_u:  # type: ignore[attr-defined]
+                hint = " (this mechanism reads U only: pass on='u')"
+            raise ShapeError(
+                "mechanism", f"{expected} inputs to match {self.name}{hint}", f"{mechanism.n_inputs}"
+            )
 
     def audit(self, mechanism: Mechanism, *, tolerance: float) -> AuditReport:
         """Exact audit through the definition's ratio pairs (override for sets that are not finite)."""
@@ -114,7 +118,9 @@ class DistributionalDefinition(PrivacyDefinition):
     uncertainty: UncertaintySet
     on: InputAlphabet = "x"
 
-    def __init__(self, eps: float, uncertainty: UncertaintySet | JointDistribution | ArrayLike, on: InputAlphabet = "x") -> None:
+    def __init__(
+        self, eps: float, uncertainty: UncertaintySet | JointDistribution | ArrayLike, on: InputAlphabet = "x"
+    ) -> None:
         object.__setattr__(self, "eps", check_eps(eps))
         object.__setattr__(self, "uncertainty", as_uncertainty_set(uncertainty, "F"))
         object.__setattr__(self, "on", _check_on(on))

@@ -40,5 +40,8 @@ class LIP(DistributionalDefinition):
         for i, s in enumerate(distribution.s_labels):  # type: ignore[arg-type]
             numerators += [conditional[i], marginal]
             denominators += [marginal, conditional[i]]
-            labels += [PairLabel(Term("s", s), Term("P", None), member), PairLabel(Term("P", None), Term("s", s), member)]
+            labels += [
+                PairLabel(Term("s", s), Term("P", None), member),
+                PairLabel(Term("P", None), Term("s", s), member),
+            ]
         return RatioPairs.from_dense(numerators, denominators, labels)  # type: ignore[arg-type]

@@ -53,7 +53,9 @@ class PML(DistributionalDefinition):
         if isinstance(self.uncertainty, Simplex):
             # sup over full-support priors of max_x w_x / Pᵀw = max_x w_x / min_x w_x: PML becomes LDP.
             n = self.uncertainty.n_x
-            return RatioPairs.unit(~np.eye(n, dtype=bool), "x", input_labels, rule="PML over the simplex = LDP")
+            return RatioPairs.unit(
+                ~np.eye(n, dtype=bool), "x", input_labels, rule="PML over the simplex = LDP"
+            )
         return super().pairs_for_set(input_labels)
 
     def __str__(self) -> str:

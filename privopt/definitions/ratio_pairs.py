@@ -70,7 +70,8 @@ class RatioPairs:
     def __post_init__(self) -> None:
         if self.numerators.shape != self.denominators.shape or self.numerators.shape[0] != len(self.labels):
             raise ShapeError(
-                "pairs", "numerators, denominators and labels of equal length",
+                "pairs",
+                "numerators, denominators and labels of equal length",
                 f"{self.numerators.shape}, {self.denominators.shape}, {len(self.labels)}",
             )
 
@@ -83,7 +84,9 @@ class RatioPairs:
         return self.numerators.shape[1]
 
     @classmethod
-    def from_dense(cls, numerators: FloatArray, denominators: FloatArray, labels: Sequence[PairLabel]) -> RatioPairs:
+    def from_dense(
+        cls, numerators: FloatArray, denominators: FloatArray, labels: Sequence[PairLabel]
+    ) -> RatioPairs:
         return cls(sp.csr_matrix(numerators), sp.csr_matrix(denominators), tuple(labels))
 
     @classmethod
@@ -102,7 +105,10 @@ class RatioPairs:
         return cls(
             sp.csr_matrix((ones, (rows, a)), shape=(m, n_inputs)),
             sp.csr_matrix((ones, (rows, b)), shape=(m, n_inputs)),
-            tuple(PairLabel(Term(kind, name[i]), Term(kind, name[j]), rule=rule) for i, j in zip(a.tolist(), b.tolist(), strict=True)),
+            tuple(
+                PairLabel(Term(kind, name[i]), Term(kind, name[j]), rule=rule)
+                for i, j in zip(a.tolist(), b.tolist(), strict=True)
+            ),
         )
 
     @classmethod

@@ -40,7 +40,10 @@ class SensitiveLDP(DistributionalDefinition):
         conditional = distribution.conditional(self.on)
         a, b = np.nonzero(~np.eye(distribution.n_s, dtype=bool))
         s = distribution.s_labels
-        labels = [PairLabel(Term("s", s[i]), Term("s", s[j]), member) for i, j in zip(a.tolist(), b.tolist(), strict=True)]  # type: ignore[index]
+        labels = [
+            PairLabel(Term("s", s[i]), Term("s", s[j]), member)
+            for i, j in zip(a.tolist(), b.tolist(), strict=True)
+        ]  # type: ignore[index]
         return RatioPairs.from_dense(conditional[a], conditional[b], labels)
 
     def pairs_for_set(self, input_labels: tuple[Hashable, ...] | None) -> RatioPairs:

@@ -33,7 +33,9 @@ def grr_lip(P: JointDistribution, alpha: float, on: InputAlphabet = "x") -> floa
     ``alpha = inf`` gives the identity mechanism's LIP, ``max |log(P(x|s)/P(x))|`` over ``P(x) > 0``.
     """
     if not isinstance(P, JointDistribution):
-        raise ValidationError("P", "a JointDistribution (LIP needs the sensitive attribute)", type(P).__name__)
+        raise ValidationError(
+            "P", "a JointDistribution (LIP needs the sensitive attribute)", type(P).__name__
+        )
     conditional, marginal = P.conditional(on), P.marginal(on)
     if np.isinf(alpha):
         support = marginal > 0
@@ -71,7 +73,9 @@ def grr_calibrated_lip(P: JointDistribution, eps: float, on: InputAlphabet = "x"
     """``GRR^α`` with α from :func:`calibrate_grr_lip`: the GRR that is exactly ε-LIP."""
     alpha = calibrate_grr_lip(P, eps, on)
     labels = P.input_labels(on)
-    return Mechanism(grr_matrix(len(labels), alpha), labels, labels, name=f"GRR-LIP(eps={eps:.4g}, alpha={alpha:.4g})")
+    return Mechanism(
+        grr_matrix(len(labels), alpha), labels, labels, name=f"GRR-LIP(eps={eps:.4g}, alpha={alpha:.4g})"
+    )
 
 
 def _oue_lip_at(P: JointDistribution, alpha: float, on: InputAlphabet) -> float:
@@ -94,4 +98,9 @@ def oue_calibrated_lip(
     """``OUE^α`` with α from :func:`calibrate_oue_lip`, as a dense mechanism (see :func:`oue`)."""
     alpha = min(calibrate_oue_lip(P, eps, on), _ALPHA_MAX)
     code = optimised_unary_encoding(P.input_size(on), alpha)
-    return Mechanism(unary_matrix(code, max_bytes), P.input_labels(on), None, name=f"OUE-LIP(eps={eps:.4g}, alpha={alpha:.4g})")
+    return Mechanism(
+        unary_matrix(code, max_bytes),
+        P.input_labels(on),
+        None,
+        name=f"OUE-LIP(eps={eps:.4g}, alpha={alpha:.4g})",
+    )

@@ -85,7 +85,7 @@ def _check_subsets_fit(k: int, bytes_per_subset: int, what: str, budget: int) ->
 def _subset_sums(values: FloatArray) -> FloatArray:
     """``Σ_{x ∈ y} values[..., x]`` for every bitmask ``y`` in ``0 .. 2^k − 1`` (last axis)."""
     k = values.shape[-1]
-    out = np.zeros(values.shape[:-1] + (2**k,))
+    out = np.zeros((*values.shape[:-1], 2**k))
     for bit in range(k):
         half = 2**bit
         out[..., half : 2 * half] = out[..., :half] + values[..., bit : bit + 1]
@@ -118,7 +118,9 @@ def _unary(code: UnaryEncoding, labels: Sequence[Hashable] | None, max_bytes: in
     return Mechanism(unary_matrix(code, max_bytes), labels, None, name=code.name)
 
 
-def oue(k: int, eps: float, labels: Sequence[Hashable] | None = None, *, max_bytes: int = MEMORY_BUDGET_BYTES) -> Mechanism:
+def oue(
+    k: int, eps: float, labels: Sequence[Hashable] | None = None, *, max_bytes: int = MEMORY_BUDGET_BYTES
+) -> Mechanism:
     """Optimised unary encoding as a dense :class:`~privopt.Mechanism` (outputs: bitmasks ``0..2^k−1``).
 
     Raises :class:`~privopt.errors.LimitError` when the ``k × 2^k`` matrix exceeds ``max_bytes``;
@@ -127,13 +129,19 @@ def oue(k: int, eps: float, labels: Sequence[Hashable] | None = None, *, max_byt
     return _unary(optimised_unary_encoding(k, eps), labels, max_bytes)
 
 
-def sue(k: int, eps: float, labels: Sequence[Hashable] | None = None, *, max_bytes: int = MEMORY_BUDGET_BYTES) -> Mechanism:
+def sue(
+    k: int, eps: float, labels: Sequence[Hashable] | None = None, *, max_bytes: int = MEMORY_BUDGET_BYTES
+) -> Mechanism:
     """Symmetric unary encoding (basic RAPPOR) as a dense mechanism; see :func:`oue`."""
     return _unary(symmetric_unary_encoding(k, eps), labels, max_bytes)
 
 
 def unary_mutual_information(
-    code: UnaryEncoding, P: JointDistribution | ArrayLike, on: InputAlphabet = "x", *, max_bytes: int = MEMORY_BUDGET_BYTES
+    code: UnaryEncoding,
+    P: JointDistribution | ArrayLike,
+    on: InputAlphabet = "x",
+    *,
+    max_bytes: int = MEMORY_BUDGET_BYTES,
 ) -> float:
     """Exact ``I(X;Y)`` of a unary encoding without its matrix, in ``O(2^k)`` time and ``24·2^k`` bytes.
 
@@ -162,7 +170,9 @@ def unary_lip(code: UnaryEncoding, P: JointDistribution, on: InputAlphabet = "x"
     minimum at a prefix of the reverse order), so checking the ``k + 1`` prefixes each way is exact.
     """
     if not isinstance(P, JointDistribution):
-        raise ValidationError("P", "a JointDistribution (LIP needs the sensitive attribute)", type(P).__name__)
+        raise ValidationError(
+            "P", "a JointDistribution (LIP needs the sensitive attribute)", type(P).__name__
+        )
     conditional = P.conditional(on)
     marginal = P.marginal(on)
     if marginal.size != code.k:

@@ -30,7 +30,9 @@ class FiniteSet(UncertaintySet):
             raise ValidationError("distributions", "at least one distribution", "an empty collection")
         for i, p in enumerate(items):
             if p.shape != items[0].shape:
-                raise ShapeError(f"distributions[{i}]", f"shape {items[0].shape} like distributions[0]", f"{p.shape}")
+                raise ShapeError(
+                    f"distributions[{i}]", f"shape {items[0].shape} like distributions[0]", f"{p.shape}"
+                )
         object.__setattr__(self, "distributions", items)
 
     @property

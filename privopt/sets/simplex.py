@@ -20,7 +20,9 @@ class Simplex(UncertaintySet):
 
     def __init__(self, dims: tuple[int, int] | int) -> None:
         n_s, n_u = (dims, 1) if isinstance(dims, int) else tuple(dims)
-        object.__setattr__(self, "dims", (check_positive_int(n_s, "dims[0]"), check_positive_int(n_u, "dims[1]")))
+        object.__setattr__(
+            self, "dims", (check_positive_int(n_s, "dims[0]"), check_positive_int(n_u, "dims[1]"))
+        )
 
     @property
     def shape(self) -> tuple[int, int]:
