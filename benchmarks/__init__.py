@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): each module prints medians and ratios measured in the same run."""

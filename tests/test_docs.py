@@ -1,0 +1,19 @@
+"""The code in README.md and docs/ runs as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_python_blocks_run(page):
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), namespace)  # noqa: S102 - our own documentation
