@@ -11,7 +11,12 @@ import pytest
 import privopt as po
 
 REPO = Path(__file__).resolve().parents[1]
-ADULT_DIR = Path(os.environ.get("PRIVOPT_ADULT", REPO.parent / "shared" / "data" / "adult"))
+_ADULT_CANDIDATES = [
+    *([Path(os.environ["PRIVOPT_ADULT"])] if "PRIVOPT_ADULT" in os.environ else []),
+    REPO.parent / "shared" / "data" / "adult",  # the development layout
+    Path("/work/shared/data/adult"),  # this workplace's shared data, for clones made elsewhere
+]
+ADULT_DIR = next((p for p in _ADULT_CANDIDATES if (p / "adult.data").is_file()), _ADULT_CANDIDATES[0])
 
 
 @pytest.fixture
