@@ -11,7 +11,7 @@ The public API (DESIGN.md §7)::
 
 from privopt import datasets, mechanisms
 from privopt.audit import AuditReport, Witness, audit
-from privopt.definitions import LDP, LIP, PML, PrivacyDefinition, RatioPairs, SensitiveLDP
+from privopt.definitions import LDP, LIP, PML, SRLIP, PrivacyDefinition, RatioPairs, SensitiveLDP
 from privopt.distribution import JointDistribution
 from privopt.errors import (
     InfeasibleError,
@@ -24,8 +24,18 @@ from privopt.errors import (
 )
 from privopt.information import entropy, mutual_information
 from privopt.mechanism import Mechanism
-from privopt.sets import FiniteSet, Point, Simplex, UncertaintySet
-from privopt.utilities import FDivergence, MutualInformation, NormalizedMutualInformation, SubConvexUtility
+from privopt.problem import Certificate, Problem, Solution
+from privopt.robust_audit import realized_eps
+from privopt.sets import FiniteSet, L1Ball, Point, Polytope, RenyiBall, Simplex, UncertaintySet
+from privopt.utilities import (
+    ConcaveUtility,
+    ExpectedDistortion,
+    ExpectedGain,
+    FDivergence,
+    MutualInformation,
+    NormalizedMutualInformation,
+    SubConvexUtility,
+)
 
 __version__ = "0.1.0"
 
@@ -33,23 +43,33 @@ __all__ = [
     "LDP",
     "LIP",
     "PML",
+    "SRLIP",
     "AuditReport",
+    "Certificate",
+    "ConcaveUtility",
+    "ExpectedDistortion",
+    "ExpectedGain",
     "FDivergence",
     "FiniteSet",
     "InfeasibleError",
     "JointDistribution",
+    "L1Ball",
     "LimitError",
     "Mechanism",
     "MutualInformation",
     "NormalizedMutualInformation",
     "NotSupportedError",
     "Point",
+    "Polytope",
     "PrivacyDefinition",
     "PrivoptError",
+    "Problem",
     "RatioPairs",
+    "RenyiBall",
     "SensitiveLDP",
     "ShapeError",
     "Simplex",
+    "Solution",
     "SolverError",
     "SubConvexUtility",
     "UncertaintySet",
@@ -60,4 +80,5 @@ __all__ = [
     "entropy",
     "mechanisms",
     "mutual_information",
+    "realized_eps",
 ]

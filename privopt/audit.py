@@ -22,8 +22,8 @@ from privopt.tolerances import AUDIT_EPS_ATOL
 
 if TYPE_CHECKING:
     from privopt.definitions.base import PrivacyDefinition
-    from privopt.definitions.ratio_pairs import PairLabel
     from privopt.mechanism import Mechanism
+    from privopt.ratio_pairs import PairLabel
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,11 @@
+"""Numerical back ends for privopt's compiler, shipped as ``privopt.solvers``.
+
+This package knows nothing about privacy: it takes matrices and returns vertices, LP solutions and
+conic solutions, so a back end can be swapped without touching ``privopt`` (DESIGN.md §1).
+"""
+
+from .errors import BackendError, BackendTimeout
+from .lp import LPResult, solve_lp
+from .vertex_enumeration import BACKENDS, polytope_vertices
+
+__all__ = ["BACKENDS", "BackendError", "BackendTimeout", "LPResult", "polytope_vertices", "solve_lp"]

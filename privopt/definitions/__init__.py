@@ -4,17 +4,20 @@ from privopt.definitions.base import DistributionalDefinition, PrivacyDefinition
 from privopt.definitions.ldp import LDP
 from privopt.definitions.lip import LIP
 from privopt.definitions.pml import PML
-from privopt.definitions.ratio_pairs import PairLabel, RatioPairs, Term
 from privopt.definitions.sensitive_ldp import SensitiveLDP
+from privopt.definitions.srlip import SRLIP, SRLIPComponent
+from privopt.ratio_pairs import PairLabel, RatioPairs, Term
 
 __all__ = [
     "LDP",
     "LIP",
     "PML",
+    "SRLIP",
     "DistributionalDefinition",
     "PairLabel",
     "PrivacyDefinition",
     "RatioPairs",
+    "SRLIPComponent",
     "SensitiveLDP",
     "Term",
 ]

@@ -1,29 +1,31 @@
-"""The base class of privacy definitions.
+"""The base classes of privacy definitions.
 
-A definition is a privacy parameter ε plus a rule that turns it into linear-ratio constraints on the
-columns of a mechanism (:class:`~privopt.definitions.ratio_pairs.RatioPairs`, DESIGN.md §3). The same
-constraints serve the exact audit (here) and the compiler (row cones).
+A definition is a privacy parameter ε plus a rule that compiles it into a
+:class:`~privopt.cone.RowCone`: blocks of linear-ratio constraints on the columns of a mechanism
+(DESIGN.md §3). The same cone serves the exact audit (for sets the cone describes exactly) and the
+optimisation routes.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from privopt.audit import AuditReport, Witness
+from privopt.cone import CompileOptions, ConeBuilder, RowCone
 from privopt.distribution import InputAlphabet, JointDistribution, _check_on
 from privopt.errors import NotSupportedError, ShapeError, ValidationError
+from privopt.ratio_pairs import RatioPairs
 from privopt.sets.base import UncertaintySet
 from privopt.sets.finite import Point
 from privopt.validation import check_eps
 
 if TYPE_CHECKING:
-    from privopt.definitions.ratio_pairs import RatioPairs
     from privopt.mechanism import Mechanism
 
 
@@ -45,15 +47,40 @@ class PrivacyDefinition(ABC):
         return None
 
     @abstractmethod
-    def ratio_pairs(self, n_inputs: int, input_labels: tuple[Hashable, ...] | None = None) -> RatioPairs:
-        """The exact finite family of constraints ``a_iᵀw <= e^ε b_iᵀw`` for ``n_inputs`` inputs.
-
-        ``input_labels`` name the inputs in witnesses when the definition does not know them.
-        """
-
     def with_eps(self, eps: float) -> PrivacyDefinition:
         """The same definition at another ε."""
-        return replace(self, eps=eps)  # type: ignore[type-var]
+
+    @abstractmethod
+    def build_cone(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
+        """Add this definition's groups and blocks to ``builder``; return whether the cone is exact."""
+
+    def row_cone(
+        self,
+        n_inputs: int | None = None,
+        input_labels: tuple[Hashable, ...] | None = None,
+        options: CompileOptions | None = None,
+    ) -> RowCone:
+        """Compile to a :class:`~privopt.cone.RowCone` on ``n_inputs`` inputs (default: the definition's)."""
+        expected = self.input_size()
+        if n_inputs is None:
+            if expected is None:
+                raise ValidationError(
+                    "n_inputs", f"the number of mechanism inputs ({self.name} does not fix it)", "None"
+                )
+            n_inputs = expected
+        elif expected is not None and n_inputs != expected:
+            raise ShapeError("n_inputs", f"{expected} inputs for {self.name}", f"{n_inputs}")
+        labels = input_labels or self.input_labels() or tuple(range(n_inputs))
+        builder = ConeBuilder(self.eps, n_inputs, str(self))
+        exact = self.build_cone(builder, tuple(labels), options or CompileOptions())
+        return builder.build(exact)
+
+    def ratio_pairs(self, n_inputs: int, input_labels: tuple[Hashable, ...] | None = None) -> RatioPairs:
+        """The exact finite constraints ``a_iᵀw <= e^ε b_iᵀw`` (when the cone describes the definition exactly)."""
+        cone = self.row_cone(n_inputs, input_labels)
+        if not cone.exact or np.any(cone.shifts() != 0.0):
+            raise NotSupportedError(f"{self} has no exact description by ratio pairs at a common ε")
+        return cone.pairs()
 
     def check_mechanism(self, mechanism: Mechanism) -> None:
         expected = self.input_size()
@@ -69,26 +96,38 @@ class PrivacyDefinition(ABC):
             )
 
     def audit(self, mechanism: Mechanism, *, tolerance: float) -> AuditReport:
-        """Exact audit through the definition's ratio pairs (override for sets that are not finite)."""
+        """Exact audit through the definition's ratio pairs (definitions over other sets override this)."""
         self.check_mechanism(mechanism)
-        pairs = self.ratio_pairs(mechanism.n_inputs, mechanism.input_labels)
-        per_output, arg = pairs.leakage(mechanism.matrix)
-        realized = float(per_output.max()) if per_output.size else 0.0
-        witness = None
-        if per_output.size and arg[int(np.argmax(per_output))] >= 0:
-            y = int(np.argmax(per_output))
-            witness = Witness(mechanism.output_labels[y], pairs.labels[arg[y]], float(per_output[y]))  # type: ignore[index]
-        return AuditReport(
-            definition=str(self),
-            target=self.eps,
-            lower=realized,
-            upper=realized,
-            satisfied=realized <= self.eps + tolerance,
-            witness=witness,
-            per_output=per_output,
-            tolerance=tolerance,
-            method=f"exact: {pairs.n_pairs} ratio pairs",
+        return pairs_report(
+            self, mechanism, self.ratio_pairs(mechanism.n_inputs, mechanism.input_labels), tolerance
         )
+
+
+def pairs_report(
+    definition: PrivacyDefinition,
+    mechanism: Mechanism,
+    pairs: RatioPairs,
+    tolerance: float,
+    method: str | None = None,
+) -> AuditReport:
+    """An exact :class:`AuditReport` from ratio pairs that describe the definition exactly."""
+    per_output, arg = pairs.leakage(mechanism.matrix)
+    realized = float(per_output.max()) if per_output.size else 0.0
+    witness = None
+    if per_output.size and arg[int(np.argmax(per_output))] >= 0:
+        y = int(np.argmax(per_output))
+        witness = Witness(mechanism.output_labels[y], pairs.labels[arg[y]], float(per_output[y]))  # type: ignore[index]
+    return AuditReport(
+        definition=str(definition),
+        target=definition.eps,
+        lower=realized,
+        upper=realized,
+        satisfied=realized <= definition.eps + tolerance,
+        witness=witness,
+        per_output=per_output,
+        tolerance=tolerance,
+        method=method or f"exact: {pairs.n_pairs} ratio pairs",
+    )
 
 
 def as_uncertainty_set(value: Any, argument: str) -> UncertaintySet:
@@ -135,26 +174,28 @@ class DistributionalDefinition(PrivacyDefinition):
         reference = self.uncertainty.reference()
         return None if reference is None else reference.input_labels(self.on)
 
-    def ratio_pairs(self, n_inputs: int, input_labels: tuple[Hashable, ...] | None = None) -> RatioPairs:
-        from privopt.definitions.ratio_pairs import RatioPairs
-
-        if n_inputs != self.input_size():
-            raise ShapeError("n_inputs", f"{self.input_size()}", f"{n_inputs}")
+    def build_cone(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
         members = self.uncertainty.members()
         if members is not None:
-            parts = [self.pairs_for(p, None if len(members) == 1 else i) for i, p in enumerate(members)]
-            return RatioPairs.concatenate(parts)
-        return self.pairs_for_set(input_labels)
+            for i, p in enumerate(members):
+                self.member_blocks(builder, p, None if len(members) == 1 else i, labels)
+            return True
+        return self.set_blocks(builder, labels, options)
 
     @abstractmethod
-    def pairs_for(self, distribution: JointDistribution, member: int | None) -> RatioPairs:
-        """The pairs for one distribution (the vertex rule applies them to every member)."""
+    def member_blocks(
+        self,
+        builder: ConeBuilder,
+        distribution: JointDistribution,
+        member: int | None,
+        labels: tuple[Hashable, ...],
+    ) -> None:
+        """Add the blocks for one distribution (each member of a finite set gets its own)."""
 
-    def pairs_for_set(self, input_labels: tuple[Hashable, ...] | None) -> RatioPairs:
-        """The pairs for a set that is not listed by members (override per definition)."""
+    def set_blocks(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
+        """Add the blocks for a set that is not finite (override per definition); return exactness."""
         raise NotSupportedError(
-            f"{self.name} over {self.uncertainty!r} has no exact finite form here; "
-            "use a Point or a FiniteSet of distributions"
+            f"{self.name} over {self.uncertainty!r} is not supported; use a Point or a FiniteSet of distributions"
         )
 
     def __str__(self) -> str:

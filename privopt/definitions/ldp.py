@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privopt.cone import CompileOptions, ConeBuilder
 from privopt.definitions.base import PrivacyDefinition
-from privopt.definitions.ratio_pairs import RatioPairs
+from privopt.ratio_pairs import Term
 from privopt.validation import check_eps
 
 
@@ -16,7 +17,7 @@ from privopt.validation import check_eps
 class LDP(PrivacyDefinition):
     """ε-LDP: ``P(Y=y|X=x) <= e^ε P(Y=y|X=x')`` for all ``x, x'`` and ``y``.
 
-    In column form (DESIGN.md §3): ``w[x] <= e^ε w[x']``. It does not depend on any distribution.
+    In column form (DESIGN.md §3): ``max_x w[x] <= e^ε min_x w[x]``. No distribution is involved.
     """
 
     eps: float
@@ -27,8 +28,10 @@ class LDP(PrivacyDefinition):
     def with_eps(self, eps: float) -> LDP:
         return LDP(eps)
 
-    def ratio_pairs(self, n_inputs: int, input_labels: tuple[Hashable, ...] | None = None) -> RatioPairs:
-        return RatioPairs.unit(~np.eye(n_inputs, dtype=bool), kind="x", labels=input_labels)
+    def build_cone(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
+        units = builder.group(np.eye(builder.n_inputs), [Term("x", x) for x in labels], "point masses e_x")
+        builder.block(units, units, "LDP: w[x] <= e^eps w[x']")
+        return True
 
     def __str__(self) -> str:
         return f"LDP(eps={self.eps:.6g})"

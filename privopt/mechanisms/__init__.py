@@ -7,9 +7,11 @@ from privopt.mechanisms.lip_calibration import (
     grr_lip,
     oue_calibrated_lip,
 )
+from privopt.mechanisms.optimal import nr, optimal, polyopt
 from privopt.mechanisms.randomized_response import grr, randomized_response
 from privopt.mechanisms.secret_randomized_response import srr
 from privopt.mechanisms.singular import k_singular
+from privopt.mechanisms.srlip_product import srlip_product
 from privopt.mechanisms.unary_encoding import (
     UnaryEncoding,
     optimised_unary_encoding,
@@ -29,10 +31,14 @@ __all__ = [
     "grr_calibrated_lip",
     "grr_lip",
     "k_singular",
+    "nr",
+    "optimal",
     "optimised_unary_encoding",
     "oue",
     "oue_calibrated_lip",
+    "polyopt",
     "randomized_response",
+    "srlip_product",
     "srr",
     "sue",
     "symmetric_unary_encoding",

@@ -2,6 +2,19 @@
 
 from privopt.sets.base import UncertaintySet
 from privopt.sets.finite import FiniteSet, Point
+from privopt.sets.l1 import L1Ball, weissman_radius
+from privopt.sets.polytope import Polytope
+from privopt.sets.renyi import RenyiBall, renyi_divergence
 from privopt.sets.simplex import Simplex
 
-__all__ = ["FiniteSet", "Point", "Simplex", "UncertaintySet"]
+__all__ = [
+    "FiniteSet",
+    "L1Ball",
+    "Point",
+    "Polytope",
+    "RenyiBall",
+    "Simplex",
+    "UncertaintySet",
+    "renyi_divergence",
+    "weissman_radius",
+]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from privopt.sets.base import UncertaintySet
 from privopt.validation import check_positive_int
 
@@ -27,6 +29,14 @@ class Simplex(UncertaintySet):
     @property
     def shape(self) -> tuple[int, int]:
         return self.dims
+
+    def vertices(self) -> np.ndarray:
+        """The point masses ``e_x``."""
+        return np.eye(self.n_x)
+
+    def conditional_envelope(self, s: int, envelope: str = "lower") -> np.ndarray:
+        """``F_{U|s}`` is the whole simplex on U: its vertices are the point masses (exact)."""
+        return np.eye(self.n_u)
 
     def __repr__(self) -> str:
         return f"Simplex({self.dims})"

@@ -34,15 +34,16 @@ _CHUNK_ENTRIES = 4_000_000
 @dataclass(frozen=True)
 class Term:
     """What one side of a pair measures, e.g. ``Term("x", 3)`` for ``P(Y=y|X=3)`` or
-    ``Term("s", "Male")`` for ``P(Y=y|S=Male)``; ``Term("P", None)`` is the output marginal."""
+    ``Term("s", "Male")`` for ``P(Y=y|S=Male)``; ``Term("P", None)`` is the output marginal.
+    ``detail`` locates a term inside a set, e.g. ``"vertex 2 of D_s"``."""
 
     kind: str
     label: Hashable
+    detail: str = ""
 
     def __str__(self) -> str:
-        if self.kind == "P":
-            return "P(Y=y)"
-        return f"P(Y=y|{self.kind.upper()}={self.label!r})"
+        text = "P(Y=y)" if self.kind == "P" else f"P(Y=y|{self.kind.upper()}={self.label!r})"
+        return f"{text} at {self.detail}" if self.detail else text
 
 
 @dataclass(frozen=True)

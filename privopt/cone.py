@@ -1,0 +1,202 @@
+"""Row cones: the compiled form of every privacy definition (DESIGN.md §3).
+
+A definition over an uncertainty set compiles to *blocks* of the form::
+
+    max_{a ∈ A} aᵀw  <=  e^{ε + shift} · min_{b ∈ B} bᵀw        for every column w,
+
+where ``A`` and ``B`` are finite *groups* of non-negative vectors (linear statistics of a column):
+the conditionals ``P(·|s)`` of a known distribution, the vertices of an envelope ``D_s`` of a
+Rényi ball's projection, the point masses ``e_x`` for LDP, and so on. A block is the robust
+counterpart of one ratio constraint by the vertex rule: a linear function's maximum over a polytope
+is attained at a vertex.
+
+Expanding every block into its ``|A|·|B|`` rows ``a − e^{ε+shift} b`` gives the projected cone
+``{w >= 0 : G w <= 0}`` used by vertex enumeration (:meth:`RowCone.matrix`). Keeping one variable
+for each group's max (``t_A``) and min (``b_B``) gives the much smaller lifted system of DESIGN.md
+§5b, for LP-based routes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from privopt.errors import ValidationError
+from privopt.ratio_pairs import PairLabel, RatioPairs, Term
+from privopt.validation import FloatArray
+
+ENVELOPES = ("lower", "box")
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How a definition is compiled.
+
+    envelope:
+        Polytope enclosing each conditional projection of a Rényi ball: ``"lower"`` (the Entropy
+        paper's ``D_s``, Γ cone of Definition 3) or ``"box"`` (lower and upper bounds: more utility,
+        more vertices).
+    self_pairs:
+        Keep the pairs ``s1 = s2`` of LDP w.r.t. S over a set. They are vacuous for the true RLDP
+        condition (a ratio of a number to itself), but the published PolyOpt keeps them; ``True``
+        reproduces the paper, ``False`` (default) gives more utility with the same guarantee.
+    """
+
+    envelope: str = "lower"
+    self_pairs: bool = False
+
+    def __post_init__(self) -> None:
+        if self.envelope not in ENVELOPES:
+            raise ValidationError(
+                "envelope", f"one of {', '.join(map(repr, ENVELOPES))}", repr(self.envelope)
+            )
+        if not isinstance(self.self_pairs, bool):
+            raise ValidationError("self_pairs", "True or False", repr(self.self_pairs))
+
+
+@dataclass(frozen=True, eq=False)
+class RatioGroup:
+    """A finite group of linear statistics of a column (rows of ``vectors``), one term each."""
+
+    vectors: FloatArray
+    terms: tuple[Term, ...]
+    name: str
+
+    def __post_init__(self) -> None:
+        vectors = np.atleast_2d(np.asarray(self.vectors, dtype=np.float64))
+        object.__setattr__(self, "vectors", vectors)
+        if len(self.terms) != vectors.shape[0]:
+            raise ValueError("one term per vector")
+
+
+@dataclass(frozen=True)
+class RatioBlock:
+    """``max_{a ∈ groups[numerator]} aᵀw <= e^{ε + log_shift} min_{b ∈ groups[denominator]} bᵀw``."""
+
+    numerator: int
+    denominator: int
+    rule: str
+    member: int | None = None
+    log_shift: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class RowCone:
+    """The compiled cone of one definition at one ε: groups, blocks, provenance.
+
+    ``exact`` says whether the cone *is* the set of admissible columns (finite sets, the simplex,
+    ℓ1 balls for PML, polytopes for PML) or only a sound inner approximation of it (envelopes of Rényi
+    balls, rectangular relaxations).
+    """
+
+    eps: float
+    n_inputs: int
+    groups: tuple[RatioGroup, ...]
+    blocks: tuple[RatioBlock, ...]
+    exact: bool
+    definition: str
+    _expanded: list[tuple[RatioPairs, FloatArray, list[tuple[int, int, int]]]] = field(
+        default_factory=list, repr=False
+    )
+
+    def _expand(self) -> tuple[RatioPairs, FloatArray, list[tuple[int, int, int]]]:
+        if self._expanded:
+            return self._expanded[0]
+        num_parts, den_parts, labels, shifts, ranges = [], [], [], [], []
+        row = 0
+        for index, block in enumerate(self.blocks):
+            a_group, b_group = self.groups[block.numerator], self.groups[block.denominator]
+            i, j = np.meshgrid(np.arange(len(a_group.terms)), np.arange(len(b_group.terms)), indexing="ij")
+            i, j = i.ravel(), j.ravel()
+            a, b = a_group.vectors[i], b_group.vectors[j]
+            # A row a <= e^{ε+shift} a is vacuous when shift >= 0 (and a >= 0): drop it.
+            keep = ~(np.all(a == b, axis=1) & (self.eps + block.log_shift >= 0))
+            i, j = i[keep], j[keep]
+            num_parts.append(sp.csr_matrix(a_group.vectors)[i])
+            den_parts.append(sp.csr_matrix(b_group.vectors)[j])
+            labels.extend(
+                PairLabel(a_group.terms[p], b_group.terms[q], block.member, block.rule)
+                for p, q in zip(i.tolist(), j.tolist(), strict=True)
+            )
+            shifts.append(np.full(i.size, block.log_shift))
+            ranges.append((index, row, row + i.size))
+            row += i.size
+        if num_parts:
+            pairs = RatioPairs(
+                sp.vstack(num_parts, format="csr"), sp.vstack(den_parts, format="csr"), tuple(labels)
+            )
+        else:
+            empty = sp.csr_matrix((0, self.n_inputs))
+            pairs = RatioPairs(empty, empty, ())
+        result = (pairs, np.concatenate(shifts) if shifts else np.zeros(0), ranges)
+        self._expanded.append(result)
+        return result
+
+    def pairs(self) -> RatioPairs:
+        """Every row of every block as a ratio pair (shifts are in :meth:`shifts`)."""
+        return self._expand()[0]
+
+    def shifts(self) -> FloatArray:
+        return self._expand()[1]
+
+    def block_rows(self) -> list[tuple[RatioBlock, int, int]]:
+        """Each block with the range ``[start, stop)`` of its rows in :meth:`matrix` (provenance)."""
+        return [(self.blocks[i], start, stop) for i, start, stop in self._expand()[2]]
+
+    @property
+    def n_rows(self) -> int:
+        return self.pairs().n_pairs
+
+    def matrix(self) -> sp.csr_matrix:
+        """The projected cone ``{w >= 0 : G w <= 0}``: rows ``a − e^{ε + shift} b``."""
+        pairs, shifts, _ = self._expand()
+        factors = sp.diags(np.exp(self.eps + shifts)) if shifts.size else sp.csr_matrix((0, 0))
+        return (pairs.numerators - factors @ pairs.denominators).tocsr()
+
+    def violation(self, columns: FloatArray) -> float:
+        """Largest relative violation ``max (Gw)_i / max(aᵀw, e^{ε}bᵀw)`` over rows and columns (0 if none)."""
+        pairs, shifts, _ = self._expand()
+        if pairs.n_pairs == 0:
+            return 0.0
+        num = np.asarray(pairs.numerators @ columns)
+        den = np.asarray(pairs.denominators @ columns) * np.exp(self.eps + shifts)[:, None]
+        scale = np.maximum(np.maximum(num, den), 1e-300)
+        return float(max(0.0, np.max((num - den) / scale)))
+
+    def describe(self) -> str:
+        """Readable provenance: one line per block."""
+        lines = [
+            f"RowCone for {self.definition}: {self.n_inputs} inputs, {self.n_rows} rows, exact={self.exact}"
+        ]
+        for block, start, stop in self.block_rows():
+            a, b = self.groups[block.numerator], self.groups[block.denominator]
+            shift = f" (shift {block.log_shift:+.4g})" if block.log_shift else ""
+            lines.append(
+                f"  rows {start}-{stop - 1}: max over {a.name} <= e^eps min over {b.name}{shift} [{block.rule}]"
+            )
+        return "\n".join(lines)
+
+
+class ConeBuilder:
+    """Accumulates groups and blocks while a definition compiles itself."""
+
+    def __init__(self, eps: float, n_inputs: int, definition: str) -> None:
+        self.eps, self.n_inputs, self.definition = eps, n_inputs, definition
+        self.groups: list[RatioGroup] = []
+        self.blocks: list[RatioBlock] = []
+
+    def group(self, vectors: FloatArray, terms: list[Term] | tuple[Term, ...], name: str) -> int:
+        self.groups.append(RatioGroup(np.asarray(vectors, dtype=np.float64), tuple(terms), name))
+        return len(self.groups) - 1
+
+    def block(
+        self, numerator: int, denominator: int, rule: str, member: int | None = None, log_shift: float = 0.0
+    ) -> None:
+        self.blocks.append(RatioBlock(numerator, denominator, rule, member, log_shift))
+
+    def build(self, exact: bool) -> RowCone:
+        return RowCone(
+            self.eps, self.n_inputs, tuple(self.groups), tuple(self.blocks), exact, self.definition
+        )

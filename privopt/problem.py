@@ -1,0 +1,390 @@
+"""Mechanism-design problems: a privacy definition plus a utility, compiled and solved.
+
+``Problem(definition, utility).solve()`` compiles the definition into a row cone (DESIGN.md §3),
+picks a route, and returns a :class:`Solution` whose mechanism has been re-audited against the
+definition, independently of how it was derived.
+
+Routes
+------
+``"vertex"``
+    For sub-convex utilities (mutual information, f-divergences): enumerate the vertices ``v`` of the
+    normalised cone slice ``{w >= 0, G w <= 0, Σ_x w_x = 1}``, solve the LP
+    ``max Σ_v θ_v μ(v)  s.t.  Σ_v θ_v v = 1_X, θ >= 0`` and read off one output per ``θ_v > 0``
+    with column ``θ_v v`` (Kairouz et al. Thm. 4; Entropy paper Thm. 3; privacy-funnel Thms. 2–3).
+    Exact for the cone; at most ``|X|`` outputs.
+``"cvxpy"``
+    For concave utilities (expected gain, minus expected distortion): one convex program over the
+    whole channel matrix with every column in the cone.
+``"auto"``
+    The closed form when one is registered for the problem, else ``"vertex"`` for sub-convex and
+    ``"cvxpy"`` for concave utilities.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from privopt.audit import AuditReport, audit
+from privopt.cone import CompileOptions, RowCone
+from privopt.definitions.base import PrivacyDefinition
+from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
+from privopt.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
+from privopt.mechanism import Mechanism
+from privopt.solvers.errors import BackendError, BackendTimeout
+from privopt.tolerances import AUDIT_EPS_ATOL
+from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
+
+ROUTES = ("auto", "vertex", "cvxpy")
+
+#: θ_v below this (relative to max θ) is treated as zero when reading off the mechanism.
+THETA_RTOL = 1e-12
+
+#: Closed forms: functions ``(problem) -> Mechanism | None`` tried first by ``route="auto"``.
+CLOSED_FORMS: list[Callable[[Problem], tuple[Mechanism, str] | None]] = []
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Evidence that a solution is what it claims.
+
+    Attributes
+    ----------
+    audit:
+        The independent audit of the mechanism against the definition.
+    cone_violation:
+        Largest relative violation of the compiled cone's rows by the mechanism's columns.
+    lp_duals:
+        Vertex route: the LP's equality duals ``λ`` (one per input). Since ``μ(v) <= λᵀv`` at every
+        vertex and ``μ`` is convex, every mechanism in the cone has utility ``<= Σ_x λ_x``.
+    dual_bound:
+        ``Σ_x λ_x``, an upper bound on the utility of any mechanism in the cone.
+    max_reduced_cost:
+        ``max_v μ(v) − λᵀv`` over the enumerated vertices (``<= ~0`` certifies the bound).
+    """
+
+    audit: AuditReport
+    cone_violation: float
+    lp_duals: np.ndarray | None = None
+    dual_bound: float | None = None
+    max_reduced_cost: float | None = None
+    tolerance: float = AUDIT_EPS_ATOL
+
+    @property
+    def passed(self) -> bool:
+        return self.audit.satisfied
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "audit": self.audit.to_dict(),
+            "cone_violation": self.cone_violation,
+            "lp_duals": None if self.lp_duals is None else [float(v) for v in self.lp_duals],
+            "dual_bound": self.dual_bound,
+            "max_reduced_cost": self.max_reduced_cost,
+            "tolerance": self.tolerance,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """The result of :meth:`Problem.solve`.
+
+    ``value`` is the utility of ``mechanism``; ``route`` says which route produced it and why;
+    ``stats`` has counts (vertices, inequalities) and the time of each stage in seconds.
+    """
+
+    mechanism: Mechanism
+    value: float
+    route: str
+    stats: dict[str, Any]
+    certificate: Certificate
+
+    def __repr__(self) -> str:
+        return f"Solution(value={self.value:.6g}, outputs={self.mechanism.n_outputs}, route={self.route!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledProblem:
+    """What :meth:`Problem.compile` produces: the cone, the normalisation and the planned route."""
+
+    cone: RowCone
+    normalisation: str
+    estimate: VertexEstimate
+    route: str
+    reason: str
+
+    def describe(self) -> str:
+        return "\n".join(
+            [
+                self.cone.describe(),
+                f"normalisation: {self.normalisation}",
+                f"vertex estimate: {self.estimate}",
+                f"route: {self.route} ({self.reason})",
+            ]
+        )
+
+
+def _dedupe_rows(matrix: np.ndarray) -> np.ndarray:
+    """Drop zero rows and exact duplicates after scaling each row to unit max-norm."""
+    scale = np.abs(matrix).max(axis=1)
+    rows = matrix[scale > 0] / scale[scale > 0, None]
+    return np.unique(rows, axis=0) if rows.size else rows
+
+
+class Problem:
+    """Maximise a utility over the mechanisms that satisfy a privacy definition.
+
+    Parameters
+    ----------
+    definition:
+        A privacy definition (``po.LDP``, ``po.SensitiveLDP``, ``po.LIP``, ``po.PML``, ...).
+    utility:
+        A sub-convex utility (``po.MutualInformation``, ``po.FDivergence``) for the vertex route, or a
+        concave one (``po.ExpectedGain``, ``po.ExpectedDistortion``) for the cvxpy route.
+    envelope, self_pairs:
+        Compile options (:class:`~privopt.cone.CompileOptions`).
+    vertex_limit:
+        Refuse a vertex enumeration whose McMullen bound exceeds this.
+    timeout:
+        Seconds allowed for the vertex enumeration (it runs in a child process and is stopped).
+    backend:
+        Vertex enumeration back end, ``"ppl"`` (exact, default) or ``"cdd"`` (float; on failure the
+        enumeration is retried with ``"ppl"``).
+    """
+
+    def __init__(
+        self,
+        definition: PrivacyDefinition,
+        utility: SubConvexUtility | ConcaveUtility,
+        *,
+        envelope: str = "lower",
+        self_pairs: bool = False,
+        vertex_limit: int = DEFAULT_VERTEX_LIMIT,
+        timeout: float | None = 600.0,
+        backend: str = "ppl",
+    ) -> None:
+        if not isinstance(definition, PrivacyDefinition):
+            raise ValidationError(
+                "definition", "a privacy definition such as po.LDP(eps)", type(definition).__name__
+            )
+        self.definition = definition
+        self.utility = as_utility(utility)
+        self.options = CompileOptions(envelope=envelope, self_pairs=self_pairs)
+        if not (isinstance(vertex_limit, (int, float)) and vertex_limit > 0):
+            raise ValidationError("vertex_limit", "a positive number", repr(vertex_limit))
+        self.vertex_limit = vertex_limit
+        if timeout is not None and not timeout > 0:
+            raise ValidationError("timeout", "a positive number of seconds or None", repr(timeout))
+        self.timeout = timeout
+        if backend not in ("ppl", "cdd"):
+            raise ValidationError("backend", "'ppl' or 'cdd'", repr(backend))
+        self.backend = backend
+        n = self.utility.input_size
+        expected = definition.input_size()
+        if n is None:
+            n = expected
+        if n is None:
+            raise ValidationError(
+                "utility",
+                "a utility that fixes the number of inputs (or a definition that does)",
+                repr(utility),
+            )
+        if expected is not None and n != expected:
+            raise ValidationError(
+                "utility", f"a utility over the definition's {expected} inputs", f"{n} inputs"
+            )
+        self.n_inputs = int(n)
+
+    # ------------------------------------------------------------------ compile
+    def compile(self) -> CompiledProblem:
+        cone = self.definition.row_cone(self.n_inputs, options=self.options)
+        estimate = VertexEstimate.for_slice(self.n_inputs, cone.n_rows)
+        route, reason = self._plan()
+        return CompiledProblem(cone, "Σ_x w_x = 1 (each column rescaled to sum 1)", estimate, route, reason)
+
+    def _plan(self, requested: str = "auto") -> tuple[str, str]:
+        if requested not in ROUTES:
+            raise ValidationError("route", f"one of {', '.join(map(repr, ROUTES))}", repr(requested))
+        if requested == "vertex" and not isinstance(self.utility, SubConvexUtility):
+            raise ValidationError(
+                "utility",
+                "a sub-convex utility on the vertex route (the LP over vertices is exact only for those)",
+                f"{self.utility!r}, which is concave: use route='cvxpy'",
+            )
+        if requested == "cvxpy" and not isinstance(self.utility, ConcaveUtility):
+            raise ValidationError(
+                "utility",
+                "a concave utility on the cvxpy route (maximising a convex utility is not a convex program)",
+                f"{self.utility!r}, which is sub-convex: use route='vertex'",
+            )
+        if requested != "auto":
+            return requested, "requested"
+        if isinstance(self.utility, ConcaveUtility):
+            return "cvxpy", "the utility is concave: one convex program"
+        return "vertex", "the utility is sub-convex: vertex enumeration + LP is exact"
+
+    # ------------------------------------------------------------------ solve
+    def solve(self, route: str = "auto") -> Solution:
+        """Solve the problem; see the module docstring for the routes."""
+        planned, reason = self._plan(route)
+        if route == "auto":
+            for closed_form in CLOSED_FORMS:
+                found = closed_form(self)
+                if found is not None:
+                    mechanism, why = found
+                    return self._finish(mechanism, "closed form: " + why, {"seconds": {}}, None, None)
+        stats: dict[str, Any] = {"seconds": {}}
+        start = time.perf_counter()
+        cone = self.definition.row_cone(self.n_inputs, options=self.options)
+        stats["seconds"]["compile"] = time.perf_counter() - start
+        stats["cone_rows"] = cone.n_rows
+        if planned == "vertex":
+            return self._solve_vertex(cone, stats, reason)
+        return self._solve_cvxpy(cone, stats, reason)
+
+    def _solve_vertex(self, cone: RowCone, stats: dict[str, Any], reason: str) -> Solution:
+        from privopt.solvers.lp import solve_lp
+        from privopt.solvers.vertex_enumeration import polytope_vertices
+
+        assert isinstance(self.utility, SubConvexUtility)
+        n = self.n_inputs
+        rows = _dedupe_rows(cone.matrix().toarray())
+        estimate = VertexEstimate.for_slice(n, rows.shape[0])
+        stats.update(inequalities=estimate.inequalities, mcmullen_bound=estimate.bound)
+        if estimate.bound > self.vertex_limit:
+            raise LimitError(
+                f"vertex enumeration refused: the cone slice has {estimate}, above vertex_limit={self.vertex_limit:.3g}. "
+                "Remedies: a coarser envelope (envelope='lower'), self_pairs=False, a larger vertex_limit= "
+                "(and timeout=), or a low-complexity mechanism (po.mechanisms.srr, independent reporting)."
+            )
+        start = time.perf_counter()
+        a_ub = np.vstack([rows, -np.eye(n)])
+        b_ub = np.zeros(a_ub.shape[0])
+        description = f"vertex enumeration ({n} inputs, {a_ub.shape[0]} inequalities)"
+        try:
+            result = polytope_vertices(
+                a_ub,
+                b_ub,
+                np.ones((1, n)),
+                [1.0],
+                backend=self.backend,
+                timeout=self.timeout,
+                description=description,
+            )
+        except BackendTimeout as exc:
+            raise LimitError(
+                f"{exc}. Remedies: a larger timeout=, a coarser envelope, or a low-complexity mechanism."
+            ) from exc
+        except BackendError as exc:
+            if self.backend == "ppl":
+                raise SolverError(f"vertex enumeration failed: {exc}") from exc
+            # A failed floating-point enumeration never yields a mechanism: retry exactly.
+            stats["retried_with"] = "ppl"
+            result = polytope_vertices(
+                a_ub,
+                b_ub,
+                np.ones((1, n)),
+                [1.0],
+                backend="ppl",
+                timeout=self.timeout,
+                description=description,
+            )
+        stats["seconds"]["enumerate"] = time.perf_counter() - start
+        vertices = result.vertices
+        stats.update(vertices=len(vertices), vertices_before_merge=result.raw_count, backend=result.backend)
+        if len(vertices) == 0:
+            raise InfeasibleError(
+                f"{self.definition}: the cone contains no non-zero column (the slice Σw = 1 is empty)"
+            )
+
+        start = time.perf_counter()
+        mu = self.utility.mu(vertices.T)
+        if not np.all(np.isfinite(mu)):
+            raise ValidationError(
+                "utility",
+                "finite values μ(v) at every vertex of the cone",
+                "an infinite value (e.g. KL with a zero in P1)",
+            )
+        try:
+            lp = solve_lp(mu, a_eq=vertices.T, b_eq=np.ones(n), bounds=(0.0, None))
+        except BackendError as exc:
+            if "infeasible" in str(exc):
+                raise InfeasibleError(
+                    f"{self.definition}: no mechanism has all its columns in the cone (the LP Σθ_v v = 1 is infeasible)"
+                ) from exc
+            raise SolverError(f"the vertex LP failed: {exc}") from exc
+        stats["seconds"]["lp"] = time.perf_counter() - start
+        theta = lp.x
+        keep = theta > THETA_RTOL * max(float(theta.max()), 1e-300)
+        if keep.sum() > n:
+            lp = solve_lp(
+                mu[keep], a_eq=vertices[keep].T, b_eq=np.ones(n), bounds=(0.0, None), methods=("highs-ds",)
+            )
+            index = np.flatnonzero(keep)
+            theta = np.zeros_like(theta)
+            theta[index] = lp.x
+            keep = theta > THETA_RTOL * float(theta.max())
+        matrix = (vertices[keep] * theta[keep, None]).T
+        mechanism = Mechanism(
+            matrix / matrix.sum(axis=1, keepdims=True), self.definition.input_labels(), None, name="optimal"
+        )
+        reduced = float(np.max(mu - vertices @ lp.eq_duals)) if lp.eq_duals.size else None
+        stats["lp_value"] = lp.objective
+        return self._finish(mechanism, f"vertex ({reason})", stats, lp.eq_duals, reduced, cone)
+
+    def _solve_cvxpy(self, cone: RowCone, stats: dict[str, Any], reason: str) -> Solution:
+        import cvxpy as cp
+
+        from privopt.solvers.conic import solve
+
+        assert isinstance(self.utility, ConcaveUtility)
+        n, k = self.n_inputs, self.utility.n_outputs
+        W = cp.Variable((n, k), nonneg=True)
+        constraints = [cp.sum(W, axis=1) == 1]
+        if cone.n_rows:
+            constraints.append(cone.matrix() @ W <= 0)
+        problem = cp.Problem(cp.Maximize(self.utility.expression(W)), constraints)
+        start = time.perf_counter()
+        try:
+            stats["solver"] = solve(problem, description=f"{self.utility!r} over {self.definition}")
+        except BackendError as exc:
+            if problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+                raise InfeasibleError(
+                    f"{self.definition}: no mechanism with {k} outputs satisfies it"
+                ) from exc
+            raise SolverError(str(exc)) from exc
+        stats["seconds"]["solve"] = time.perf_counter() - start
+        matrix = np.clip(np.asarray(W.value), 0.0, None)
+        mechanism = Mechanism(
+            matrix / matrix.sum(axis=1, keepdims=True), self.definition.input_labels(), None, name="optimal"
+        )
+        return self._finish(mechanism, f"cvxpy ({reason})", stats, None, None, cone)
+
+    def _finish(
+        self,
+        mechanism: Mechanism,
+        route: str,
+        stats: dict[str, Any],
+        duals: np.ndarray | None,
+        reduced: float | None,
+        cone: RowCone | None = None,
+    ) -> Solution:
+        start = time.perf_counter()
+        report = audit(mechanism, self.definition)
+        stats["seconds"]["audit"] = time.perf_counter() - start
+        cone = cone or self.definition.row_cone(self.n_inputs, options=self.options)
+        certificate = Certificate(
+            audit=report,
+            cone_violation=cone.violation(mechanism.matrix),
+            lp_duals=duals,
+            dual_bound=None if duals is None else float(np.sum(duals)),
+            max_reduced_cost=reduced,
+        )
+        if not report.satisfied:
+            raise SolverError(f"the designed mechanism fails its own audit — {report}")
+        stats["outputs"] = mechanism.n_outputs
+        return Solution(mechanism, self.utility.value(mechanism), route, stats, certificate)

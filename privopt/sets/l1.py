@@ -1,0 +1,121 @@
+"""ℓ1 balls of priors around an empirical distribution (PML paper §II-B, §III, eq. 31)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from privopt.distribution import JointDistribution, as_distribution
+from privopt.errors import ValidationError
+from privopt.sets.base import UncertaintySet
+from privopt.validation import FloatArray
+
+
+def weissman_radius(n_symbols: int, m: int, delta: float) -> float:
+    """``β*(δ) = sqrt(2/m · (log(2^N − 2) − log δ))`` (PML paper eq. 37, from Weissman et al.).
+
+    The true distribution lies in the ℓ1 ball of this radius around the empirical one estimated from
+    ``m`` samples with probability at least ``1 − δ`` (Theorem 2 with the distribution-free bound
+    ``φ(κ) >= 2``).
+    """
+    if not (0.0 < delta < 1.0):
+        raise ValidationError("delta", "a failure probability in (0, 1)", repr(delta))
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+        raise ValidationError("n", "the number of samples (a positive integer)", repr(m))
+    if n_symbols < 2:
+        raise ValidationError("P", "a distribution over at least 2 symbols", f"{n_symbols}")
+    log_subsets = n_symbols * np.log(2.0) + np.log1p(-(2.0 ** (1 - n_symbols)))  # log(2^N − 2)
+    return float(np.sqrt(2.0 / m * (log_subsets - np.log(delta))))
+
+
+@dataclass(frozen=True, eq=False)
+class L1Ball(UncertaintySet):
+    """``B_β(P̂) = {P : ||P − P̂||₁ <= β}`` (within the simplex), PML paper eq. (31).
+
+    ``center`` is a distribution over the mechanism's input (a 1-D array, or a JointDistribution whose
+    flat ``P_X`` is used).
+    """
+
+    center: JointDistribution
+    radius: float
+    delta: float | None = None
+
+    def __init__(
+        self, center: JointDistribution | ArrayLike, radius: float, *, delta: float | None = None
+    ) -> None:
+        object.__setattr__(self, "center", as_distribution(center, "center"))
+        try:
+            radius = float(radius)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError("radius", "an ℓ1 radius β >= 0", repr(radius)) from exc
+        if not np.isfinite(radius) or radius < 0.0:
+            raise ValidationError("radius", "an ℓ1 radius β >= 0", repr(radius))
+        object.__setattr__(self, "radius", radius)
+        object.__setattr__(self, "delta", delta)
+
+    @classmethod
+    def confidence(
+        cls, P: JointDistribution | ArrayLike, n: int | None = None, delta: float = 1e-6
+    ) -> L1Ball:
+        """The ball of radius ``β*(δ)`` (eq. 37) around ``P``; ``n`` defaults to ``P``'s sample size."""
+        P = as_distribution(P, "P")
+        m = P.n if n is None else n
+        return cls(P, weissman_radius(P.n_x, m, delta), delta=delta)  # type: ignore[arg-type]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.center.shape
+
+    def reference(self) -> JointDistribution:
+        return self.center
+
+    def contains(self, P: JointDistribution | ArrayLike, atol: float = 1e-12) -> bool:
+        return float(np.abs(as_distribution(P).p_x - self.center.p_x).sum()) <= self.radius + atol
+
+    def check_paper_condition(self) -> None:
+        """Raise unless ``β < 2 min_x P̂(x)`` (PML paper Prop. 2, Theorem 4, Theorem 5)."""
+        p_min = float(self.center.p_x.min())
+        if not self.radius < 2.0 * p_min:
+            raise ValidationError(
+                "radius",
+                f"β < 2·min P̂ = {2 * p_min:.6g} (PML paper Prop. 2: the ball must stay inside the simplex's interior)",
+                f"β = {self.radius:.6g}",
+            )
+
+    def vertices(self) -> FloatArray:
+        """``P̂ + β/2 (e_j − e_i)`` for ``i != j``: the extreme points of the ball when ``β < 2 min P̂``."""
+        self.check_paper_condition()
+        p = self.center.p_x
+        n = p.size
+        i, j = np.nonzero(~np.eye(n, dtype=bool))
+        out = np.tile(p, (i.size, 1))
+        out[np.arange(i.size), j] += self.radius / 2.0
+        out[np.arange(i.size), i] -= self.radius / 2.0
+        return out
+
+    def min_linear(self, columns: FloatArray) -> FloatArray:
+        """``min_{Q ∈ ball ∩ simplex} Qᵀw`` for each column ``w`` (exact, any β).
+
+        The minimiser moves up to ``β/2`` of mass from the coordinates with the largest ``w`` (each can
+        give at most ``P̂(x)``) to a coordinate with the smallest ``w``.
+        """
+        p = self.center.p_x
+        out = np.empty(columns.shape[1])
+        for k in range(columns.shape[1]):
+            w = columns[:, k]
+            budget = self.radius / 2.0
+            value = float(p @ w)
+            low = float(w.min())
+            for x in np.argsort(-w):
+                if budget <= 0 or w[x] <= low:
+                    break
+                moved = min(budget, float(p[x]))
+                value -= moved * (w[x] - low)
+                budget -= moved
+            out[k] = value
+        return out
+
+    def __repr__(self) -> str:
+        return f"L1Ball(|X|={self.n_x}, beta={self.radius:.4g})"

@@ -1,0 +1,93 @@
+"""Polytopes of distributions given by vertices or by linear inequalities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from privopt.distribution import JointDistribution
+from privopt.errors import ShapeError, ValidationError
+from privopt.sets.base import UncertaintySet
+from privopt.solvers.vertex_enumeration import merge_close, polytope_vertices
+from privopt.validation import FloatArray, as_float_array, check_probability_vector
+
+
+@dataclass(frozen=True, eq=False)
+class Polytope(UncertaintySet):
+    """A convex polytope of joint distributions on ``X = S × U`` (flat, s-major).
+
+    Give either ``vertices`` (V-representation: rows are distributions) or ``A``/``b``
+    (H-representation: ``{P ∈ Δ_X : A P <= b}``), plus ``shape = (|S|, |U|)``. The H-representation is
+    converted to vertices once, exactly (pplpy).
+
+    For PML, which is affine in the prior, the vertex rule is exact on a polytope (PML paper Cor. 1).
+    LDP w.r.t. S is not affine in the joint distribution; privopt then uses the conditional
+    projections' vertices on each ``s`` separately (a rectangular relaxation, as the Entropy paper
+    does for Rényi balls), which is sound but may be conservative.
+    """
+
+    shape_: tuple[int, int]
+    vertex_array: FloatArray
+
+    def __init__(
+        self,
+        vertices: ArrayLike | None = None,
+        *,
+        A: ArrayLike | None = None,
+        b: ArrayLike | None = None,
+        shape: tuple[int, int] | None = None,
+    ) -> None:
+        if (vertices is None) == (A is None):
+            raise ValidationError("vertices", "either vertices or (A, b), not both and not neither", "")
+        if vertices is not None:
+            points = as_float_array(vertices, "vertices", 2)
+            points = np.vstack(
+                [check_probability_vector(row, f"vertices[{i}]") for i, row in enumerate(points)]
+            )
+        else:
+            a = as_float_array(A, "A", 2)
+            rhs = as_float_array(b, "b", 1)
+            if rhs.size != a.shape[0]:
+                raise ShapeError("b", f"{a.shape[0]} entries (one per row of A)", f"{rhs.size}")
+            n = a.shape[1]
+            result = polytope_vertices(
+                np.vstack([a, -np.eye(n)]), np.concatenate([rhs, np.zeros(n)]), np.ones((1, n)), [1.0]
+            )
+            points = result.vertices
+            if points.shape[0] == 0:
+                raise ValidationError(
+                    "A", "inequalities that some distribution satisfies", "an empty polytope"
+                )
+        n_x = points.shape[1]
+        dims = (n_x, 1) if shape is None else tuple(int(d) for d in shape)
+        if dims[0] * dims[1] != n_x:
+            raise ShapeError("shape", f"(|S|, |U|) with |S|·|U| = {n_x}", repr(shape))
+        object.__setattr__(self, "shape_", dims)
+        object.__setattr__(self, "vertex_array", points)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.shape_  # type: ignore[return-value]
+
+    def vertices(self) -> FloatArray:
+        return self.vertex_array
+
+    def conditional_envelope(self, s: int, envelope: str = "lower") -> FloatArray:
+        """Vertices of the projection ``{P(·|s) : P ∈ polytope}``: the images of the vertices with
+        ``P(s) > 0`` (a linear-fractional map sends a polytope to the hull of its vertices' images).
+        ``envelope`` is ignored: the projection is used as it is."""
+        joint = self.vertex_array.reshape(-1, *self.shape)[:, s, :]
+        mass = joint.sum(axis=1)
+        if not np.any(mass > 0):
+            raise ValidationError(
+                "F", f"distributions with P(S=s) > 0 for s = {s}", "P(S=s) = 0 on the whole polytope"
+            )
+        return merge_close(joint[mass > 0] / mass[mass > 0, None], 1e-12)
+
+    def vertex_distributions(self) -> tuple[JointDistribution, ...]:
+        return tuple(JointDistribution(v.reshape(self.shape)) for v in self.vertex_array)
+
+    def __repr__(self) -> str:
+        return f"Polytope({len(self.vertex_array)} vertices, shape={self.shape})"

@@ -1,0 +1,406 @@
+"""Rényi-divergence balls around an empirical distribution (Entropy paper §3–4).
+
+``F = {P : D_α(P̂ || P) <= B}``. For ``α = 2`` and ``B = log(1 + F⁻¹_{χ², a−1}(1 − β) / n)`` this is the
+χ² confidence set of the papers (eq. 9), containing the true ``P*`` with probability ``>= 1 − β``.
+
+What the compiler and the low-complexity mechanisms need is the *conditional projection*
+``F_{U|s} = {P(·|s) : P ∈ F}``: by Theorem 1 it is again a Rényi ball, of radius ``B_s`` around
+``P̂(·|s)``. Its statistics (Proposition 1) are expressed through ``ξ±(ρ)``, the two roots of the
+convex function ``φ_{B_s}(ρ, ·)`` of eq. (26):
+
+- ``L_{u|s} = P̂_{u|s} ξ⁻(P̂_{u|s})`` — the smallest value of ``P(u|s)`` on ``F`` (eq. 29),
+- ``max P(u|s) = P̂_{u|s} ξ⁺(P̂_{u|s})`` (Lemma A5),
+- ``rad_s = 2 max_{U1 ⊆ U} P̂_{U1|s} (ξ⁺(P̂_{U1|s}) − 1)`` — the ℓ1 radius of ``F_{U|s}`` (eq. 30).
+
+For ``α = 2`` the roots have the closed form of Lemma 1; for other orders they are found by
+bisection, which is robust because ``φ`` is convex in ``ξ`` with minimum ``−B_s`` at ``ξ = 1``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.optimize import minimize_scalar
+from scipy.special import logsumexp
+from scipy.stats import chi2
+
+from privopt.distribution import JointDistribution, as_distribution
+from privopt.errors import LimitError, NotSupportedError, ValidationError
+from privopt.sets.base import UncertaintySet
+from privopt.solvers.vertex_enumeration import merge_close
+from privopt.validation import FloatArray
+
+#: Bisection steps for ξ±: the bracket shrinks by 2^-100, far below double precision.
+_BISECTION_STEPS = 100
+#: Largest |U| for which rad_s is computed exactly by enumerating the 2^|U| subsets U1.
+EXACT_RADIUS_MAX_U = 16
+
+
+def _check_order(order: float) -> float:
+    try:
+        value = float(order)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError("order", "a Rényi order α > 0 (α = 1 is KL)", repr(order)) from exc
+    if not np.isfinite(value) or value <= 0.0:
+        raise ValidationError("order", "a Rényi order α > 0 (α = 1 is KL)", repr(order))
+    return value
+
+
+def renyi_divergence(p_hat: FloatArray, p: FloatArray, order: float) -> float:
+    """``D_α(P̂ || P)`` in nats (Entropy paper eq. 22); ``+inf`` when ``P`` misses mass of ``P̂`` (α >= 1)."""
+    support = p_hat > 0
+    a, b = p_hat[support], p[support]
+    if np.isclose(order, 1.0, rtol=0.0, atol=1e-12):
+        if np.any(b <= 0):
+            return np.inf
+        return float(np.sum(a * np.log(a / b)))
+    with np.errstate(divide="ignore"):
+        terms = order * np.log(a) + (1.0 - order) * np.log(b)
+    if order > 1.0 and np.any(b <= 0):
+        return np.inf
+    return float(logsumexp(terms) / (order - 1.0))
+
+
+@dataclass(frozen=True, eq=False)
+class RenyiBall(UncertaintySet):
+    """``F = {P : D_α(P̂ || P) <= B}`` on ``X = S × U`` (Entropy paper eq. 8).
+
+    Parameters
+    ----------
+    center:
+        The estimate ``P̂`` (a :class:`~privopt.JointDistribution` or array).
+    radius:
+        ``B >= 0`` in nats.
+    order:
+        ``α > 0``; ``α = 1`` is the KL divergence, ``α = 2`` the χ² case of the papers.
+    """
+
+    center: JointDistribution
+    radius: float
+    order: float = 2.0
+    level: float | None = None
+
+    def __init__(
+        self,
+        center: JointDistribution | ArrayLike,
+        radius: float,
+        order: float = 2.0,
+        *,
+        level: float | None = None,
+    ) -> None:
+        object.__setattr__(self, "center", as_distribution(center, "center"))
+        try:
+            radius = float(radius)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError("radius", "a number >= 0", repr(radius)) from exc
+        if not np.isfinite(radius) or radius < 0.0:
+            raise ValidationError("radius", "a finite number >= 0", repr(radius))
+        object.__setattr__(self, "radius", radius)
+        object.__setattr__(self, "order", _check_order(order))
+        object.__setattr__(self, "level", level)
+
+    @classmethod
+    def confidence(
+        cls, P: JointDistribution | ArrayLike, n: int | None = None, level: float = 0.95, order: float = 2.0
+    ) -> RenyiBall:
+        """The χ² confidence set of the papers: ``B = log(1 + F⁻¹_{χ², |X|−1}(level) / n)`` (eq. 9).
+
+        ``level = 1 − β`` is the confidence (the papers' β = 0.05 is ``level = 0.95``); ``n`` defaults
+        to the sample size stored in ``P``. Only ``order = 2`` has this calibration.
+        """
+        P = as_distribution(P, "P")
+        if not np.isclose(_check_order(order), 2.0):
+            raise NotSupportedError(
+                f"RenyiBall.confidence: the χ² calibration of B holds for order 2 only (got {order}); "
+                "build RenyiBall(P, radius, order) with your own radius"
+            )
+        n = P.n if n is None else n
+        if n is None or isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValidationError("n", "the sample size P̂ was estimated from (a positive integer)", repr(n))
+        if not (0.0 < level < 1.0):
+            raise ValidationError("level", "a confidence level in (0, 1), e.g. 0.95", repr(level))
+        radius = float(np.log1p(chi2.ppf(level, P.n_x - 1) / n))
+        return cls(P, radius, 2.0, level=level)
+
+    # ------------------------------------------------------------------ basic facts
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.center.shape
+
+    def reference(self) -> JointDistribution:
+        return self.center
+
+    def divergence(self, P: JointDistribution | ArrayLike) -> float:
+        """``D_α(P̂ || P)``."""
+        return renyi_divergence(self.center.p_x, as_distribution(P).p_x, self.order)
+
+    def contains(self, P: JointDistribution | ArrayLike, atol: float = 1e-12) -> bool:
+        return self.divergence(P) <= self.radius + atol
+
+    # ------------------------------------------------------------------ Theorem 1
+    def projection_radius(self, s: int) -> float:
+        """``B_s``: ``F_{U|s}`` is the Rényi ball of this radius around ``P̂(·|s)`` (Theorem 1).
+
+        ``B_s = α/(α−1) · log((e^{(α−1)B/α} − (1 − P̂_s)) / P̂_s)`` for ``α != 1``, ``B/P̂_s`` for ``α = 1``.
+        ``+inf`` means ``F_{U|s}`` is the whole simplex (``P̂_s = 0``, or ``α < 1`` with a large ``B``).
+        """
+        p_s = float(self.center.p_s[s])
+        if p_s <= 0.0:
+            return np.inf
+        alpha, B = self.order, self.radius
+        if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
+            return B / p_s
+        inner = np.exp((alpha - 1.0) * B / alpha) - (1.0 - p_s)
+        if inner <= 0.0:
+            return np.inf
+        return float(alpha / (alpha - 1.0) * np.log(inner / p_s))
+
+    def projection_radii(self) -> FloatArray:
+        return np.array([self.projection_radius(s) for s in range(self.n_s)])
+
+    # ------------------------------------------------------------------ ξ±
+    def _phi(self, rho: FloatArray, xi: FloatArray, b_s: float) -> FloatArray:
+        """``φ_{B_s}(ρ, ξ)`` of eq. (26), in log space so that the boundaries give ±inf, not NaN."""
+        alpha = self.order
+        psi = (1.0 - rho * xi) / (1.0 - rho)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_xi, log_psi = np.log(xi), np.log(psi)
+            if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
+                value = -rho * log_xi - (1.0 - rho) * log_psi
+            else:
+                terms = np.stack([np.log(rho) + (1 - alpha) * log_xi, np.log1p(-rho) + (1 - alpha) * log_psi])
+                value = logsumexp(terms, axis=0) / (alpha - 1.0)
+        return np.nan_to_num(value, nan=np.inf) - b_s
+
+    def xi(self, rho: ArrayLike, s: int) -> tuple[FloatArray, FloatArray]:
+        """``(ξ⁻(ρ), ξ⁺(ρ))`` of eqs. (27)–(28) for the projection on ``s``, vectorised over ``ρ``.
+
+        ``ξ⁻ ∈ [0, 1]`` and ``ξ⁺ ∈ [1, 1/ρ]``; an endpoint is returned when ``φ`` stays negative up to it
+        (then the bound is the simplex boundary). ``ρ = 1`` gives ``(e^{−B_s}, 1)``.
+        """
+        rho = np.atleast_1d(np.asarray(rho, dtype=np.float64))
+        b_s = self.projection_radius(s)
+        lower, upper = np.zeros_like(rho), np.ones_like(rho)
+        if np.isinf(b_s):
+            with np.errstate(divide="ignore"):
+                return lower, np.where(rho > 0, 1.0 / np.maximum(rho, 1e-300), np.inf)
+        full = rho >= 1.0
+        lower[full] = np.exp(-b_s)
+        inner = (rho > 0) & ~full
+        if np.isclose(self.order, 2.0) and np.any(inner):
+            lower[inner], upper[inner] = _xi_order2(rho[inner], b_s)
+        elif np.any(inner):
+            lower[inner], upper[inner] = self._xi_bisection(rho[inner], b_s)
+        return lower, upper
+
+    def _xi_bisection(self, rho: FloatArray, b_s: float) -> tuple[FloatArray, FloatArray]:
+        def root(lo: FloatArray, hi: FloatArray, increasing: bool) -> FloatArray:
+            for _ in range(_BISECTION_STEPS):
+                mid = 0.5 * (lo + hi)
+                positive = self._phi(rho, mid, b_s) > 0
+                go_left = positive if increasing else ~positive
+                hi, lo = np.where(go_left, mid, hi), np.where(go_left, lo, mid)
+            return 0.5 * (lo + hi)
+
+        at_zero = self._phi(rho, np.zeros_like(rho), b_s)
+        xi_minus = np.where(at_zero > 0, root(np.zeros_like(rho), np.ones_like(rho), increasing=False), 0.0)
+        top = 1.0 / rho
+        at_top = self._phi(rho, top, b_s)
+        xi_plus = np.where(at_top > 0, root(np.ones_like(rho), top, increasing=True), top)
+        return xi_minus, xi_plus
+
+    # ------------------------------------------------------------------ Proposition 1
+    def lower_bounds(self) -> FloatArray:
+        """``L[s, u] = min_{P ∈ F} P(u|s) = P̂_{u|s} ξ⁻(P̂_{u|s})`` (Prop. 1 eq. 29; Prop. 2 for α = 2)."""
+        cond = self.center.conditional_u_given_s()
+        return np.vstack([cond[s] * self.xi(cond[s], s)[0] for s in range(self.n_s)])
+
+    def upper_bounds(self) -> FloatArray:
+        """``max_{P ∈ F} P(u|s) = P̂_{u|s} ξ⁺(P̂_{u|s})``, capped at 1 (Lemma A5 on the projection).
+
+        A symbol with ``P̂_{u|s} = 0`` can reach ``1 − e^{−B_s}`` (move mass ``t`` towards it:
+        ``D_α(P̂ || (1−t)P̂ + t e_u) = −log(1 − t)`` for every α).
+        """
+        cond = self.center.conditional_u_given_s()
+        rows = []
+        for s in range(self.n_s):
+            value = cond[s] * self.xi(cond[s], s)[1]
+            zero = cond[s] <= 0
+            value[zero] = -np.expm1(-self.projection_radius(s))
+            rows.append(np.minimum(value, 1.0))
+        return np.vstack(rows)
+
+    def l1_radius(self, s: int, method: str = "auto") -> float:
+        """``rad_s = max_{R ∈ F_{U|s}} ||R − P̂(·|s)||₁`` (Prop. 1 eq. 30), or an upper bound on it.
+
+        ``method``:
+
+        - ``"exact"``: the maximum over all ``2^|U| − 1`` subsets ``U1`` (|U| <= 16).
+        - ``"closed_form"``: Prop. 2.2 for α = 2, the subset ``{u_min}``; valid when
+          ``e^{B_s} − 1 >= (1 − 2 P̂_{u_min|s})²`` — the condition its proof (Lemma A7) establishes; the
+          statement prints ``(1 − P̂_{u_min|s})²``, which is stronger. The printed formula also lacks its
+          ``− 2P̂_{u_min|s}`` term (DESIGN.md §6); this is the corrected one.
+        - ``"bound"``: an upper bound, the sup of ``2ρ(ξ⁺(ρ) − 1)`` over ``ρ ∈ [P̂_{u_min|s}, 1]``; for
+          α = 2 it is ``√(e^{B_s} − 1)`` (Prop. 2.3, where the text lost the square root).
+        - ``"auto"``: exact when |U| <= 16, else the closed form when valid, else the bound.
+        """
+        cond = self.center.conditional_u_given_s()[s]
+        b_s = self.projection_radius(s)
+        if np.isinf(b_s):
+            return 2.0
+        positive = cond[cond > 0]
+        rho_min = float(positive.min())
+
+        def g(rho: FloatArray) -> FloatArray:
+            return np.minimum(2.0 * rho * (self.xi(rho, s)[1] - 1.0), 2.0)
+
+        if method == "auto":
+            if self.n_u <= EXACT_RADIUS_MAX_U:
+                method = "exact"
+            elif np.isclose(self.order, 2.0) and np.expm1(b_s) >= (1 - 2 * rho_min) ** 2:
+                method = "closed_form"
+            else:
+                method = "bound"
+        if method == "exact":
+            if self.n_u > EXACT_RADIUS_MAX_U:
+                raise LimitError(
+                    f"l1_radius(method='exact') enumerates 2^|U| = 2^{self.n_u} subsets; the limit is "
+                    f"|U| <= {EXACT_RADIUS_MAX_U}. Use method='bound' (a valid upper bound)."
+                )
+            sums = np.array(
+                [sum(c) for r in range(1, len(positive) + 1) for c in itertools.combinations(positive, r)]
+            )
+            return float(np.max(g(np.unique(np.minimum(sums, 1.0)))))
+        if method == "closed_form":
+            if not np.isclose(self.order, 2.0):
+                raise NotSupportedError(
+                    "l1_radius(method='closed_form') is Prop. 2.2, which holds for order 2 only"
+                )
+            if np.expm1(b_s) < (1 - 2 * rho_min) ** 2:
+                raise ValidationError(
+                    "method",
+                    "'closed_form' only when e^{B_s} − 1 >= (1 − 2 P̂_min)² (Prop. 2.2 / Lemma A7)",
+                    f"e^B_s − 1 = {np.expm1(b_s):.4g} < {(1 - 2 * rho_min) ** 2:.4g} for s = {s}",
+                )
+            return float(g(np.array([rho_min]))[0])
+        if method == "bound":
+            if np.isclose(self.order, 2.0):
+                return float(min(np.sqrt(np.expm1(b_s)), 2.0))
+            result = minimize_scalar(lambda r: -g(np.array([r]))[0], bounds=(rho_min, 1.0), method="bounded")
+            grid = np.linspace(rho_min, 1.0, 257)
+            return float(max(-result.fun, np.max(g(grid))))
+        raise ValidationError("method", "'auto', 'exact', 'closed_form' or 'bound'", repr(method))
+
+    # ------------------------------------------------------------------ envelopes (Entropy §5)
+    def conditional_envelope(self, s: int, envelope: str = "lower") -> FloatArray:
+        """Vertices of a polytope ``D_s ⊇ F_{U|s}`` (rows), for the vertex rule.
+
+        - ``"lower"``: ``D_s = {R ∈ Δ_U : R >= L_s}`` (Entropy paper eq. 42), vertices
+          ``L_s + (1 − Σ_u L_{u|s}) e_u``; this reproduces the Γ cone of Definition 3.
+        - ``"box"``: ``D_s = {R ∈ Δ_U : L_s <= R <= U_s}`` with the upper bounds too; a smaller
+          envelope, hence more utility, with more vertices.
+        """
+        lower = self.lower_bounds()[s]
+        total = float(lower.sum())
+        if total >= 1.0 - 1e-12:
+            raise ValidationError(
+                "L",
+                f"lower bounds of P(u|s={s}) summing to less than 1",
+                f"sum {total!r} (the envelope is a point or empty)",
+            )
+        if envelope == "lower":
+            return lower[None, :] + (1.0 - total) * np.eye(self.n_u)
+        if envelope == "box":
+            return box_simplex_vertices(lower, self.upper_bounds()[s])
+        raise ValidationError("envelope", "'lower' or 'box'", repr(envelope))
+
+    def __repr__(self) -> str:
+        level = f", level={self.level}" if self.level is not None else ""
+        return f"RenyiBall(shape={self.shape}, B={self.radius:.4g}, order={self.order:g}{level})"
+
+
+def _xi_order2(rho: FloatArray, b_s: float) -> tuple[FloatArray, FloatArray]:
+    """Lemma 1: ``ξ± = (e^{B_s} + 2ρ − 1 ± √((e^{B_s} − 1)(e^{B_s} − (2ρ − 1)²))) / (2 e^{B_s} ρ)``."""
+    e = np.exp(b_s)
+    root = np.sqrt(np.maximum((e - 1.0) * (e - (2 * rho - 1) ** 2), 0.0))
+    minus = (e + 2 * rho - 1 - root) / (2 * e * rho)
+    plus = (e + 2 * rho - 1 + root) / (2 * e * rho)
+    return np.clip(minus, 0.0, 1.0), np.clip(plus, 1.0, 1.0 / rho)
+
+
+#: Largest number of candidate vertices ``k·2^(k−1)`` examined for a box envelope.
+_BOX_CANDIDATES_MAX = 2**20
+
+
+def box_simplex_vertices(lower: FloatArray, upper: FloatArray) -> FloatArray:
+    """Vertices of ``{R : lower <= R <= upper, Σ R = 1}`` (one free coordinate, the others at a bound)."""
+    k = lower.size
+    if k * 2 ** (k - 1) > _BOX_CANDIDATES_MAX:
+        raise LimitError(
+            f"the 'box' envelope on |U| = {k} symbols has up to {k * 2 ** (k - 1):,} candidate vertices; "
+            "use envelope='lower' for this size"
+        )
+    vertices = []
+    for free in range(k):
+        others = [i for i in range(k) if i != free]
+        for pattern in itertools.product((0, 1), repeat=k - 1):
+            r = np.empty(k)
+            r[others] = np.where(np.array(pattern, dtype=bool), upper[others], lower[others])
+            r[free] = 1.0 - r[others].sum()
+            if lower[free] - 1e-12 <= r[free] <= upper[free] + 1e-12:
+                vertices.append(r)
+    return merge_close(np.array(vertices), 1e-12)
+
+
+class _ProjectionPrograms:
+    """Batched convex programs ``max / min c_kᵀR_k`` over one conditional projection ``F_{U|s}``.
+
+    ``F_{U|s}`` is the Rényi ball of radius ``B_s`` around ``P̂(·|s)`` (Theorem 1); its defining
+    constraint is convex in ``R`` for every order (``Σ P̂^α R^{1−α}`` is convex for α > 1 and concave
+    for α < 1; α = 1 is KL). The problems for all vectors ``c_k`` are separable, so they are solved
+    as one program per direction (one solver call instead of one per output).
+    """
+
+    def __init__(self, ball: RenyiBall, s: int) -> None:
+        self.ball, self.s = ball, s
+
+    def extremes(self, columns: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """For ``c`` = each column of ``columns`` (shape ``(|U|, k)``): min, max, argmins, argmaxes."""
+        import cvxpy as cp
+
+        from privopt.solvers.conic import solve
+
+        ball, s = self.ball, self.s
+        center = ball.center.conditional_u_given_s()[s]
+        b_s = ball.projection_radius(s)
+        alpha = ball.order
+        c = np.asarray(columns, dtype=np.float64).T  # (k, |U|)
+        k = c.shape[0]
+        R = cp.Variable((k, ball.n_u), nonneg=True)
+        constraints = [cp.sum(R, axis=1) == 1]
+        support = center > 0
+        p = center[support]
+        if np.isfinite(b_s):
+            inner = R[:, support]
+            if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
+                # KL(P̂ || R) = Σ p log p − Σ p log R <= B_s
+                constraints.append(-(cp.log(inner) @ p) <= b_s - float(p @ np.log(p)))
+            elif alpha > 1.0:
+                constraints.append(cp.power(inner, 1.0 - alpha) @ p**alpha <= np.exp((alpha - 1.0) * b_s))
+            else:
+                constraints.append(cp.power(inner, 1.0 - alpha) @ p**alpha >= np.exp((alpha - 1.0) * b_s))
+        objective = cp.sum(cp.multiply(c, R))
+        results = []
+        for sense in (cp.Minimize, cp.Maximize):
+            solve(
+                cp.Problem(sense(objective), constraints),
+                description=f"extremes over the Rényi projection s={s}",
+            )
+            arg = np.clip(np.asarray(R.value), 0.0, None)
+            arg /= arg.sum(axis=1, keepdims=True)
+            results.append((np.einsum("ku,ku->k", c, arg), arg))
+        (low, arg_low), (high, arg_high) = results
+        return low, high, arg_low, arg_high

@@ -1,0 +1,11 @@
+"""Exceptions of the numerical back ends (translated into privopt errors by the compiler)."""
+
+from __future__ import annotations
+
+
+class BackendError(RuntimeError):
+    """A back end failed, returned a non-optimal status, or produced an inconsistent result."""
+
+
+class BackendTimeout(BackendError):
+    """A back end did not finish within its time budget and was stopped."""

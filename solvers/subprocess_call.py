@@ -1,0 +1,64 @@
+"""Run a computation in a child process so that it can be stopped at a time budget.
+
+Vertex enumeration runs inside C++ libraries that cannot be interrupted from Python; a forked child
+can. While waiting, a tqdm bar shows the elapsed time (only once the call has lasted a few seconds).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from .errors import BackendError, BackendTimeout
+
+
+def _child(connection: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    try:
+        connection.send(("ok", function(*args)))
+    except BaseException as exc:  # report every failure to the parent
+        connection.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+    finally:
+        connection.close()
+
+
+def call_with_timeout(
+    function: Callable[..., Any], args: tuple[Any, ...], timeout: float, description: str, poll: float = 0.2
+) -> Any:
+    """``function(*args)`` in a forked child; :class:`BackendTimeout` after ``timeout`` seconds."""
+    context = mp.get_context("fork")
+    parent, child = context.Pipe(duplex=False)
+    process = context.Process(target=_child, args=(child, function, args), daemon=True)
+    start = time.perf_counter()
+    process.start()
+    child.close()
+    bar = tqdm(total=round(timeout), desc=description, unit="s", delay=3.0, leave=False)
+    try:
+        while True:
+            if parent.poll(poll):
+                try:
+                    status, payload = parent.recv()
+                except EOFError as exc:
+                    raise BackendError(
+                        f"{description}: the worker process died (exit code {process.exitcode})"
+                    ) from exc
+                if status == "error":
+                    raise BackendError(f"{description} failed: {payload}")
+                return payload
+            elapsed = time.perf_counter() - start
+            bar.n = min(round(elapsed), bar.total)
+            bar.refresh()
+            if not process.is_alive() and not parent.poll(0):
+                raise BackendError(f"{description}: the worker process died (exit code {process.exitcode})")
+            if elapsed > timeout:
+                raise BackendTimeout(f"{description} did not finish within {timeout:g} s and was stopped")
+    finally:
+        bar.close()
+        if process.is_alive():
+            process.kill()
+        process.join(timeout=5)
+        parent.close()
