@@ -19,6 +19,7 @@ for each group's max (``t_A``) and min (``b_B``) gives the much smaller lifted s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
@@ -154,6 +155,33 @@ class RowCone:
         pairs, shifts, _ = self._expand()
         factors = sp.diags(np.exp(self.eps + shifts)) if shifts.size else sp.csr_matrix((0, 0))
         return (pairs.numerators - factors @ pairs.denominators).tocsr()
+
+    def exact_matrix(self) -> np.ndarray:
+        """The rows ``a − e^{ε+shift} b`` computed exactly in rational arithmetic (an object array).
+
+        Every double is a dyadic rational, so converting the group vectors and the factors exactly and
+        forming the rows without rounding gives the cone the floats describe. Rounding each row to
+        double first would break the exact coincidences between rows that share a vector (the
+        degeneracy of the Γ cone), multiplying the vertex count and the enumeration time (measured: 2×5,
+        ε = 0.5: 2,377 vertices in 1.2 s exact, 13,189 in 26 s from rounded rows).
+        """
+        vectors = [[[Fraction(float(v)) for v in row] for row in group.vectors] for group in self.groups]
+        rows: list[list[Fraction]] = []
+        for block in self.blocks:
+            factor = Fraction(float(np.exp(self.eps + block.log_shift)))
+            a_group, b_group = vectors[block.numerator], vectors[block.denominator]
+            same = block.numerator == block.denominator
+            for i, a in enumerate(a_group):
+                for j, b in enumerate(b_group):
+                    if same and i == j:
+                        continue
+                    if a == b and self.eps + block.log_shift >= 0:
+                        continue
+                    rows.append([x - factor * y for x, y in zip(a, b, strict=True)])
+        out = np.empty((len(rows), self.n_inputs), dtype=object)
+        for k, row in enumerate(rows):
+            out[k, :] = row
+        return out
 
     def violation(self, columns: FloatArray) -> float:
         """Largest relative violation ``max (Gw)_i / max(aᵀw, e^{ε}bᵀw)`` over rows and columns (0 if none)."""

@@ -23,6 +23,7 @@ Routes
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -129,10 +130,15 @@ class CompiledProblem:
 
 
 def _dedupe_rows(matrix: np.ndarray) -> np.ndarray:
-    """Drop zero rows and exact duplicates after scaling each row to unit max-norm."""
-    scale = np.abs(matrix).max(axis=1)
-    rows = matrix[scale > 0] / scale[scale > 0, None]
-    return np.unique(rows, axis=0) if rows.size else rows
+    """Drop zero rows and exact duplicates (rows equal up to a positive factor) of an exact matrix."""
+    seen: dict[tuple[Fraction, ...], int] = {}
+    for k, row in enumerate(matrix):
+        scale = max(abs(v) for v in row)
+        if scale == 0:
+            continue
+        seen.setdefault(tuple(v / scale for v in row), k)
+    kept = sorted(seen.values())
+    return matrix[kept] if kept else matrix[:0]
 
 
 class Problem:
@@ -152,8 +158,8 @@ class Problem:
     timeout:
         Seconds allowed for the vertex enumeration (it runs in a child process and is stopped).
     backend:
-        Vertex enumeration back end, ``"ppl"`` (exact, default) or ``"cdd"`` (float; on failure the
-        enumeration is retried with ``"ppl"``).
+        Vertex enumeration back end: ``"auto"`` (default: floating-point cdd, validated, else exact
+        ppl), ``"cdd"`` (on failure retried with ``"ppl"``) or ``"ppl"`` (exact).
     """
 
     def __init__(
@@ -165,7 +171,7 @@ class Problem:
         self_pairs: bool = False,
         vertex_limit: int = DEFAULT_VERTEX_LIMIT,
         timeout: float | None = 600.0,
-        backend: str = "ppl",
+        backend: str = "auto",
     ) -> None:
         if not isinstance(definition, PrivacyDefinition):
             raise ValidationError(
@@ -180,8 +186,8 @@ class Problem:
         if timeout is not None and not timeout > 0:
             raise ValidationError("timeout", "a positive number of seconds or None", repr(timeout))
         self.timeout = timeout
-        if backend not in ("ppl", "cdd"):
-            raise ValidationError("backend", "'ppl' or 'cdd'", repr(backend))
+        if backend not in ("auto", "cdd", "ppl"):
+            raise ValidationError("backend", "'auto', 'cdd' or 'ppl'", repr(backend))
         self.backend = backend
         n = self.utility.input_size
         expected = definition.input_size()
@@ -252,7 +258,7 @@ class Problem:
 
         assert isinstance(self.utility, SubConvexUtility)
         n = self.n_inputs
-        rows = _dedupe_rows(cone.matrix().toarray())
+        rows = _dedupe_rows(cone.exact_matrix())
         estimate = VertexEstimate.for_slice(n, rows.shape[0])
         stats.update(inequalities=estimate.inequalities, mcmullen_bound=estimate.bound)
         if estimate.bound > self.vertex_limit:
@@ -262,8 +268,8 @@ class Problem:
                 "(and timeout=), or a low-complexity mechanism (po.mechanisms.srr, independent reporting)."
             )
         start = time.perf_counter()
-        a_ub = np.vstack([rows, -np.eye(n)])
-        b_ub = np.zeros(a_ub.shape[0])
+        a_ub = np.vstack([rows, -np.eye(n, dtype=int).astype(object)])
+        b_ub = np.zeros(a_ub.shape[0], dtype=int)
         description = f"vertex enumeration ({n} inputs, {a_ub.shape[0]} inequalities)"
         try:
             result = polytope_vertices(
@@ -280,7 +286,7 @@ class Problem:
                 f"{exc}. Remedies: a larger timeout=, a coarser envelope, or a low-complexity mechanism."
             ) from exc
         except BackendError as exc:
-            if self.backend == "ppl":
+            if self.backend != "cdd":
                 raise SolverError(f"vertex enumeration failed: {exc}") from exc
             # A failed floating-point enumeration never yields a mechanism: retry exactly.
             stats["retried_with"] = "ppl"
@@ -295,6 +301,11 @@ class Problem:
             )
         stats["seconds"]["enumerate"] = time.perf_counter() - start
         vertices = result.vertices
+        if vertices.size and vertices.min() < -1e-7:
+            raise SolverError(f"vertex enumeration ({result.backend}) returned a point with a negative entry {vertices.min():.3g}")
+        # Floating-point back ends leave entries like -1e-17 where the exact vertex has 0.
+        vertices = np.clip(vertices, 0.0, None)
+        vertices = vertices / vertices.sum(axis=1, keepdims=True)
         stats.update(vertices=len(vertices), vertices_before_merge=result.raw_count, backend=result.backend)
         if len(vertices) == 0:
             raise InfeasibleError(

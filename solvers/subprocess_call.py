@@ -17,6 +17,10 @@ from tqdm.auto import tqdm
 from .errors import BackendError, BackendTimeout
 
 
+#: No progress bar for calls shorter than this (seconds).
+_QUIET_SECONDS = 3.0
+
+
 def _child(connection: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
     try:
         connection.send(("ok", function(*args)))
@@ -36,7 +40,7 @@ def call_with_timeout(
     start = time.perf_counter()
     process.start()
     child.close()
-    bar = tqdm(total=round(timeout), desc=description, unit="s", delay=3.0, leave=False)
+    bar: tqdm | None = None  # created only once the call has lasted a few seconds
     try:
         while True:
             if parent.poll(poll):
@@ -50,14 +54,18 @@ def call_with_timeout(
                     raise BackendError(f"{description} failed: {payload}")
                 return payload
             elapsed = time.perf_counter() - start
-            bar.n = min(round(elapsed), bar.total)
-            bar.refresh()
+            if bar is None and elapsed > _QUIET_SECONDS:
+                bar = tqdm(total=round(timeout), desc=description, unit="s", leave=False)
+            if bar is not None:
+                bar.n = min(round(elapsed), bar.total)
+                bar.refresh()
             if not process.is_alive() and not parent.poll(0):
                 raise BackendError(f"{description}: the worker process died (exit code {process.exitcode})")
             if elapsed > timeout:
                 raise BackendTimeout(f"{description} did not finish within {timeout:g} s and was stopped")
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         if process.is_alive():
             process.kill()
         process.join(timeout=5)

@@ -28,6 +28,7 @@ from privopt.definitions.base import DistributionalDefinition
 from privopt.distribution import JointDistribution
 from privopt.errors import NotSupportedError
 from privopt.ratio_pairs import Term
+from privopt.sets.conditional_bounds import ConditionalBounds
 from privopt.sets.simplex import Simplex
 
 if TYPE_CHECKING:
@@ -76,9 +77,9 @@ class SensitiveLDP(DistributionalDefinition):
         n_s, n_u = self.uncertainty.shape
         reference = self.uncertainty.reference()
         s_labels = reference.s_labels if reference is not None else tuple(range(n_s))
-        exact = isinstance(self.uncertainty, Simplex)
+        exact = isinstance(self.uncertainty, (Simplex, ConditionalBounds))
         if exact:
-            rule = "Entropy Prop. 3: the simplex (vertices e_u of each P(·|s))"
+            rule = "vertex rule on each D_s (exact: the set is rectangular in the conditionals)"
         else:
             rule = f"vertex rule on the '{options.envelope}' envelope D_s (Entropy Def. 3 / Theorem 2)"
         groups = []
@@ -101,7 +102,7 @@ class SensitiveLDP(DistributionalDefinition):
     def audit(self, mechanism: Mechanism, *, tolerance: float) -> AuditReport:
         from privopt.robust_audit import audit_sensitive_ldp_over_set
 
-        if self.uncertainty.members() is not None or isinstance(self.uncertainty, Simplex):
+        if self.uncertainty.members() is not None or isinstance(self.uncertainty, (Simplex, ConditionalBounds)):
             return super().audit(mechanism, tolerance=tolerance)
         if not hasattr(self.uncertainty, "conditional_envelope"):
             raise NotSupportedError(f"{self.name} over {self.uncertainty!r} cannot be audited")

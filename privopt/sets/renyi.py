@@ -30,7 +30,7 @@ from scipy.stats import chi2
 from privopt.distribution import JointDistribution, as_distribution
 from privopt.errors import LimitError, NotSupportedError, ValidationError
 from privopt.sets.base import UncertaintySet
-from privopt.solvers.vertex_enumeration import merge_close
+from privopt.sets.conditional_bounds import box_simplex_vertices, lower_envelope_vertices
 from privopt.validation import FloatArray
 
 #: Bisection steps for ξ±: the bracket shrinks by 2^-100, far below double precision.
@@ -294,6 +294,15 @@ class RenyiBall(UncertaintySet):
             return float(max(-result.fun, np.max(g(grid))))
         raise ValidationError("method", "'auto', 'exact', 'closed_form' or 'bound'", repr(method))
 
+    def projection_extremes(self, s: int, columns: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """``min`` and ``max`` of ``Rᵀc`` over ``R ∈ F_{U|s}`` for each column ``c`` of ``columns``
+        (shape ``(|U|, k)``), with the minimisers and maximisers (rows), exactly
+        (:mod:`privopt.sets.renyi_extremes`)."""
+        from privopt.sets.renyi_extremes import linear_extremes
+
+        center = self.center.conditional_u_given_s()[s]
+        return linear_extremes(center, self.projection_radius(s), self.order, np.asarray(columns, dtype=np.float64).T)
+
     # ------------------------------------------------------------------ envelopes (Entropy §5)
     def conditional_envelope(self, s: int, envelope: str = "lower") -> FloatArray:
         """Vertices of a polytope ``D_s ⊇ F_{U|s}`` (rows), for the vertex rule.
@@ -303,18 +312,10 @@ class RenyiBall(UncertaintySet):
         - ``"box"``: ``D_s = {R ∈ Δ_U : L_s <= R <= U_s}`` with the upper bounds too; a smaller
           envelope, hence more utility, with more vertices.
         """
-        lower = self.lower_bounds()[s]
-        total = float(lower.sum())
-        if total >= 1.0 - 1e-12:
-            raise ValidationError(
-                "L",
-                f"lower bounds of P(u|s={s}) summing to less than 1",
-                f"sum {total!r} (the envelope is a point or empty)",
-            )
         if envelope == "lower":
-            return lower[None, :] + (1.0 - total) * np.eye(self.n_u)
+            return lower_envelope_vertices(self.lower_bounds()[s], s)
         if envelope == "box":
-            return box_simplex_vertices(lower, self.upper_bounds()[s])
+            return box_simplex_vertices(self.lower_bounds()[s], self.upper_bounds()[s])
         raise ValidationError("envelope", "'lower' or 'box'", repr(envelope))
 
     def __repr__(self) -> str:
@@ -329,78 +330,3 @@ def _xi_order2(rho: FloatArray, b_s: float) -> tuple[FloatArray, FloatArray]:
     minus = (e + 2 * rho - 1 - root) / (2 * e * rho)
     plus = (e + 2 * rho - 1 + root) / (2 * e * rho)
     return np.clip(minus, 0.0, 1.0), np.clip(plus, 1.0, 1.0 / rho)
-
-
-#: Largest number of candidate vertices ``k·2^(k−1)`` examined for a box envelope.
-_BOX_CANDIDATES_MAX = 2**20
-
-
-def box_simplex_vertices(lower: FloatArray, upper: FloatArray) -> FloatArray:
-    """Vertices of ``{R : lower <= R <= upper, Σ R = 1}`` (one free coordinate, the others at a bound)."""
-    k = lower.size
-    if k * 2 ** (k - 1) > _BOX_CANDIDATES_MAX:
-        raise LimitError(
-            f"the 'box' envelope on |U| = {k} symbols has up to {k * 2 ** (k - 1):,} candidate vertices; "
-            "use envelope='lower' for this size"
-        )
-    vertices = []
-    for free in range(k):
-        others = [i for i in range(k) if i != free]
-        for pattern in itertools.product((0, 1), repeat=k - 1):
-            r = np.empty(k)
-            r[others] = np.where(np.array(pattern, dtype=bool), upper[others], lower[others])
-            r[free] = 1.0 - r[others].sum()
-            if lower[free] - 1e-12 <= r[free] <= upper[free] + 1e-12:
-                vertices.append(r)
-    return merge_close(np.array(vertices), 1e-12)
-
-
-class _ProjectionPrograms:
-    """Batched convex programs ``max / min c_kᵀR_k`` over one conditional projection ``F_{U|s}``.
-
-    ``F_{U|s}`` is the Rényi ball of radius ``B_s`` around ``P̂(·|s)`` (Theorem 1); its defining
-    constraint is convex in ``R`` for every order (``Σ P̂^α R^{1−α}`` is convex for α > 1 and concave
-    for α < 1; α = 1 is KL). The problems for all vectors ``c_k`` are separable, so they are solved
-    as one program per direction (one solver call instead of one per output).
-    """
-
-    def __init__(self, ball: RenyiBall, s: int) -> None:
-        self.ball, self.s = ball, s
-
-    def extremes(self, columns: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-        """For ``c`` = each column of ``columns`` (shape ``(|U|, k)``): min, max, argmins, argmaxes."""
-        import cvxpy as cp
-
-        from privopt.solvers.conic import solve
-
-        ball, s = self.ball, self.s
-        center = ball.center.conditional_u_given_s()[s]
-        b_s = ball.projection_radius(s)
-        alpha = ball.order
-        c = np.asarray(columns, dtype=np.float64).T  # (k, |U|)
-        k = c.shape[0]
-        R = cp.Variable((k, ball.n_u), nonneg=True)
-        constraints = [cp.sum(R, axis=1) == 1]
-        support = center > 0
-        p = center[support]
-        if np.isfinite(b_s):
-            inner = R[:, support]
-            if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
-                # KL(P̂ || R) = Σ p log p − Σ p log R <= B_s
-                constraints.append(-(cp.log(inner) @ p) <= b_s - float(p @ np.log(p)))
-            elif alpha > 1.0:
-                constraints.append(cp.power(inner, 1.0 - alpha) @ p**alpha <= np.exp((alpha - 1.0) * b_s))
-            else:
-                constraints.append(cp.power(inner, 1.0 - alpha) @ p**alpha >= np.exp((alpha - 1.0) * b_s))
-        objective = cp.sum(cp.multiply(c, R))
-        results = []
-        for sense in (cp.Minimize, cp.Maximize):
-            solve(
-                cp.Problem(sense(objective), constraints),
-                description=f"extremes over the Rényi projection s={s}",
-            )
-            arg = np.clip(np.asarray(R.value), 0.0, None)
-            arg /= arg.sum(axis=1, keepdims=True)
-            results.append((np.einsum("ku,ku->k", c, arg), arg))
-        (low, arg_low), (high, arg_high) = results
-        return low, high, arg_low, arg_high
