@@ -26,7 +26,16 @@ from privopt.information import entropy, mutual_information
 from privopt.mechanism import Mechanism
 from privopt.problem import Certificate, Problem, Solution
 from privopt.robust_audit import realized_eps
-from privopt.sets import ConditionalBounds, FiniteSet, L1Ball, Point, Polytope, RenyiBall, Simplex, UncertaintySet
+from privopt.sets import (
+    ConditionalBounds,
+    FiniteSet,
+    L1Ball,
+    Point,
+    Polytope,
+    RenyiBall,
+    Simplex,
+    UncertaintySet,
+)
 from privopt.utilities import (
     ConcaveUtility,
     ExpectedDistortion,

@@ -23,9 +23,9 @@ Routes
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -302,7 +302,9 @@ class Problem:
         stats["seconds"]["enumerate"] = time.perf_counter() - start
         vertices = result.vertices
         if vertices.size and vertices.min() < -1e-7:
-            raise SolverError(f"vertex enumeration ({result.backend}) returned a point with a negative entry {vertices.min():.3g}")
+            raise SolverError(
+                f"vertex enumeration ({result.backend}) returned a point with a negative entry {vertices.min():.3g}"
+            )
         # Floating-point back ends leave entries like -1e-17 where the exact vertex has 0.
         vertices = np.clip(vertices, 0.0, None)
         vertices = vertices / vertices.sum(axis=1, keepdims=True)

@@ -101,7 +101,9 @@ def audit_sensitive_ldp_over_set(
     arg_low: dict[tuple[int, int], np.ndarray] = {}
     arg_high: dict[tuple[int, int], np.ndarray] = {}
     if isinstance(F, RenyiBall):
-        method = "interval: upper = worst case over the product of the Rényi projections (exact KKT solutions)"
+        method = (
+            "interval: upper = worst case over the product of the Rényi projections (exact KKT solutions)"
+        )
         for s in range(n_s):
             low[s], high[s], a_low, a_high = F.projection_extremes(s, blocks[s])
             for y in range(n_out):
@@ -189,43 +191,77 @@ def _lower_bound(
                             best = max(best, _ratio_at(vertex, blocks, shape, y, s1, s2))
         return best
     assert isinstance(F, RenyiBall)
-    center = F.center.p_x
-    best = 0.0
-    target = float(upper_per_output.max())
-    candidates = np.argsort(-upper_per_output)[: min(3, mechanism.n_outputs)]
-    for y in candidates:
-        s1, s2 = witness_index[int(y)]
-        if s1 < 0:
+    # Candidates in F: P̂, and for every (s, y) the Lemma A2 points that put P(·|s) at the extreme
+    # found for the upper bound. Score each by its full worst ratio, then refine the best by local search.
+    candidates = [F.center.p_x]
+    for (s, _y), arg in list(arg_high.items()) + list(arg_low.items()):
+        candidates.append(_lemma_a2_point(F, s, np.clip(arg, 0.0, None)))
+    scored = []
+    for index, P in enumerate(candidates):
+        if not F.contains(P):
             continue
-        starts = [center]
-        for s, arg in ((s1, arg_high.get((s1, int(y)))), (s2, arg_low.get((s2, int(y))))):
-            if arg is not None:
-                starts.append(_lemma_a2_point(F, s, np.clip(arg, 0.0, None)))
-        for start in starts:
-            if not F.contains(start):
+        value, y, s1, s2 = _worst_ratio(P, blocks, shape)
+        scored.append((value, index, y, s1, s2))
+    scored.sort(reverse=True)
+    best = max((item[0] for item in scored), default=0.0)
+    target = float(upper_per_output.max())
+    seen: set[tuple[int, int, int]] = set()
+    for value, index, y, s1, s2 in scored:
+        if best >= target - 1e-9 or len(seen) >= 3:
+            break
+        if (y, s1, s2) in seen or s1 < 0:
+            continue
+        seen.add((y, s1, s2))
+        refined = _local_search(F, candidates[index], blocks, shape, y, s1, s2)
+        if refined is not None and F.contains(refined):
+            best = max(best, _ratio_at(refined, blocks, shape, y, s1, s2))
+    return best
+
+
+def _worst_ratio(
+    P: np.ndarray, blocks: list[np.ndarray], shape: tuple[int, int]
+) -> tuple[float, int, int, int]:
+    """``max_{y, s1 != s2} log P(y|s1)/P(y|s2)`` at ``P``, with where it is attained."""
+    joint = P.reshape(shape)
+    conditional = joint / joint.sum(axis=1, keepdims=True)
+    p_y = np.vstack([conditional[s] @ blocks[s] for s in range(shape[0])])  # (|S|, |Y|)
+    best = (0.0, 0, -1, -1)
+    for s1 in range(shape[0]):
+        for s2 in range(shape[0]):
+            if s1 == s2:
                 continue
-            best = max(best, _ratio_at(start, blocks, shape, int(y), s1, s2))
-            if best >= target - 1e-9:
-                return best
-            refined = _local_search(F, start, blocks, shape, int(y), s1, s2)
-            if refined is not None and F.contains(refined):
-                best = max(best, _ratio_at(refined, blocks, shape, int(y), s1, s2))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratios = np.where(p_y[s1] > ZERO_ATOL, np.log(p_y[s1] / np.maximum(p_y[s2], 1e-300)), -np.inf)
+            y = int(np.argmax(ratios))
+            if ratios[y] > best[0]:
+                best = (float(ratios[y]), y, s1, s2)
     return best
 
 
 def _lemma_a2_point(F: RenyiBall, s: int, R: np.ndarray) -> np.ndarray:
-    """A distribution in ``F`` whose conditional on ``s`` is ``R`` (Entropy paper Lemmas A2 and A4).
+    """The distribution closest to ``P̂`` (in ``D_α``) whose conditional on ``s`` is ``R``.
 
-    ``P(·, s) = γ R`` and ``P(·, s') = c P̂(·, s')`` elsewhere, with ``c = e^{(α−1)B/α}`` (α != 1)
-    or ``1`` (α = 1), and ``γ = 1 − c (1 − P̂_s)``.
+    ``P(·, s) = x R`` and ``P(·, s') = (1 − x)/(1 − P̂_s) · P̂(·, s')`` elsewhere. Minimising
+    ``D_α(P̂ || P)`` over ``x`` (Hölder) gives ``x = k / (k + 1 − P̂_s)`` with
+    ``k = P̂_s e^{(α−1) D_α(P̂(·|s) || R) / α}`` (``k = P̂_s`` for α = 1), and then
+    ``D_α(P̂ || P) = α/(α−1) · log(k + 1 − P̂_s)``, which is ``<= B`` exactly when ``R ∈ F_{U|s}``: the
+    construction behind Theorem 1 (Lemmas A2 and A4). At the boundary ``x = (C^{1/α} − 1 + P̂_s)/C^{1/α}``
+    and the other rows are scaled by ``C^{−1/α}``; the extracted text of Lemma A2 reads ``C^{1/α}``,
+    which leaves the ball (verified numerically: the divergence exceeds B).
     """
     joint = F.center.probabilities.copy()
-    alpha, B = F.order, F.radius
-    c = 1.0 if np.isclose(alpha, 1.0) else float(np.exp((alpha - 1.0) * B / alpha))
+    alpha = F.order
     p_s = float(F.center.p_s[s])
-    gamma = 1.0 - c * (1.0 - p_s) if not np.isclose(alpha, 1.0) else p_s
-    joint *= c
-    joint[s] = gamma * R / R.sum()
+    R = R / R.sum()
+    if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
+        x = p_s
+    else:
+        d = renyi_divergence(F.center.conditional_u_given_s()[s], R, alpha)
+        k = p_s * np.exp((alpha - 1.0) * d / alpha)
+        x = k / (k + 1.0 - p_s)
+    if p_s < 1.0:
+        joint *= (1.0 - x) / (1.0 - p_s)
+    joint[s] = x * R
     return np.clip(joint.reshape(-1), 0.0, None) / joint.sum()
 
 

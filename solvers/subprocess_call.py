@@ -16,7 +16,6 @@ from tqdm.auto import tqdm
 
 from .errors import BackendError, BackendTimeout
 
-
 #: No progress bar for calls shorter than this (seconds).
 _QUIET_SECONDS = 3.0
 

@@ -8,10 +8,10 @@ Back ends (DESIGN.md §5b):
 - ``"cdd"``: ``pycddlib``'s floating-point double description. Often much faster (measured on a
   2×6 Γ cone with self pairs: 6.5 s against 72 s for ppl, same 6,046 vertices), but it can stop with
   "numerical inconsistency" on cones with small entries.
-- ``"auto"`` (default): ``"cdd"``, then validation — every vertex must satisfy the constraints and
-  random linear objectives must reach the same optimum over the vertices as an LP over the
-  inequalities — and on any failure the exact ``"ppl"``. A failed or partial enumeration never
-  passes silently.
+- ``"auto"`` (default): ``"cdd"``, then validation — every vertex must satisfy the constraints, no
+  entry may be ambiguously close to zero, and random linear objectives must reach the same optimum
+  over the vertices as an LP over the inequalities — and on any failure the exact ``"ppl"``. A
+  failed or partial enumeration never passes silently.
 
 Vertices closer than ``merge_atol`` (max-norm) are merged: a degenerate vertex of the exact
 polytope can split into a cluster of nearby vertices once its data is rounded to double.
@@ -118,11 +118,22 @@ def _cdd_vertices(a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np
     return generators[:, 1:]
 
 
+#: Vertex entries in (0, this) are ambiguous in floating point (noise, or a genuine e^{-ε}-sized value):
+#: the exact back end decides them. Zeros matter: a privacy ratio x/0 is infinite.
+_AMBIGUOUS_ZERO = 1e-9
+
 #: Random objectives used to probe a floating-point vertex set for completeness.
 _PROBES_PER_DIMENSION = 3
 
 
-def _validate(vertices: np.ndarray, a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray, tol: float = 1e-8) -> str:
+def _validate(
+    vertices: np.ndarray,
+    a_ub: np.ndarray,
+    b_ub: np.ndarray,
+    a_eq: np.ndarray,
+    b_eq: np.ndarray,
+    tol: float = 1e-8,
+) -> str:
     """Why ``vertices`` is not the vertex set of the polytope (empty string if no evidence)."""
     from .lp import solve_lp
 
@@ -134,17 +145,29 @@ def _validate(vertices: np.ndarray, a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np
         return "a vertex violates an inequality"
     if a_eq.size and np.any(np.abs(vertices @ a_eq.T - b_eq) > tol):
         return "a vertex violates an equality"
+    positive = vertices[vertices > 0]
+    if positive.size and positive.min() < _AMBIGUOUS_ZERO:
+        return "a vertex has entries near zero that float arithmetic cannot tell from exact zeros"
     rng = np.random.default_rng(0)
     n = vertices.shape[1]
     for _ in range(_PROBES_PER_DIMENSION * n):
         c = rng.normal(size=n)
-        lp = solve_lp(c, a_ub=a_ub, b_ub=b_ub, a_eq=a_eq if a_eq.size else None, b_eq=b_eq if a_eq.size else None, bounds=(None, None))
+        lp = solve_lp(
+            c,
+            a_ub=a_ub,
+            b_ub=b_ub,
+            a_eq=a_eq if a_eq.size else None,
+            b_eq=b_eq if a_eq.size else None,
+            bounds=(None, None),
+        )
         if lp.objective > float(np.max(vertices @ c)) + 1e-7 * (1.0 + abs(lp.objective)):
             return "an LP over the inequalities beats every listed vertex (a vertex is missing)"
     return ""
 
 
-def _auto_vertices(a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray) -> tuple[np.ndarray, str]:
+def _auto_vertices(
+    a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray
+) -> tuple[np.ndarray, str]:
     try:
         vertices = _cdd_vertices(a_ub, b_ub, a_eq, b_eq)
         problem = _validate(vertices, a_ub, b_ub, a_eq, b_eq)
@@ -163,7 +186,11 @@ def _named(function, name: str):  # type: ignore[no-untyped-def]
     return run
 
 
-_IMPLEMENTATIONS = {"ppl": _named(_ppl_vertices, "ppl"), "cdd": _named(_cdd_vertices, "cdd"), "auto": _auto_vertices}
+_IMPLEMENTATIONS = {
+    "ppl": _named(_ppl_vertices, "ppl"),
+    "cdd": _named(_cdd_vertices, "cdd"),
+    "auto": _auto_vertices,
+}
 
 
 def merge_close(vertices: np.ndarray, atol: float) -> np.ndarray:

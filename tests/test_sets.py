@@ -59,7 +59,12 @@ def _min_conditional_over_ball(ball: po.RenyiBall, s: int, u: int) -> float:
                 bounds=[(1e-12, 1)] * p_hat.size,
                 constraints=[
                     {"type": "eq", "fun": lambda p: p.sum() - 1},
-                    {"type": "ineq", "fun": lambda p: ball.radius - renyi_divergence(p_hat, np.clip(p, 1e-15, None), ball.order)},
+                    {
+                        "type": "ineq",
+                        "fun": lambda p: (
+                            ball.radius - renyi_divergence(p_hat, np.clip(p, 1e-15, None), ball.order)
+                        ),
+                    },
                 ],
                 options={"ftol": 1e-14, "maxiter": 400},
             )
@@ -143,7 +148,12 @@ def test_projection_extremes_are_optimal(rng, alpha):
                             bounds=[(0, 1)] * 5,
                             constraints=[
                                 {"type": "eq", "fun": lambda r: r.sum() - 1},
-                                {"type": "ineq", "fun": lambda r, b=b: b - renyi_divergence(p, np.clip(r, 1e-15, None), alpha)},
+                                {
+                                    "type": "ineq",
+                                    "fun": lambda r, b=b: (
+                                        b - renyi_divergence(p, np.clip(r, 1e-15, None), alpha)
+                                    ),
+                                },
                             ],
                             options={"ftol": 1e-14, "maxiter": 500},
                         )
@@ -224,7 +234,9 @@ def test_bad_sets(example1):
         po.ConditionalBounds([[0.2, 0.3], [0.5, 0.5]])
     with pytest.raises(po.ValidationError, match=r"U: expected upper bounds >= L"):
         po.ConditionalBounds([[0.2, 0.3]], [[0.1, 0.9]])
-    with pytest.raises(po.ValidationError, match=r"A: expected inequalities that some distribution satisfies"):
+    with pytest.raises(
+        po.ValidationError, match=r"A: expected inequalities that some distribution satisfies"
+    ):
         po.Polytope(A=[[1, 0], [0, 1]], b=[0.2, 0.2])
     with pytest.raises(po.ValidationError, match="radius"):
         po.L1Ball([0.5, 0.5], -1)

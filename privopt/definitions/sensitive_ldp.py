@@ -102,7 +102,9 @@ class SensitiveLDP(DistributionalDefinition):
     def audit(self, mechanism: Mechanism, *, tolerance: float) -> AuditReport:
         from privopt.robust_audit import audit_sensitive_ldp_over_set
 
-        if self.uncertainty.members() is not None or isinstance(self.uncertainty, (Simplex, ConditionalBounds)):
+        if self.uncertainty.members() is not None or isinstance(
+            self.uncertainty, (Simplex, ConditionalBounds)
+        ):
             return super().audit(mechanism, tolerance=tolerance)
         if not hasattr(self.uncertainty, "conditional_envelope"):
             raise NotSupportedError(f"{self.name} over {self.uncertainty!r} cannot be audited")

@@ -28,7 +28,11 @@ def lower_envelope_vertices(lower: FloatArray, s: int) -> FloatArray:
     """Vertices ``L_s + (1 − Σ_u L_{u|s}) e_u`` of ``D_s = {R ∈ Δ : R >= L_s}`` (Entropy eq. 42)."""
     total = float(lower.sum())
     if total >= 1.0 - 1e-12:
-        raise ValidationError("L", f"lower bounds of P(u|s={s}) summing to less than 1", f"sum {total!r} (the envelope is a point or empty)")
+        raise ValidationError(
+            "L",
+            f"lower bounds of P(u|s={s}) summing to less than 1",
+            f"sum {total!r} (the envelope is a point or empty)",
+        )
     return lower[None, :] + (1.0 - total) * np.eye(lower.size)
 
 
@@ -36,7 +40,9 @@ def box_simplex_vertices(lower: FloatArray, upper: FloatArray) -> FloatArray:
     """Vertices of ``{R : lower <= R <= upper, Σ R = 1}`` (one free coordinate, the others at a bound)."""
     k = lower.size
     if k * 2 ** (k - 1) > _BOX_CANDIDATES_MAX:
-        raise LimitError(f"a box envelope on |U| = {k} symbols has up to {k * 2 ** (k - 1):,} candidate vertices; use the 'lower' envelope for this size")
+        raise LimitError(
+            f"a box envelope on |U| = {k} symbols has up to {k * 2 ** (k - 1):,} candidate vertices; use the 'lower' envelope for this size"
+        )
     vertices = []
     for free in range(k):
         others = [i for i in range(k) if i != free]
@@ -47,7 +53,11 @@ def box_simplex_vertices(lower: FloatArray, upper: FloatArray) -> FloatArray:
             if lower[free] - 1e-12 <= r[free] <= upper[free] + 1e-12:
                 vertices.append(r)
     if not vertices:
-        raise ValidationError("U", "bounds with lower <= upper and Σ lower <= 1 <= Σ upper (a non-empty box ∩ simplex)", "an empty set")
+        raise ValidationError(
+            "U",
+            "bounds with lower <= upper and Σ lower <= 1 <= Σ upper (a non-empty box ∩ simplex)",
+            "an empty set",
+        )
     return merge_close(np.array(vertices), 1e-12)
 
 
@@ -62,21 +72,30 @@ class ConditionalBounds(UncertaintySet):
     upper: FloatArray | None
     center: JointDistribution | None
 
-    def __init__(self, lower: ArrayLike, upper: ArrayLike | None = None, reference: JointDistribution | ArrayLike | None = None) -> None:
+    def __init__(
+        self,
+        lower: ArrayLike,
+        upper: ArrayLike | None = None,
+        reference: JointDistribution | ArrayLike | None = None,
+    ) -> None:
         L = as_float_array(lower, "L", 2)
         if np.any(L < 0):
             raise ValidationError("L", "non-negative lower bounds", f"{L.min()!r}")
         sums = L.sum(axis=1)
         if np.any(sums >= 1.0 - 1e-12):
             s = int(np.argmax(sums))
-            raise ValidationError("L", f"rows summing to less than 1 (row {s} bounds P(·|s={s}))", f"sum {float(sums[s])!r}")
+            raise ValidationError(
+                "L", f"rows summing to less than 1 (row {s} bounds P(·|s={s}))", f"sum {float(sums[s])!r}"
+            )
         U = None
         if upper is not None:
             U = as_float_array(upper, "U", 2)
             if U.shape != L.shape:
                 raise ShapeError("U", f"shape {L.shape} like L", f"{U.shape}")
             if np.any(U < L) or np.any(U.sum(axis=1) < 1.0):
-                raise ValidationError("U", "upper bounds >= L with rows summing to at least 1", "an empty set")
+                raise ValidationError(
+                    "U", "upper bounds >= L with rows summing to at least 1", "an empty set"
+                )
         ref = None if reference is None else as_distribution(reference, "reference")
         if ref is not None and ref.shape != L.shape:
             raise ShapeError("reference", f"shape {L.shape}", f"{ref.shape}")

@@ -294,14 +294,18 @@ class RenyiBall(UncertaintySet):
             return float(max(-result.fun, np.max(g(grid))))
         raise ValidationError("method", "'auto', 'exact', 'closed_form' or 'bound'", repr(method))
 
-    def projection_extremes(self, s: int, columns: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    def projection_extremes(
+        self, s: int, columns: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """``min`` and ``max`` of ``Rᵀc`` over ``R ∈ F_{U|s}`` for each column ``c`` of ``columns``
         (shape ``(|U|, k)``), with the minimisers and maximisers (rows), exactly
         (:mod:`privopt.sets.renyi_extremes`)."""
         from privopt.sets.renyi_extremes import linear_extremes
 
         center = self.center.conditional_u_given_s()[s]
-        return linear_extremes(center, self.projection_radius(s), self.order, np.asarray(columns, dtype=np.float64).T)
+        return linear_extremes(
+            center, self.projection_radius(s), self.order, np.asarray(columns, dtype=np.float64).T
+        )
 
     # ------------------------------------------------------------------ envelopes (Entropy §5)
     def conditional_envelope(self, s: int, envelope: str = "lower") -> FloatArray:

@@ -52,7 +52,9 @@ def _tilted_at(p: FloatArray, c: FloatArray, delta: FloatArray, alpha: float) ->
     return np.exp(log_w)
 
 
-def _full_support_max(p: FloatArray, c: FloatArray, budget: float, alpha: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+def _full_support_max(
+    p: FloatArray, c: FloatArray, budget: float, alpha: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``max cᵀR`` over ``{R ∈ Δ : D_α(p||R) <= budget}`` with ``p > 0`` everywhere; rows of ``c``.
 
     Returns values, maximisers and the multipliers ``λ`` (``+inf`` where ``c`` is constant).
@@ -83,7 +85,9 @@ def _full_support_max(p: FloatArray, c: FloatArray, budget: float, alpha: float)
     return value, arg, lam
 
 
-def linear_maximum(p: FloatArray, budget: float, alpha: float, c: FloatArray) -> tuple[FloatArray, FloatArray]:
+def linear_maximum(
+    p: FloatArray, budget: float, alpha: float, c: FloatArray
+) -> tuple[FloatArray, FloatArray]:
     """``max cᵀR`` over ``{R ∈ Δ : D_α(p || R) <= budget}`` for each row of ``c``; values and maximisers.
 
     Off the support of ``p`` only the best coordinate ``u_off`` matters, and by stationarity it gets
@@ -119,7 +123,10 @@ def linear_maximum(p: FloatArray, budget: float, alpha: float, c: FloatArray) ->
         value_s[rows] = mass * np.einsum("ku,ku->k", cs[rows], tilted) + (1.0 - mass) * c_off[rows]
     return value_s, arg
 
-def linear_extremes(p: FloatArray, budget: float, alpha: float, c: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+
+def linear_extremes(
+    p: FloatArray, budget: float, alpha: float, c: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """``(min, max, argmin, argmax)`` of ``cᵀR`` over the Rényi ball, for each row of ``c``."""
     high, arg_high = linear_maximum(p, budget, alpha, c)
     neg, arg_low = linear_maximum(p, budget, alpha, -np.atleast_2d(c))

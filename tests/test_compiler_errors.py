@@ -1,0 +1,100 @@
+"""The compiler's refusals: each bad input gets a privopt error that says what was expected."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import privopt as po
+from privopt.cone import CompileOptions, ConeBuilder
+from privopt.definitions.base import PrivacyDefinition
+from privopt.ratio_pairs import Term
+
+
+class _Contradiction(PrivacyDefinition):
+    """w0 + w1 <= e^0 · w0 forces w1 = 0 in every column: no row x = 1 can sum to 1."""
+
+    eps = 0.0
+
+    def with_eps(self, eps):  # pragma: no cover - not used
+        return self
+
+    def input_size(self):
+        return 2
+
+    def build_cone(self, builder: ConeBuilder, labels, options: CompileOptions) -> bool:
+        a = builder.group(np.array([[1.0, 1.0]]), [Term("x", "both")], "w0 + w1")
+        b = builder.group(np.array([[1.0, 0.0]]), [Term("x", 0)], "w0")
+        builder.block(a, b, "contradiction")
+        return True
+
+    def __str__(self):
+        return "Contradiction"
+
+
+def test_infeasible_cone():
+    with pytest.raises(
+        po.InfeasibleError, match="Contradiction: no mechanism has all its columns in the cone"
+    ):
+        po.Problem(_Contradiction(), po.MutualInformation([0.5, 0.5])).solve()
+
+
+def test_utility_route_mismatch():
+    p = np.full(3, 1 / 3)
+    with pytest.raises(
+        po.ValidationError, match="utility: expected a sub-convex utility on the vertex route"
+    ):
+        po.Problem(po.LDP(1.0), po.ExpectedDistortion(p)).solve(route="vertex")
+    with pytest.raises(po.ValidationError, match="utility: expected a concave utility on the cvxpy route"):
+        po.Problem(po.LDP(1.0), po.MutualInformation(p)).solve(route="cvxpy")
+    with pytest.raises(po.ValidationError, match="route: expected one of 'auto', 'vertex', 'cvxpy'"):
+        po.Problem(po.LDP(1.0), po.MutualInformation(p)).solve(route="simplex")
+
+
+def test_vertex_estimate_above_limit(example1):
+    F = po.RenyiBall.confidence(example1)
+    with pytest.raises(
+        po.LimitError, match=r"vertex enumeration refused: .*McMullen.*above vertex_limit=10.*Remedies"
+    ):
+        po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(example1), vertex_limit=10).solve()
+
+
+@pytest.mark.slow
+def test_timeout_is_honoured():
+    rng = np.random.default_rng(1)
+    counts = rng.multinomial(1000, rng.dirichlet(np.full(12, 0.5))).reshape(3, 4) + 1
+    P = po.JointDistribution.from_counts(counts)
+    problem = po.Problem(
+        po.SensitiveLDP(0.5, po.RenyiBall.confidence(P)), po.MutualInformation(P), timeout=1.0, backend="ppl"
+    )
+    with pytest.raises(po.LimitError, match="did not finish within 1 s and was stopped"):
+        problem.solve()
+
+
+def test_bad_options(example1):
+    mi = po.MutualInformation(example1)
+    with pytest.raises(po.ValidationError, match="envelope: expected one of 'lower', 'box'"):
+        po.Problem(po.LDP(1.0), mi, envelope="tight")
+    with pytest.raises(po.ValidationError, match="backend: expected 'auto', 'cdd' or 'ppl'"):
+        po.Problem(po.LDP(1.0), mi, backend="lrs")
+    with pytest.raises(po.ValidationError, match="timeout"):
+        po.Problem(po.LDP(1.0), mi, timeout=-1)
+    with pytest.raises(
+        po.ValidationError, match="utility: expected a utility over the definition's 4 inputs"
+    ):
+        po.Problem(po.SensitiveLDP(1.0, example1), po.MutualInformation([0.5, 0.5]))
+    with pytest.raises(po.ValidationError, match="utility: expected a privopt utility"):
+        po.Problem(po.LDP(1.0), "mutual information")
+
+
+def test_unsupported_combinations(example1):
+    F = po.RenyiBall.confidence(example1)
+    with pytest.raises(po.NotSupportedError, match="LIP is not affine in the distribution"):
+        po.Problem(po.LIP(1.0, F), po.MutualInformation(example1)).solve()
+    with pytest.raises(po.ValidationError, match=r"radius: expected β < 2·min P̂"):
+        po.Problem(po.PML(1.0, po.L1Ball(example1, 0.2)), po.MutualInformation(example1)).solve()
+    # PML leaves a symbol of prior 0 unconstrained, so e_2 is a vertex, where KL(P0 W || P1 W) is infinite.
+    with pytest.raises(po.ValidationError, match="utility: expected finite values"):
+        po.Problem(
+            po.PML(1.0, [0.5, 0.5, 0.0]), po.FDivergence("kl", [0.0, 0.0, 1.0], [0.5, 0.5, 0.0])
+        ).solve()
