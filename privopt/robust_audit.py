@@ -206,7 +206,7 @@ def _lower_bound(
     best = max((item[0] for item in scored), default=0.0)
     target = float(upper_per_output.max())
     seen: set[tuple[int, int, int]] = set()
-    for value, index, y, s1, s2 in scored:
+    for _value, index, y, s1, s2 in scored:
         if best >= target - 1e-9 or len(seen) >= 3:
             break
         if (y, s1, s2) in seen or s1 < 0:

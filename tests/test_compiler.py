@@ -45,14 +45,15 @@ def _rows_match(found: np.ndarray, expected: np.ndarray, atol: float) -> bool:
 
 
 def test_example3_paper_faithful_polyopt(example_problem):
-    F, definition, mi = example_problem
+    _F, definition, mi = example_problem
     compiled = po.Problem(definition, mi, self_pairs=True).compile()
     assert compiled.cone.n_rows == 12  # 16 inequalities of Def. 3, minus 4 vacuous (s1 = s2, u1 = u2)
     solution = po.Problem(definition, mi, self_pairs=True).solve()
     assert solution.stats["vertices"] == 16  # Example 3: V has 16 rows
     assert solution.value == pytest.approx(0.4228, abs=1e-4)  # I_P̂(X;Y) = μ·θ̂ = 0.4228
     columns = solution.mechanism.matrix.T
-    assert _rows_match(columns, PAPER_Q, atol=1e-3) and _rows_match(PAPER_Q, columns, atol=1e-3)
+    assert _rows_match(columns, PAPER_Q, atol=1e-3)
+    assert _rows_match(PAPER_Q, columns, atol=1e-3)
     # The mechanism's columns are the paper's vertices scaled by θ̂; its audited ε is <= ε over F.
     assert solution.certificate.audit.upper <= np.log(2) + 1e-7
     # Every printed vertex is a vertex privopt finds (V to 1e-3), via the enumeration itself.
@@ -63,7 +64,8 @@ def test_example3_paper_faithful_polyopt(example_problem):
         np.vstack([rows, -np.eye(n)]), np.zeros(rows.shape[0] + n), np.ones((1, n)), [1.0]
     ).vertices
     assert len(vertices) == 16
-    assert _rows_match(vertices, PAPER_V, atol=1e-3) and _rows_match(PAPER_V, vertices, atol=1e-3)
+    assert _rows_match(vertices, PAPER_V, atol=1e-3)
+    assert _rows_match(PAPER_V, vertices, atol=1e-3)
 
 
 def test_dropping_self_pairs_strictly_increases_utility(example_problem):

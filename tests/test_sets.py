@@ -118,7 +118,7 @@ def test_l1_radius_is_the_max_distance(rng):
             center = P.conditional_u_given_s()[s]
             directions = rng.normal(size=(400, 4))
             signs = np.sign(directions)
-            _, high, _, arg = linear_extremes(center, F.projection_radius(s), 2.0, signs)
+            _, _high, _, arg = linear_extremes(center, F.projection_radius(s), 2.0, signs)
             assert np.max(np.abs(arg - center).sum(axis=1)) <= exact + 1e-9
             assert F.l1_radius(s, "bound") >= exact - 1e-12
 
@@ -150,7 +150,7 @@ def test_projection_extremes_are_optimal(rng, alpha):
                                 {"type": "eq", "fun": lambda r: r.sum() - 1},
                                 {
                                     "type": "ineq",
-                                    "fun": lambda r, b=b: (
+                                    "fun": lambda r, b=b, p=p: (
                                         b - renyi_divergence(p, np.clip(r, 1e-15, None), alpha)
                                     ),
                                 },
