@@ -42,6 +42,11 @@ from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 
 ROUTES = ("auto", "vertex", "cvxpy")
 
+#: Enumerations whose McMullen bound is at most this run in this process, exactly (they are certain
+#: to be quick; forking a child to enforce the timeout, or validating a floating-point result, would
+#: cost more than the enumeration).
+IN_PROCESS_BOUND = 10**5
+
 #: θ_v below this (relative to max θ) is treated as zero when reading off the mechanism.
 THETA_RTOL = 1e-12
 
@@ -271,14 +276,18 @@ class Problem:
         a_ub = np.vstack([rows, -np.eye(n, dtype=int).astype(object)])
         b_ub = np.zeros(a_ub.shape[0], dtype=int)
         description = f"vertex enumeration ({n} inputs, {a_ub.shape[0]} inequalities)"
+        small = estimate.bound <= IN_PROCESS_BOUND
+        timeout = None if small else self.timeout
+        # Small polytopes: exact arithmetic is as fast as validating a floating-point result.
+        backend = "ppl" if small and self.backend == "auto" else self.backend
         try:
             result = polytope_vertices(
                 a_ub,
                 b_ub,
                 np.ones((1, n)),
                 [1.0],
-                backend=self.backend,
-                timeout=self.timeout,
+                backend=backend,
+                timeout=timeout,
                 description=description,
             )
         except BackendTimeout as exc:
@@ -296,7 +305,7 @@ class Problem:
                 np.ones((1, n)),
                 [1.0],
                 backend="ppl",
-                timeout=self.timeout,
+                timeout=timeout,
                 description=description,
             )
         stats["seconds"]["enumerate"] = time.perf_counter() - start
