@@ -50,8 +50,16 @@ IN_PROCESS_BOUND = 10**5
 #: θ_v below this (relative to max θ) is treated as zero when reading off the mechanism.
 THETA_RTOL = 1e-12
 
-#: Closed forms: functions ``(problem) -> Mechanism | None`` tried first by ``route="auto"``.
+#: Closed forms: functions ``(problem) -> (mechanism, explanation) | None`` tried first by ``route="auto"``.
 CLOSED_FORMS: list[Callable[[Problem], tuple[Mechanism, str] | None]] = []
+
+
+def register_closed_form(function: Callable[[Problem], tuple[Mechanism, str] | None]) -> Callable[[Problem], tuple[Mechanism, str] | None]:
+    """Register a closed form (usable as a decorator). It receives the :class:`Problem` and returns
+    ``(mechanism, explanation)`` when it applies, else ``None``; the mechanism is audited like any other."""
+    if function not in CLOSED_FORMS:
+        CLOSED_FORMS.append(function)
+    return function
 
 
 @dataclass(frozen=True)
