@@ -54,7 +54,9 @@ THETA_RTOL = 1e-12
 CLOSED_FORMS: list[Callable[[Problem], tuple[Mechanism, str] | None]] = []
 
 
-def register_closed_form(function: Callable[[Problem], tuple[Mechanism, str] | None]) -> Callable[[Problem], tuple[Mechanism, str] | None]:
+def register_closed_form(
+    function: Callable[[Problem], tuple[Mechanism, str] | None],
+) -> Callable[[Problem], tuple[Mechanism, str] | None]:
     """Register a closed form (usable as a decorator). It receives the :class:`Problem` and returns
     ``(mechanism, explanation)`` when it applies, else ``None``; the mechanism is audited like any other."""
     if function not in CLOSED_FORMS:

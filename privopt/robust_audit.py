@@ -1,19 +1,19 @@
-"""Audits over uncertainty sets that are not finite: Rényi balls, polytopes, ℓ1 balls.
+"""Audits over uncertainty sets the compiled cone does not describe exactly.
 
 - **PML over an ℓ1 ball** is exact: the worst prior for output ``y`` minimises ``Qᵀw`` over the ball,
   a transport problem solved greedily (:meth:`~privopt.sets.L1Ball.min_linear`).
-- **LDP w.r.t. S over a Rényi ball** is reported as an interval ``[lower, upper]``:
+- **Ratio constraints under the rectangular rule over a Rényi ball or a polytope** (LDP w.r.t. S, or
+  user pairs of conditionals given S) are reported as an interval ``[lower, upper]``:
 
-  - *upper*: the exact worst case over the product of the conditional projections,
-    ``max_{s != s'} log(max_{R ∈ F_{U|s}} Rᵀw_s / min_{R ∈ F_{U|s'}} Rᵀw_{s'})``. Each extreme is a
-    convex program over a Rényi ball (Theorem 1), solved exactly through its KKT conditions
-    (:mod:`privopt.sets.renyi_extremes`; cvxpy's power-cone approximations were off by up to 5e-3).
-    The product contains ``F``'s conditionals, so this bounds the true worst case from above.
-  - *lower*: the ratio at distributions that are in ``F`` itself — the Lemma A2 construction that
-    puts one conditional at its extreme and keeps the others at ``P̂``'s, refined by a local search
-    (SLSQP) over ``F``; each candidate is checked to lie in ``F`` before it counts.
-- **LDP w.r.t. S over a polytope** of joint distributions: upper from the conditional projections'
-  vertices, lower from the polytope's vertices.
+  - *upper*: the exact worst case over the product of the conditional projections: each side's
+    extreme ``max/min_{R ∈ F_{U|s}} Rᵀw_s`` is a convex program over a Rényi ball (Theorem 1), solved
+    exactly from its KKT conditions (:mod:`privopt.sets.renyi_extremes`; cvxpy's power-cone
+    formulation was off by up to 5e-3), or the best vertex of a polytope's projection. The product
+    contains ``F``'s conditionals, so this bounds the true worst case from above.
+  - *lower*: the ratio at distributions that lie in ``F`` itself — ``P̂`` and, for every extreme
+    conditional found above, the closest distribution of ``F`` with that conditional (the
+    construction behind Theorem 1) — refined by a local search (SLSQP with exact gradients) and
+    re-checked to lie in ``F`` before it counts. For a polytope, its vertices.
 
 ``satisfied`` is decided on the upper end, so an interval audit is never optimistic.
 """
@@ -24,18 +24,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import logsumexp
 
 from privopt.audit import AuditReport, Witness
+from privopt.distribution import JointDistribution
 from privopt.ratio_pairs import PairLabel, Term
 from privopt.sets.polytope import Polytope
 from privopt.sets.renyi import RenyiBall, renyi_divergence
+from privopt.statistics import Statistic
 from privopt.tolerances import ZERO_ATOL
 
 if TYPE_CHECKING:
     from privopt.definitions.pml import PML
-    from privopt.definitions.sensitive_ldp import SensitiveLDP
+    from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
     from privopt.mechanism import Mechanism
+
+#: Local searches run from the best candidates of the lower bound.
+_LOCAL_SEARCHES = 3
 
 
 def _log_ratio(num: float, den: float) -> float:
@@ -50,105 +54,99 @@ def audit_pml_over_l1_ball(definition: PML, mechanism: Mechanism, tolerance: flo
     """Exact ``sup_{Q ∈ ball} max_y ℓ_Q(X → y)`` (the ℓ1-local leakage capacity, PML paper eq. 23)."""
     ball = definition.uncertainty
     W = mechanism.matrix
-    worst_prior = ball.min_linear(W)  # type: ignore[attr-defined]
+    worst_prior = ball.min_linear(W)  # type: ignore[union-attr]
     top = W.max(axis=0)
     per_output = np.array([max(0.0, _log_ratio(t, m)) for t, m in zip(top, worst_prior, strict=True)])
     realized = float(per_output.max())
     y = int(np.argmax(per_output))
-    labels = mechanism.input_labels
     x = int(np.argmax(W[:, y]))
     witness = None
     if top[y] > ZERO_ATOL:
         pair = PairLabel(
-            Term("x", labels[x]),
+            Term("x", mechanism.input_labels[x]),
             Term("P", None, "worst prior in the ℓ1 ball"),
             None,
             "exact ℓ1-ball worst case",
         )  # type: ignore[index]
         witness = Witness(mechanism.output_labels[y], pair, realized)  # type: ignore[index]
     return AuditReport(
-        str(definition),
-        definition.eps,
-        realized,
-        realized,
-        realized <= definition.eps + tolerance,
-        witness,
-        per_output,
-        tolerance,
-        "exact: worst prior of the ℓ1 ball per output",
-    )
+        str(definition), definition.eps, realized, realized, realized <= definition.eps + tolerance,
+        witness, per_output, tolerance, "exact: worst prior of the ℓ1 ball per output",
+    )  # fmt: skip
 
 
-def _blocks(mechanism: Mechanism, definition: SensitiveLDP) -> list[np.ndarray]:
-    """Row blocks ``W[(s, ·), :]`` of the mechanism, one per ``s`` (its columns restricted to block s)."""
-    n_s, n_u = definition.uncertainty.shape
-    W = mechanism.matrix
-    if definition.on == "u":
-        return [W for _ in range(n_s)]
-    return [W[s * n_u : (s + 1) * n_u] for s in range(n_s)]
+class _SideExtremes:
+    """Per output ``y``, the extremes of ``R ↦ Rᵀw_s`` over each conditional projection ``F_{U|s}``."""
+
+    def __init__(self, definition: RatioConstraints, mechanism: Mechanism) -> None:
+        F = definition.uncertainty
+        self.definition, self.W = definition, mechanism.matrix
+        n_s = F.n_s  # type: ignore[union-attr]
+        self.blocks = [self.W[definition._block(s)] if definition.on == "x" else self.W for s in range(n_s)]  # type: ignore[index]
+        self.low = np.zeros((n_s, self.W.shape[1]))
+        self.high = np.zeros_like(self.low)
+        self.arg_low: dict[int, np.ndarray] = {}
+        self.arg_high: dict[int, np.ndarray] = {}
+        for s in range(n_s):
+            if isinstance(F, RenyiBall):
+                self.low[s], self.high[s], self.arg_low[s], self.arg_high[s] = F.projection_extremes(
+                    s, self.blocks[s]
+                )
+            else:
+                values = F.conditional_envelope(s) @ self.blocks[s]  # type: ignore[union-attr]
+                self.low[s], self.high[s] = values.min(axis=0), values.max(axis=0)
+
+    def side(self, statistic: Statistic, labels: tuple, high: bool) -> np.ndarray:  # type: ignore[type-arg]
+        """The max (or min) over the set of one statistic, per output."""
+        constant = statistic.constant_part(labels) @ self.W
+        s = statistic.sensitive_value
+        if s is None:
+            return constant
+        coefficient = sum(c for c, kind, _ in statistic.atoms if kind == "s")
+        position = self.definition.s_position(s)
+        return coefficient * (self.high if high else self.low)[position] + constant
 
 
-def audit_sensitive_ldp_over_set(
-    definition: SensitiveLDP, mechanism: Mechanism, tolerance: float
-) -> AuditReport:
-    """Interval audit of (ε, F)-RLDP for a Rényi ball or a polytope ``F`` (module docstring)."""
+def audit_rectangular(definition: RatioConstraints, mechanism: Mechanism, tolerance: float) -> AuditReport:
+    """Interval audit of ratio constraints whose pairs fall under the rectangular rule (module docstring)."""
     F = definition.uncertainty
-    n_s = F.n_s
-    blocks = _blocks(mechanism, definition)
+    labels = mechanism.input_labels
+    pairs = definition.pairs_for(labels, _default_options())  # type: ignore[arg-type]
+    extremes = _SideExtremes(definition, mechanism)
     n_out = mechanism.n_outputs
-    low = np.zeros((n_s, n_out))
-    high = np.zeros((n_s, n_out))
-    arg_low: dict[tuple[int, int], np.ndarray] = {}
-    arg_high: dict[tuple[int, int], np.ndarray] = {}
-    if isinstance(F, RenyiBall):
-        method = (
-            "interval: upper = worst case over the product of the Rényi projections (exact KKT solutions)"
-        )
-        for s in range(n_s):
-            low[s], high[s], a_low, a_high = F.projection_extremes(s, blocks[s])
-            for y in range(n_out):
-                arg_low[s, y], arg_high[s, y] = a_low[y], a_high[y]
-    elif isinstance(F, Polytope):
-        method = (
-            "interval: upper = product of the conditional projections' vertices; lower = polytope vertices"
-        )
-        for s in range(n_s):
-            values = F.conditional_envelope(s) @ blocks[s]
-            low[s], high[s] = values.min(axis=0), values.max(axis=0)
-    else:  # pragma: no cover - SensitiveLDP.audit dispatches only these
-        raise TypeError(type(F).__name__)
-
     upper_per_output = np.zeros(n_out)
-    witness_index: list[tuple[int, int]] = [(-1, -1)] * n_out
-    for y in range(n_out):
-        best, where = 0.0, (-1, -1)
-        for s1 in range(n_s):
-            for s2 in range(n_s):
-                if s1 != s2:
-                    value = _log_ratio(high[s1, y], low[s2, y])
-                    if value > best:
-                        best, where = value, (s1, s2)
-        upper_per_output[y], witness_index[y] = best, where
-    upper = float(upper_per_output.max())
-
-    lower = _lower_bound(definition, mechanism, blocks, upper_per_output, witness_index, arg_low, arg_high)
-    y = int(np.argmax(upper_per_output))
+    where: list[tuple[int, int, int] | None] = [None] * n_out  # (pair, left index, right index)
+    for index, pair in enumerate(pairs):
+        tops = np.vstack([extremes.side(st, labels, True) for st in pair.left])  # type: ignore[arg-type]
+        bottoms = np.vstack([extremes.side(st, labels, False) for st in pair.right])  # type: ignore[arg-type]
+        for y in range(n_out):
+            i, j = int(np.argmax(tops[:, y])), int(np.argmin(bottoms[:, y]))
+            value = _log_ratio(float(tops[i, y]), float(bottoms[j, y]))
+            if value > upper_per_output[y]:
+                upper_per_output[y], where[y] = value, (index, i, j)
+    upper = float(upper_per_output.max()) if n_out else 0.0
+    lower = min(_lower_bound(definition, mechanism, pairs, extremes, upper), upper)
+    y = int(np.argmax(upper_per_output)) if n_out else 0
     witness = None
-    if witness_index[y][0] >= 0:
-        reference = F.reference()
-        s_labels = reference.s_labels if reference is not None else tuple(range(n_s))
-        s1, s2 = witness_index[y]
-        pair = PairLabel(
-            Term("s", s_labels[s1], "the worst P(·|s) in F_{U|s}"),  # type: ignore[index]
-            Term("s", s_labels[s2], "the worst P(·|s') in F_{U|s'}"),  # type: ignore[index]
+    if n_out and where[y] is not None:
+        index, i, j = where[y]  # type: ignore[misc]
+        left, right = pairs[index].left[i], pairs[index].right[j]
+        pair_label = PairLabel(
+            Term(left.term().kind, left.term().label, "its worst case over F"),
+            Term(right.term().kind, right.term().label, "its worst case over F"),
             None,
-            "product of conditional projections",
+            f"{pairs[index]} over the product of conditional projections",
         )
-        witness = Witness(mechanism.output_labels[y], pair, upper)  # type: ignore[index]
+        witness = Witness(mechanism.output_labels[y], pair_label, upper)  # type: ignore[index]
+    method = (
+        "interval: upper = worst case over the product of the Rényi projections (exact KKT solutions)"
+        if isinstance(F, RenyiBall)
+        else "interval: upper = product of the conditional projections' vertices; lower = polytope vertices"
+    )
     return AuditReport(
         str(definition),
         definition.eps,
-        min(lower, upper),
+        lower,
         upper,
         upper <= definition.eps + tolerance,
         witness,
@@ -158,87 +156,87 @@ def audit_sensitive_ldp_over_set(
     )
 
 
-def _ratio_at(
-    P: np.ndarray, blocks: list[np.ndarray], shape: tuple[int, int], y: int, s1: int, s2: int
-) -> float:
-    joint = P.reshape(shape)
-    conditional = joint / joint.sum(axis=1, keepdims=True)
-    return _log_ratio(float(conditional[s1] @ blocks[s1][:, y]), float(conditional[s2] @ blocks[s2][:, y]))
+def _default_options():  # type: ignore[no-untyped-def]
+    from privopt.cone import CompileOptions
+
+    return CompileOptions()
+
+
+# ---------------------------------------------------------------------- lower bound
+def _side_value(
+    statistic: Statistic, P: JointDistribution, labels: tuple, on: str, W: np.ndarray
+) -> np.ndarray:  # type: ignore[type-arg]
+    return statistic.vector(P, labels, on) @ W  # type: ignore[arg-type]
+
+
+def _worst_at(
+    definition: RatioConstraints, P: np.ndarray, pairs: tuple[RatioPair, ...], W: np.ndarray, labels: tuple
+) -> tuple[float, tuple[int, int, int, int]]:  # type: ignore[type-arg]
+    """``max`` over pairs, sides and outputs of the log-ratio at the distribution ``P`` (flat)."""
+    F = definition.uncertainty
+    reference = F.reference()  # type: ignore[union-attr]
+    kwargs = {} if reference is None else {"s_labels": reference.s_labels, "u_labels": reference.u_labels}
+    joint = JointDistribution(P.reshape(F.shape), **kwargs)  # type: ignore[union-attr]
+    best, where = 0.0, (-1, -1, -1, -1)
+    for index, pair in enumerate(pairs):
+        lefts = [_side_value(st, joint, labels, definition.on, W) for st in pair.left]
+        rights = [_side_value(st, joint, labels, definition.on, W) for st in pair.right]
+        for i, top in enumerate(lefts):
+            for j, bottom in enumerate(rights):
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratios = np.where(top > ZERO_ATOL, np.log(top / np.maximum(bottom, 1e-300)), -np.inf)
+                y = int(np.argmax(ratios))
+                if ratios[y] > best:
+                    best, where = float(ratios[y]), (index, i, j, y)
+    return best, where
 
 
 def _lower_bound(
-    definition: SensitiveLDP,
+    definition: RatioConstraints,
     mechanism: Mechanism,
-    blocks: list[np.ndarray],
-    upper_per_output: np.ndarray,
-    witness_index: list[tuple[int, int]],
-    arg_low: dict[tuple[int, int], np.ndarray],
-    arg_high: dict[tuple[int, int], np.ndarray],
+    pairs: tuple[RatioPair, ...],
+    extremes: _SideExtremes,
+    target: float,
 ) -> float:
-    """The largest ratio found at distributions certified to lie in ``F``."""
     F = definition.uncertainty
-    shape = F.shape
+    labels = mechanism.input_labels
+    W = mechanism.matrix
     if isinstance(F, Polytope):
-        best = 0.0
-        for vertex in F.vertices():
-            joint = vertex.reshape(shape)
-            if np.any(joint.sum(axis=1) <= 0):
-                continue
-            for y in range(mechanism.n_outputs):
-                for s1 in range(shape[0]):
-                    for s2 in range(shape[0]):
-                        if s1 != s2:
-                            best = max(best, _ratio_at(vertex, blocks, shape, y, s1, s2))
-        return best
+        return max(
+            (
+                _worst_at(definition, v, pairs, W, labels)[0]
+                for v in F.vertices()
+                if np.all(v.reshape(F.shape).sum(axis=1) > 0)
+            ),  # type: ignore[arg-type]
+            default=0.0,
+        )
     assert isinstance(F, RenyiBall)
-    # Candidates in F: P̂, and for every (s, y) the Lemma A2 points that put P(·|s) at the extreme
-    # found for the upper bound. Score each by its full worst ratio, then refine the best by local search.
     candidates = [F.center.p_x]
-    for (s, _y), arg in list(arg_high.items()) + list(arg_low.items()):
-        candidates.append(_lemma_a2_point(F, s, np.clip(arg, 0.0, None)))
+    for s, args in [*extremes.arg_high.items(), *extremes.arg_low.items()]:
+        candidates.extend(_closest_with_conditional(F, s, np.clip(R, 0.0, None)) for R in args)
     scored = []
     for index, P in enumerate(candidates):
-        if not F.contains(P):
-            continue
-        value, y, s1, s2 = _worst_ratio(P, blocks, shape)
-        scored.append((value, index, y, s1, s2))
-    scored.sort(reverse=True)
-    best = max((item[0] for item in scored), default=0.0)
-    target = float(upper_per_output.max())
-    seen: set[tuple[int, int, int]] = set()
-    for _value, index, y, s1, s2 in scored:
-        if best >= target - 1e-9 or len(seen) >= 3:
+        if F.contains(P):
+            value, where = _worst_at(definition, P, pairs, W, labels)  # type: ignore[arg-type]
+            scored.append((value, index, where))
+    scored.sort(key=lambda item: -item[0])
+    best = scored[0][0] if scored else 0.0
+    seen: set[tuple[int, int, int, int]] = set()
+    for _, index, where in scored:
+        if best >= target - 1e-9 or len(seen) >= _LOCAL_SEARCHES:
             break
-        if (y, s1, s2) in seen or s1 < 0:
+        if where in seen or where[0] < 0:
             continue
-        seen.add((y, s1, s2))
-        refined = _local_search(F, candidates[index], blocks, shape, y, s1, s2)
+        seen.add(where)
+        pair_index, i, j, y = where
+        pair = pairs[pair_index]
+        refined = _local_search(definition, F, candidates[index], pair.left[i], pair.right[j], W[:, y])
         if refined is not None and F.contains(refined):
-            best = max(best, _ratio_at(refined, blocks, shape, y, s1, s2))
+            best = max(best, _worst_at(definition, refined, pairs, W, labels)[0])  # type: ignore[arg-type]
     return best
 
 
-def _worst_ratio(
-    P: np.ndarray, blocks: list[np.ndarray], shape: tuple[int, int]
-) -> tuple[float, int, int, int]:
-    """``max_{y, s1 != s2} log P(y|s1)/P(y|s2)`` at ``P``, with where it is attained."""
-    joint = P.reshape(shape)
-    conditional = joint / joint.sum(axis=1, keepdims=True)
-    p_y = np.vstack([conditional[s] @ blocks[s] for s in range(shape[0])])  # (|S|, |Y|)
-    best = (0.0, 0, -1, -1)
-    for s1 in range(shape[0]):
-        for s2 in range(shape[0]):
-            if s1 == s2:
-                continue
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratios = np.where(p_y[s1] > ZERO_ATOL, np.log(p_y[s1] / np.maximum(p_y[s2], 1e-300)), -np.inf)
-            y = int(np.argmax(ratios))
-            if ratios[y] > best[0]:
-                best = (float(ratios[y]), y, s1, s2)
-    return best
-
-
-def _lemma_a2_point(F: RenyiBall, s: int, R: np.ndarray) -> np.ndarray:
+def _closest_with_conditional(F: RenyiBall, s: int, R: np.ndarray) -> np.ndarray:
     """The distribution closest to ``P̂`` (in ``D_α``) whose conditional on ``s`` is ``R``.
 
     ``P(·, s) = x R`` and ``P(·, s') = (1 − x)/(1 − P̂_s) · P̂(·, s')`` elsewhere. Minimising
@@ -266,34 +264,48 @@ def _lemma_a2_point(F: RenyiBall, s: int, R: np.ndarray) -> np.ndarray:
 
 
 def _local_search(
+    definition: RatioConstraints,
     F: RenyiBall,
     start: np.ndarray,
-    blocks: list[np.ndarray],
-    shape: tuple[int, int],
-    y: int,
-    s1: int,
-    s2: int,
+    left: Statistic,
+    right: Statistic,
+    w: np.ndarray,
 ) -> np.ndarray | None:
-    """Maximise ``log P(y|s1) − log P(y|s2)`` over ``F`` from ``start`` with SLSQP and exact gradients.
+    """Maximise ``log left(P)ᵀw − log right(P)ᵀw`` over ``F`` from ``start`` (SLSQP, exact gradients).
 
-    A heuristic: the result only counts after the caller has checked that it lies in ``F``.
+    Each side is a constant plus a multiple of ``P(·|s)ᵀw_s``; the result only counts after the caller
+    has checked that it lies in ``F``.
     """
     floor = 1e-12
-    w1, w2 = blocks[s1][:, y], blocks[s2][:, y]
+    shape = F.shape
+    labels = definition.input_labels()
     p_hat = F.center.p_x
     support = p_hat > 0
     alpha = F.order
 
+    def side(statistic: Statistic, joint: np.ndarray) -> tuple[float, np.ndarray]:
+        value = float(statistic.constant_part(labels) @ w)  # type: ignore[arg-type]
+        grad = np.zeros(shape)
+        s = statistic.sensitive_value
+        if s is not None:
+            c = sum(coef for coef, kind, _ in statistic.atoms if kind == "s")
+            position = definition.s_position(s)
+            block = w[definition._block(position)] if definition.on == "x" else w
+            mass = joint[position].sum()
+            conditional = float(joint[position] @ block) / mass
+            value += c * conditional
+            grad[position] = c * (block - conditional) / mass
+        return value, grad.reshape(-1)
+
     def objective(p: np.ndarray) -> tuple[float, np.ndarray]:
         joint = p.reshape(shape)
-        n1, m1 = float(joint[s1] @ w1), float(joint[s1].sum())
-        n2, m2 = float(joint[s2] @ w2), float(joint[s2].sum())
-        if min(n1, n2, m1, m2) <= 0:
+        if np.any(joint.sum(axis=1) <= 0):
             return 1e6, np.zeros_like(p)
-        grad = np.zeros(shape)
-        grad[s1] -= w1 / n1 - 1.0 / m1
-        grad[s2] += w2 / n2 - 1.0 / m2
-        return -(np.log(n1 / m1) - np.log(n2 / m2)), grad.reshape(-1)
+        top, g_top = side(left, joint)
+        bottom, g_bottom = side(right, joint)
+        if min(top, bottom) <= 0:
+            return 1e6, np.zeros_like(p)
+        return -(np.log(top) - np.log(bottom)), -(g_top / top - g_bottom / bottom)
 
     def slack(p: np.ndarray) -> float:
         return F.radius - renyi_divergence(p_hat, np.clip(p, floor, None), alpha)
@@ -304,9 +316,10 @@ def _local_search(
         if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
             grad[support] = p_hat[support] / q
         else:
-            log_terms = alpha * np.log(p_hat[support]) - alpha * np.log(q)
-            total = np.exp(logsumexp(alpha * np.log(p_hat[support]) + (1 - alpha) * np.log(q)))
-            grad[support] = np.exp(log_terms) / total
+            log_terms = alpha * np.log(p_hat[support]) + (1 - alpha) * np.log(q)
+            grad[support] = np.exp(
+                alpha * np.log(p_hat[support]) - alpha * np.log(q) - np.logaddexp.reduce(log_terms)
+            )
         return grad
 
     constraints = [
@@ -314,26 +327,21 @@ def _local_search(
         {"type": "ineq", "fun": slack, "jac": slack_gradient},
     ]
     result = minimize(
-        objective,
-        np.clip(start, floor, None),
-        jac=True,
-        method="SLSQP",
-        bounds=[(floor, 1.0)] * start.size,
-        constraints=constraints,
-        options={"maxiter": 100, "ftol": 1e-12},
-    )
+        objective, np.clip(start, floor, None), jac=True, method="SLSQP", bounds=[(floor, 1.0)] * start.size,
+        constraints=constraints, options={"maxiter": 100, "ftol": 1e-12},
+    )  # fmt: skip
     candidate = np.clip(result.x, 0.0, None)
     total = candidate.sum()
     return candidate / total if total > 0 else None
 
 
-def realized_eps(mechanism: Mechanism, definition: SensitiveLDP | PML, true_distribution) -> AuditReport:  # type: ignore[no-untyped-def]
-    """The realized ε* of ``mechanism`` under the *true* distribution (Entropy paper §8.3, eq. 85).
-
-    The same definition, audited at the single point ``P*`` instead of its uncertainty set.
-    """
+def realized_eps(mechanism: Mechanism, definition: RatioConstraints, true_distribution) -> AuditReport:  # type: ignore[no-untyped-def]
+    """The realized ε* of ``mechanism`` under the *true* distribution (Entropy paper §8.3, eq. 85):
+    the same definition, audited at the single point ``P*`` instead of its uncertainty set."""
     from privopt.audit import audit
     from privopt.sets.finite import Point
 
-    kwargs = {} if type(definition).__name__ == "PML" else {"on": definition.on}  # type: ignore[union-attr]
-    return audit(mechanism, type(definition)(definition.eps, Point(true_distribution), **kwargs))
+    clone = object.__new__(type(definition))
+    clone.__dict__.update(definition.__dict__)
+    object.__setattr__(clone, "uncertainty", Point(true_distribution))
+    return audit(mechanism, clone)

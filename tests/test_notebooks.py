@@ -22,7 +22,9 @@ def test_notebook_runs(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
     env_full = os.environ.pop("PRIVOPT_FULL", None)
     try:
-        NotebookClient(notebook, timeout=1200, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(
+            notebook, timeout=1200, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        ).execute()
     finally:
         if env_full is not None:
             os.environ["PRIVOPT_FULL"] = env_full

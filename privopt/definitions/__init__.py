@@ -1,9 +1,10 @@
 """Privacy definitions: each compiles to linear-ratio constraints on the mechanism's columns."""
 
-from privopt.definitions.base import DistributionalDefinition, PrivacyDefinition
+from privopt.definitions.base import PrivacyDefinition
 from privopt.definitions.ldp import LDP
 from privopt.definitions.lip import LIP
 from privopt.definitions.pml import PML
+from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.definitions.srlip import SRLIP, SRLIPComponent
 from privopt.ratio_pairs import PairLabel, RatioPairs, Term
@@ -13,9 +14,10 @@ __all__ = [
     "LIP",
     "PML",
     "SRLIP",
-    "DistributionalDefinition",
     "PairLabel",
     "PrivacyDefinition",
+    "RatioConstraints",
+    "RatioPair",
     "RatioPairs",
     "SRLIPComponent",
     "SensitiveLDP",

@@ -10,20 +10,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from privopt.audit import AuditReport, Witness
 from privopt.cone import CompileOptions, ConeBuilder, RowCone
-from privopt.distribution import InputAlphabet, JointDistribution, _check_on
+from privopt.distribution import JointDistribution
 from privopt.errors import NotSupportedError, ShapeError, ValidationError
 from privopt.ratio_pairs import RatioPairs
 from privopt.sets.base import UncertaintySet
 from privopt.sets.finite import Point
-from privopt.validation import check_eps
 
 if TYPE_CHECKING:
     from privopt.mechanism import Mechanism
@@ -86,10 +83,13 @@ class PrivacyDefinition(ABC):
         expected = self.input_size()
         if expected is not None and mechanism.n_inputs != expected:
             hint = ""
-            reads_u = (
-                isinstance(self, DistributionalDefinition) and self.on == "x" and self.uncertainty.n_u > 1
-            )
-            if reads_u and mechanism.n_inputs == self.uncertainty.n_u:  # type: ignore[attr-defined]
+            F = getattr(self, "uncertainty", None)
+            if (
+                F is not None
+                and getattr(self, "on", "x") == "x"
+                and F.n_u > 1
+                and mechanism.n_inputs == F.n_u
+            ):
                 hint = " (this mechanism reads U only: pass on='u')"
             raise ShapeError(
                 "mechanism", f"{expected} inputs to match {self.name}{hint}", f"{mechanism.n_inputs}"
@@ -142,62 +142,3 @@ def as_uncertainty_set(value: Any, argument: str) -> UncertaintySet:
         raise ValidationError(
             argument, "a JointDistribution, a probability array or an uncertainty set", exc.got or repr(value)
         ) from exc
-
-
-@dataclass(frozen=True, eq=False)
-class DistributionalDefinition(PrivacyDefinition):
-    """A definition that depends on the distribution through a set ``F`` (a point for the non-robust case).
-
-    ``on`` says what the mechanism reads: ``"x"`` for ``X = S × U`` (the RLDP papers) or ``"u"`` for
-    the public part only, with ``S`` latent (the privacy-funnel paper's setting, where its ``X`` is
-    privopt's ``U``).
-    """
-
-    eps: float
-    uncertainty: UncertaintySet
-    on: InputAlphabet = "x"
-
-    def __init__(
-        self, eps: float, uncertainty: UncertaintySet | JointDistribution | ArrayLike, on: InputAlphabet = "x"
-    ) -> None:
-        object.__setattr__(self, "eps", check_eps(eps))
-        object.__setattr__(self, "uncertainty", as_uncertainty_set(uncertainty, "F"))
-        object.__setattr__(self, "on", _check_on(on))
-
-    def with_eps(self, eps: float) -> PrivacyDefinition:
-        return type(self)(eps, self.uncertainty, self.on)
-
-    def input_size(self) -> int:
-        return self.uncertainty.n_x if self.on == "x" else self.uncertainty.n_u
-
-    def input_labels(self) -> tuple[Hashable, ...] | None:
-        reference = self.uncertainty.reference()
-        return None if reference is None else reference.input_labels(self.on)
-
-    def build_cone(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
-        members = self.uncertainty.members()
-        if members is not None:
-            for i, p in enumerate(members):
-                self.member_blocks(builder, p, None if len(members) == 1 else i, labels)
-            return True
-        return self.set_blocks(builder, labels, options)
-
-    @abstractmethod
-    def member_blocks(
-        self,
-        builder: ConeBuilder,
-        distribution: JointDistribution,
-        member: int | None,
-        labels: tuple[Hashable, ...],
-    ) -> None:
-        """Add the blocks for one distribution (each member of a finite set gets its own)."""
-
-    def set_blocks(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
-        """Add the blocks for a set that is not finite (override per definition); return exactness."""
-        raise NotSupportedError(
-            f"{self.name} over {self.uncertainty!r} is not supported; use a Point or a FiniteSet of distributions"
-        )
-
-    def __str__(self) -> str:
-        on = "" if self.on == "x" else ", on='u'"
-        return f"{self.name}(eps={self.eps:.6g}, F={self.uncertainty!r}{on})"

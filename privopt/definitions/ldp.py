@@ -3,35 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
 
-import numpy as np
-
-from privopt.cone import CompileOptions, ConeBuilder
-from privopt.definitions.base import PrivacyDefinition
-from privopt.ratio_pairs import Term
-from privopt.validation import check_eps
+from privopt.cone import CompileOptions
+from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
+from privopt.statistics import given
 
 
-@dataclass(frozen=True, eq=False)
-class LDP(PrivacyDefinition):
+class LDP(RatioConstraints):
     """ε-LDP: ``P(Y=y|X=x) <= e^ε P(Y=y|X=x')`` for all ``x, x'`` and ``y``.
 
-    In column form (DESIGN.md §3): ``max_x w[x] <= e^ε min_x w[x]``. No distribution is involved.
+    One pair of groups: ``max_x w[x] <= e^ε min_x w[x]`` (DESIGN.md §3). No distribution is involved,
+    so it applies to a mechanism with any number of inputs.
     """
 
-    eps: float
-
     def __init__(self, eps: float) -> None:
-        object.__setattr__(self, "eps", check_eps(eps))
+        self._init(eps, None, "x", None, "LDP", ())
 
-    def with_eps(self, eps: float) -> LDP:
-        return LDP(eps)
-
-    def build_cone(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
-        units = builder.group(np.eye(builder.n_inputs), [Term("x", x) for x in labels], "point masses e_x")
-        builder.block(units, units, "LDP: w[x] <= e^eps w[x']")
-        return True
+    def pairs_for(self, labels: tuple[Hashable, ...], options: CompileOptions) -> tuple[RatioPair, ...]:
+        units = tuple(given(x=x) for x in labels)
+        return (RatioPair(units, units, "LDP: w[x] <= e^ε w[x']"),)
 
     def __str__(self) -> str:
         return f"LDP(eps={self.eps:.6g})"

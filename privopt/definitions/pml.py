@@ -2,27 +2,25 @@
 
 The leakage of ``X`` to an outcome ``y`` is ``ℓ(X→y) = log max_x P(Y=y|X=x) / P(Y=y)`` (eq. 4); a
 mechanism satisfies ε-PML w.r.t. ``P_X`` when ``ℓ(X→y) <= ε`` for every ``y`` with ``P(Y=y) > 0``.
-In column form (DESIGN.md §3): ``w[x] <= e^ε Pᵀw`` for every ``x`` in the support of ``P_X``.
-Over a set of priors it must hold for each of them (eq. 10). PML is affine in the prior, so on a
-polytope the vertex rule is exact (Cor. 1); on an ℓ1 ball with ``β < 2 min P̂`` it is the
-ε′ transform of Prop. 2.
+In privopt's terms it is the pair ``(max_x given(x=x), marginal())`` over the support of ``P_X`` —
+constant against affine in the joint ``P``, so over a polytope the vertex rule is exact (PML paper
+Cor. 1). Over an ℓ1 ball with ``β < 2 min P̂`` the vertex rule's ``|X|·|X|(|X|−1)`` rows compress to
+the ``|X|²`` rows of Prop. 2's ε′ transform, which privopt uses there. Over a set, the support is the
+union of the members' supports (the PML paper assumes one known support, eq. 9).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from privopt.cone import CompileOptions, ConeBuilder
-from privopt.definitions.base import DistributionalDefinition
-from privopt.distribution import JointDistribution
+from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
 from privopt.ratio_pairs import Term
-from privopt.sets.base import UncertaintySet
 from privopt.sets.l1 import L1Ball
+from privopt.statistics import given, marginal
 
 if TYPE_CHECKING:
     from privopt.audit import AuditReport
@@ -34,8 +32,7 @@ def pml_shift(eps: float, beta: float) -> float:
     return float(-np.log1p(beta * np.exp(eps) / 2.0))
 
 
-@dataclass(frozen=True, eq=False, init=False)
-class PML(DistributionalDefinition):
+class PML(RatioConstraints):
     """ε-PML of the mechanism input ``X`` w.r.t. a prior ``P_X`` (or every prior in a set).
 
     ``uncertainty`` is a distribution over the mechanism's inputs (a 1-D array, or a
@@ -44,65 +41,42 @@ class PML(DistributionalDefinition):
     :class:`~privopt.Simplex` (where PML becomes LDP).
     """
 
-    def __init__(self, eps: float, uncertainty: UncertaintySet | JointDistribution | ArrayLike) -> None:
-        super().__init__(eps, uncertainty, "x")
+    def __init__(self, eps: float, uncertainty: Any) -> None:
+        self._init(eps, uncertainty, "x", None, "PML", ())
 
     def with_eps(self, eps: float) -> PML:
         return PML(eps, self.uncertainty)
 
-    def member_blocks(
-        self,
-        builder: ConeBuilder,
-        distribution: JointDistribution,
-        member: int | None,
-        labels: tuple[Hashable, ...],
-    ) -> None:
-        self._vertex_rule(
-            builder, distribution.p_x[None, :], labels, member, "PML at a known prior: w[x] <= e^eps Pᵀw"
-        )
+    def _support(self) -> np.ndarray:
+        F = self.uncertainty
+        assert F is not None
+        members = F.members()
+        if members is not None:
+            priors = np.vstack([p.p_x for p in members])
+        elif isinstance(F, L1Ball):
+            priors = F.center.p_x[None, :]
+        else:
+            priors = F.vertices()  # type: ignore[attr-defined]
+        return np.any(priors > 0.0, axis=0)
 
-    def _vertex_rule(
-        self,
-        builder: ConeBuilder,
-        priors: np.ndarray,
-        labels: tuple[Hashable, ...],
-        member: int | None,
-        rule: str,
-    ) -> None:
-        support = np.flatnonzero(np.any(priors > 0.0, axis=0))
-        units = builder.group(
-            np.eye(builder.n_inputs)[support], [Term("x", labels[x]) for x in support], "point masses e_x"
-        )
-        where = "" if member is None else f" (member {member})"
-        terms = (
-            [Term("P", None, f"prior {k}") for k in range(priors.shape[0])]
-            if priors.shape[0] > 1
-            else [Term("P", None)]
-        )
-        prior = builder.group(priors, terms, f"priors{where}")
-        builder.block(units, prior, rule, member)
+    def pairs_for(self, labels: tuple[Hashable, ...], options: CompileOptions) -> tuple[RatioPair, ...]:
+        units = tuple(given(x=labels[x]) for x in np.flatnonzero(self._support()))
+        return (RatioPair(units, (marginal(),), "PML: w[x] <= e^ε Pᵀw for x in the support"),)
 
-    def set_blocks(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
-        if isinstance(self.uncertainty, L1Ball):
-            ball = self.uncertainty
-            ball.check_paper_condition()
-            n = builder.n_inputs
-            units = builder.group(np.eye(n), [Term("x", x) for x in labels], "point masses e_x")
-            shifted = ball.center.p_x[None, :] + ball.radius / 2.0 * np.eye(n)
-            terms = [Term("P", None, f"P̂ + β/2·e_{x!r}") for x in labels]
-            group = builder.group(shifted, terms, "P̂ + β/2 e_x'")
-            builder.block(
-                units,
-                group,
-                "PML paper Prop. 2 (ε′ transform, exact on the ℓ1 ball)",
-                log_shift=pml_shift(self.eps, ball.radius),
-            )
-            return True
-        vertices = getattr(self.uncertainty, "vertices", None)
-        if vertices is None:
-            return super().set_blocks(builder, labels, options)
-        self._vertex_rule(
-            builder, vertices(), labels, None, "vertex rule: PML is affine in the prior (PML paper Cor. 1)"
+    def build_cone(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
+        if not isinstance(self.uncertainty, L1Ball):
+            return super().build_cone(builder, labels, options)
+        ball = self.uncertainty
+        ball.check_paper_condition()
+        n = builder.n_inputs
+        units = builder.group(np.eye(n), [Term("x", x) for x in labels], "point masses e_x")
+        shifted = ball.center.p_x[None, :] + ball.radius / 2.0 * np.eye(n)
+        group = builder.group(shifted, [Term("P", None, f"P̂ + β/2·e_{x!r}") for x in labels], "P̂ + β/2 e_x'")
+        builder.block(
+            units,
+            group,
+            "PML paper Prop. 2 (ε′ transform, exact on the ℓ1 ball)",
+            log_shift=pml_shift(self.eps, ball.radius),
         )
         return True
 

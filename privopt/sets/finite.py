@@ -28,12 +28,27 @@ class FiniteSet(UncertaintySet):
         items = tuple(as_distribution(p, f"distributions[{i}]") for i, p in enumerate(distributions))
         if not items:
             raise ValidationError("distributions", "at least one distribution", "an empty collection")
+        first = items[0]
+        aligned = []
         for i, p in enumerate(items):
-            if p.shape != items[0].shape:
+            if p.shape != first.shape:
                 raise ShapeError(
-                    f"distributions[{i}]", f"shape {items[0].shape} like distributions[0]", f"{p.shape}"
+                    f"distributions[{i}]", f"shape {first.shape} like distributions[0]", f"{p.shape}"
                 )
-        object.__setattr__(self, "distributions", items)
+            if (p.s_labels, p.u_labels) != (first.s_labels, first.u_labels):
+                default = (tuple(range(p.n_s)), tuple(range(p.n_u)))
+                if (p.s_labels, p.u_labels) != default:
+                    raise ShapeError(
+                        f"distributions[{i}]",
+                        "the labels of distributions[0] (or none)",
+                        f"{p.s_labels} × {p.u_labels}",
+                    )
+                # An unlabelled member takes the set's labels (members share one alphabet).
+                p = JointDistribution(
+                    p.probabilities, s_labels=first.s_labels, u_labels=first.u_labels, n=p.n
+                )
+            aligned.append(p)
+        object.__setattr__(self, "distributions", tuple(aligned))
 
     @property
     def shape(self) -> tuple[int, int]:
