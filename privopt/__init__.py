@@ -9,9 +9,20 @@ The public API (DESIGN.md §7)::
     po.audit(W, po.SensitiveLDP(eps, po.Simplex((2, 2))))     # realized ε, pass/fail, witness
 """
 
-from privopt import datasets, mechanisms
+from privopt import datasets, mechanisms, statistics
 from privopt.audit import AuditReport, Witness, audit
-from privopt.definitions import LDP, LIP, PML, SRLIP, PrivacyDefinition, RatioPairs, SensitiveLDP
+from privopt.definitions import (
+    LDP,
+    LIP,
+    PML,
+    SRLIP,
+    PrivacyDefinition,
+    Pufferfish,
+    RatioConstraints,
+    RatioPair,
+    RatioPairs,
+    SensitiveLDP,
+)
 from privopt.distribution import JointDistribution
 from privopt.errors import (
     InfeasibleError,
@@ -36,6 +47,7 @@ from privopt.sets import (
     Simplex,
     UncertaintySet,
 )
+from privopt.statistics import given, joint, marginal, weights
 from privopt.utilities import (
     ConcaveUtility,
     ExpectedDistortion,
@@ -74,6 +86,9 @@ __all__ = [
     "PrivacyDefinition",
     "PrivoptError",
     "Problem",
+    "Pufferfish",
+    "RatioConstraints",
+    "RatioPair",
     "RatioPairs",
     "RenyiBall",
     "SensitiveLDP",
@@ -88,7 +103,12 @@ __all__ = [
     "audit",
     "datasets",
     "entropy",
+    "given",
+    "joint",
+    "marginal",
     "mechanisms",
     "mutual_information",
     "realized_eps",
+    "statistics",
+    "weights",
 ]

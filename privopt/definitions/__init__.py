@@ -4,6 +4,7 @@ from privopt.definitions.base import PrivacyDefinition
 from privopt.definitions.ldp import LDP
 from privopt.definitions.lip import LIP
 from privopt.definitions.pml import PML
+from privopt.definitions.pufferfish import Pufferfish
 from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.definitions.srlip import SRLIP, SRLIPComponent
@@ -16,6 +17,7 @@ __all__ = [
     "SRLIP",
     "PairLabel",
     "PrivacyDefinition",
+    "Pufferfish",
     "RatioConstraints",
     "RatioPair",
     "RatioPairs",

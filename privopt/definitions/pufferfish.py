@@ -1,0 +1,120 @@
+"""Pufferfish privacy (Kifer and Machanavajjhala; the Entropy paper §2.1) as ratio constraints.
+
+A Pufferfish definition names *secrets* (events on the record space ``X = S × U``), *discriminative
+pairs* of secrets, and the *data-generating distributions* ``F``. It demands, for every pair
+``(s_i, s_j)``, every ``P ∈ F`` with both secrets of positive probability, and every output ``y``::
+
+    P(Y=y | s_i) <= e^ε P(Y=y | s_j)      (and the reverse, unless ``directed=True``).
+
+``Pufferfish(...)`` returns the equivalent :class:`~privopt.RatioConstraints`, recognising the events
+that make it a known definition, so that the same robust-counterpart rules apply:
+
+- the whole record space: ``P(Y=y | X ∈ X) = P(Y=y)`` (:func:`~privopt.statistics.marginal`);
+- all records with ``S = s``: ``P(Y=y | S=s)`` (:func:`~privopt.statistics.given` with ``s=``);
+- a single record (with ``on="u"``: its public value): a column entry, independent of ``P``.
+
+With one secret per record and all pairs it is LDP; with one secret per sensitive value it is LDP
+w.r.t. S; pairing each sensitive value with the whole space gives LIP; the *directed* pairs
+(record, whole space) give PML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any
+
+from privopt.definitions.base import as_uncertainty_set
+from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
+from privopt.distribution import InputAlphabet, JointDistribution
+from privopt.errors import ValidationError
+from privopt.statistics import Statistic, given, marginal
+
+Secret = Iterable[Hashable] | Callable[[Hashable], bool]
+
+
+def _record_labels(F: Any) -> tuple[tuple[Hashable, ...], JointDistribution | None]:
+    reference = F.reference()
+    if reference is not None:
+        return reference.x_labels, reference  # type: ignore[return-value]
+    n_s, n_u = F.shape
+    labels = tuple((s, u) for s in range(n_s) for u in range(n_u)) if n_u > 1 else tuple(range(n_s))
+    return labels, None
+
+
+def _statistic(
+    event: frozenset[Hashable], records: tuple[Hashable, ...], F: Any, on: InputAlphabet
+) -> Statistic:
+    """The statistic ``P(Y=y | X ∈ event)``, in the most specific form the rules know."""
+    if event == frozenset(records):
+        return marginal()
+    n_s, n_u = F.shape
+    reference = F.reference()
+    s_labels = reference.s_labels if reference is not None else tuple(range(n_s))
+    u_labels = reference.u_labels if reference is not None else tuple(range(n_u))
+    for i, s in enumerate(s_labels):
+        if event == frozenset(records[i * n_u : (i + 1) * n_u]):
+            return given(s=s)
+    if len(event) == 1:
+        (record,) = event
+        if on == "x":
+            return given(x=record)
+        return given(x=u_labels[records.index(record) % n_u])
+    return given(event=sorted(event, key=records.index))
+
+
+def Pufferfish(
+    secrets: Mapping[Hashable, Secret],
+    discriminative_pairs: Iterable[tuple[Hashable, Hashable]],
+    eps: float,
+    distributions: Any,
+    *,
+    on: InputAlphabet = "x",
+    directed: bool = False,
+    name: str = "Pufferfish",
+) -> RatioConstraints:
+    """The Pufferfish definition as :class:`~privopt.RatioConstraints` (module docstring).
+
+    Parameters
+    ----------
+    secrets:
+        Name → event on the records ``X = S × U``: an iterable of record labels
+        (``JointDistribution.x_labels``) or a predicate on them.
+    discriminative_pairs:
+        Pairs of secret names that must be indistinguishable.
+    eps:
+        Privacy parameter (nats).
+    distributions:
+        The data-generating distributions: a JointDistribution or an uncertainty set.
+    on:
+        What the mechanism reads: ``"x"`` (the record) or ``"u"`` (its public part).
+    directed:
+        Impose only ``P(y|s_i) <= e^ε P(y|s_j)`` for each listed pair (not the reverse).
+    """
+    F = as_uncertainty_set(distributions, "distributions")
+    records, _ = _record_labels(F)
+    if not secrets:
+        raise ValidationError("secrets", "at least one named event", "an empty mapping")
+    events: dict[Hashable, frozenset[Hashable]] = {}
+    for key, secret in secrets.items():
+        members = frozenset(r for r in records if secret(r)) if callable(secret) else frozenset(secret)
+        unknown = [r for r in members if r not in records]
+        if unknown:
+            shown = ", ".join(map(repr, records[:8]))
+            raise ValidationError(f"secrets[{key!r}]", f"record labels among {shown}", repr(unknown))
+        if not members:
+            raise ValidationError(f"secrets[{key!r}]", "a non-empty event", "no record")
+        events[key] = members
+    pairs = []
+    for a, b in discriminative_pairs:
+        for key in (a, b):
+            if key not in events:
+                raise ValidationError(
+                    "discriminative_pairs", f"names of secrets ({', '.join(map(repr, events))})", repr(key)
+                )
+        left, right = (_statistic(events[k], records, F, on) for k in (a, b))
+        pairs.append(RatioPair.of(left, right, f"P(Y=y|{a}) <= e^ε P(Y=y|{b})"))
+        if not directed:
+            pairs.append(RatioPair.of(right, left, f"P(Y=y|{b}) <= e^ε P(Y=y|{a})"))
+    if not pairs:
+        raise ValidationError("discriminative_pairs", "at least one pair of secrets", "none")
+    return RatioConstraints(pairs, eps, F, on=on, name=name)
