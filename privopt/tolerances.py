@@ -24,3 +24,16 @@ ROOT_XTOL: float = 1e-13
 
 #: Default memory budget for dense intermediate arrays (bytes).
 MEMORY_BUDGET_BYTES: int = 2 * 1024**3
+
+#: Largest privacy parameter handed to a component mechanism where a theorem gives ``ε = ∞`` (e.g.
+#: ``δ2 = log(1 + 2(e^{ε2} − 1)/d)`` with ``d = 0``): ``e^700`` is finite in double precision and GRR
+#: at this level is the identity to machine precision.
+COMPONENT_EPS_MAX: float = 700.0
+
+#: Absolute tolerance (in the searched parameter) of the bounded 1-D searches that split a privacy
+#: budget (independent and conditional reporting).
+SPLIT_XTOL: float = 1e-9
+
+#: Absolute accuracy of the 1-D maximisation over priors in an ℓ1 ball (additive-noise δ), in the
+#: prior's coordinate.
+PRIOR_XTOL: float = 1e-12
