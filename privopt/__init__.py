@@ -55,6 +55,7 @@ from privopt.utilities import (
     FDivergence,
     MutualInformation,
     NormalizedMutualInformation,
+    SibsonMutualInformation,
     SubConvexUtility,
 )
 
@@ -93,6 +94,7 @@ __all__ = [
     "RenyiBall",
     "SensitiveLDP",
     "ShapeError",
+    "SibsonMutualInformation",
     "Simplex",
     "Solution",
     "SolverError",

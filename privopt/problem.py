@@ -273,6 +273,7 @@ class Problem:
 
         assert isinstance(self.utility, SubConvexUtility)
         n = self.n_inputs
+        self.utility.check(n)  # a user μ must be sublinear for the vertex LP to be exact
         rows = _dedupe_rows(cone.exact_matrix())
         estimate = VertexEstimate.for_slice(n, rows.shape[0])
         stats.update(inequalities=estimate.inequalities, mcmullen_bound=estimate.bound)

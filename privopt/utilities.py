@@ -40,7 +40,11 @@ def _columns(mechanism: Mechanism | ArrayLike) -> FloatArray:
 
 
 class SubConvexUtility:
-    """A utility ``U(W) = Σ_y μ(W[:, y])`` with ``μ`` sublinear.
+    """A utility ``U(W) = g(Σ_y μ(W[:, y]))`` with ``μ`` sublinear and ``g`` increasing.
+
+    The vertex route maximises ``Σ_y μ(w_y)`` exactly (DESIGN.md §3); an increasing ``g`` (default: the
+    identity) does not change the maximiser. A user ``μ`` is checked numerically for positive
+    homogeneity and convexity (:meth:`check`) before the vertex route relies on it.
 
     Parameters
     ----------
@@ -50,23 +54,40 @@ class SubConvexUtility:
         Number of mechanism inputs it applies to (``None``: any).
     name:
         Used in reports.
+    transform:
+        The increasing ``g`` applied to ``Σ_y μ(w_y)`` to report the utility.
     """
 
+    #: Built-ins are sublinear by proof; user functions are checked before use.
+    proven_sublinear = False
+
     def __init__(
-        self, mu: Callable[[FloatArray], FloatArray], *, input_size: int | None = None, name: str = "custom"
+        self,
+        mu: Callable[[FloatArray], FloatArray],
+        *,
+        input_size: int | None = None,
+        name: str = "custom",
+        transform: Callable[[float], float] | None = None,
     ) -> None:
         if not callable(mu):
             raise ValidationError("mu", "a callable of a (|X|, m) array of columns", type(mu).__name__)
         self._mu = mu
         self.input_size = input_size
         self.name = name
+        self.transform = transform
+        self._checked: set[int] = set()
 
     def mu(self, columns: FloatArray) -> FloatArray:
         """``μ`` of each column of ``columns`` (shape ``(|X|, m)``); returns shape ``(m,)``."""
-        return np.asarray(self._mu(columns), dtype=np.float64)
+        values = np.asarray(self._mu(np.asarray(columns, dtype=np.float64)), dtype=np.float64).reshape(-1)
+        if values.size != np.asarray(columns).shape[1]:
+            raise ShapeError(
+                "mu", f"one value per column ({np.asarray(columns).shape[1]})", f"{values.size} values"
+            )
+        return values
 
     def value(self, mechanism: Mechanism | ArrayLike) -> float:
-        """``U(W) = Σ_y μ(W[:, y])``."""
+        """``U(W) = g(Σ_y μ(W[:, y]))``."""
         matrix = _columns(mechanism)
         if self.input_size is not None and matrix.shape[0] != self.input_size:
             raise ShapeError(
@@ -74,7 +95,42 @@ class SubConvexUtility:
                 f"{self.input_size} inputs to match the utility's distribution",
                 f"{matrix.shape[0]}",
             )
-        return float(np.sum(self.mu(matrix)))
+        total = float(np.sum(self.mu(matrix)))
+        return total if self.transform is None else float(self.transform(total))
+
+    def check(self, n_inputs: int, *, samples: int = 200, seed: int = 0, rtol: float = 1e-7) -> None:
+        """Test ``μ`` for positive homogeneity and midpoint convexity at random columns (seeded).
+
+        Raises :class:`~privopt.errors.ValidationError` naming the property that failed and where.
+        Passing is evidence, not proof; built-in utilities are sublinear by proof and skip this.
+        """
+        if self.proven_sublinear or n_inputs in self._checked:
+            return
+        rng = np.random.default_rng(seed)
+        v = rng.dirichlet(np.full(n_inputs, 0.5), size=samples).T * rng.uniform(0.1, 5.0, samples)
+        w = rng.dirichlet(np.full(n_inputs, 0.5), size=samples).T * rng.uniform(0.1, 5.0, samples)
+        v[:, : samples // 4] *= rng.random((n_inputs, samples // 4)) < 0.5  # some columns with zeros
+        t = np.exp(rng.uniform(-3.0, 3.0, samples))
+        mu_v, mu_w = self.mu(v), self.mu(w)
+        mu_tv, mu_mid = self.mu(v * t), self.mu((v + w) / 2.0)
+        for k in range(samples):
+            if not np.all(np.isfinite([mu_v[k], mu_w[k], mu_tv[k], mu_mid[k]])):
+                continue
+            scaled = t[k] * mu_v[k]
+            if abs(mu_tv[k] - scaled) > rtol * (1.0 + abs(scaled)):
+                raise ValidationError(
+                    "mu",
+                    "a positively homogeneous function, μ(t·w) = t·μ(w) (sub-convex utilities are sublinear)",
+                    f"μ(t·w) = {mu_tv[k]:.6g} but t·μ(w) = {scaled:.6g} at t = {t[k]:.4g}, w = {np.round(v[:, k], 4).tolist()}",
+                )
+            midpoint = (mu_v[k] + mu_w[k]) / 2.0
+            if mu_mid[k] > midpoint + rtol * (1.0 + abs(midpoint)):
+                raise ValidationError(
+                    "mu",
+                    "a convex function, μ((v+w)/2) <= (μ(v)+μ(w))/2 (sub-convex utilities are sublinear)",
+                    f"μ((v+w)/2) = {mu_mid[k]:.6g} > {midpoint:.6g} at v = {np.round(v[:, k], 4).tolist()}, w = {np.round(w[:, k], 4).tolist()}",
+                )
+        self._checked.add(n_inputs)
 
     def __call__(self, mechanism: Mechanism | ArrayLike) -> float:
         return self.value(mechanism)
@@ -89,6 +145,8 @@ class MutualInformation(SubConvexUtility):
     ``P`` is a distribution over the mechanism's inputs: a vector, or a
     :class:`~privopt.JointDistribution` with ``on="x"`` (its flat ``P_X``) or ``on="u"`` (``P_U``).
     """
+
+    proven_sublinear = True
 
     def __init__(self, P: JointDistribution | ArrayLike, on: InputAlphabet = "x") -> None:
         self.p = _input_distribution(P, "P", on)
@@ -162,6 +220,8 @@ class FDivergence(SubConvexUtility):
             self.kind, self.f = None, f
         self.slope_at_infinity = slope_at_infinity
         super().__init__(self._f_mu, input_size=self.p0.size, name=f"D_{f if isinstance(f, str) else 'f'}")
+        # The perspective of a convex f is sublinear; a user f's convexity is checked through μ.
+        self.proven_sublinear = self.kind is not None
 
     def _f_mu(self, columns: FloatArray) -> FloatArray:
         q0 = self.p0 @ columns
@@ -186,6 +246,43 @@ class FDivergence(SubConvexUtility):
                 )
             out[only_p0] = q0[only_p0] * self.slope_at_infinity
         return out
+
+
+class SibsonMutualInformation(SubConvexUtility):
+    """Sibson's α-mutual information, ``I_α(X;Y) = α/(α−1) · log Σ_y (Σ_x P_x W[x,y]^α)^{1/α}``, α > 1.
+
+    It is not a sum over columns, but it is an increasing function ``g(t) = α/(α−1) log t`` of
+    ``Σ_y μ(w_y)`` with ``μ(w) = (Σ_x P_x w_x^α)^{1/α}``, a P-weighted α-norm — sublinear for α >= 1 —
+    so the vertex route maximises it exactly. For α < 1, ``μ`` is concave and ``g`` decreasing: the
+    problem is the minimisation of a concave function, which neither route solves, so it is refused.
+    ``α = 1`` is Shannon's mutual information (:class:`MutualInformation`).
+    """
+
+    proven_sublinear = True
+
+    def __init__(self, P: JointDistribution | ArrayLike, alpha: float, on: InputAlphabet = "x") -> None:
+        try:
+            order = float(alpha)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError("alpha", "an order α > 1", repr(alpha)) from exc
+        if not np.isfinite(order) or order <= 1.0:
+            raise ValidationError(
+                "alpha",
+                "an order α > 1 (α = 1 is po.MutualInformation; for α < 1 the α-information is not sub-convex: "
+                "maximising it means minimising a concave function)",
+                repr(alpha),
+            )
+        self.p = _input_distribution(P, "P", on)
+        self.alpha = order
+        super().__init__(
+            self._norm_mu,
+            input_size=self.p.size,
+            name=f"I_{order:g}(X;Y) (Sibson)",
+            transform=lambda total: order / (order - 1.0) * float(np.log(total)),
+        )
+
+    def _norm_mu(self, columns: FloatArray) -> FloatArray:
+        return (self.p @ np.power(columns, self.alpha)) ** (1.0 / self.alpha)
 
 
 class ConcaveUtility:
