@@ -37,6 +37,7 @@ from privopt.information import entropy, mutual_information
 from privopt.mechanism import Mechanism
 from privopt.problem import Certificate, Problem, Solution
 from privopt.robust_audit import realized_eps
+from privopt.serialization import from_json, load, save, to_json
 from privopt.sets import (
     ConditionalBounds,
     FiniteSet,
@@ -105,12 +106,16 @@ __all__ = [
     "audit",
     "datasets",
     "entropy",
+    "from_json",
     "given",
     "joint",
+    "load",
     "marginal",
     "mechanisms",
     "mutual_information",
     "realized_eps",
+    "save",
     "statistics",
+    "to_json",
     "weights",
 ]

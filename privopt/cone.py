@@ -37,8 +37,9 @@ class CompileOptions:
 
     envelope:
         Polytope enclosing each conditional projection of a Rényi ball: ``"lower"`` (the Entropy
-        paper's ``D_s``, Γ cone of Definition 3) or ``"box"`` (lower and upper bounds: more utility,
-        more vertices).
+        paper's ``D_s``, Γ cone of Definition 3), ``"box"`` (lower and upper bounds) or
+        ``"facets:k"`` (``"lower"`` cut by ``k`` supporting hyperplanes where they cut most). Smaller
+        envelopes give more utility and more vertices.
     self_pairs:
         Keep the pairs ``s1 = s2`` of LDP w.r.t. S over a set. They are vacuous for the true RLDP
         condition (a ratio of a number to itself), but the published PolyOpt keeps them; ``True``
@@ -50,9 +51,9 @@ class CompileOptions:
 
     def __post_init__(self) -> None:
         if self.envelope not in ENVELOPES:
-            raise ValidationError(
-                "envelope", f"one of {', '.join(map(repr, ENVELOPES))}", repr(self.envelope)
-            )
+            from privopt.sets.renyi import facet_count
+
+            facet_count(self.envelope)  # "facets:k", or a ValidationError
         if not isinstance(self.self_pairs, bool):
             raise ValidationError("self_pairs", "True or False", repr(self.self_pairs))
 

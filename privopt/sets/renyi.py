@@ -101,6 +101,7 @@ class RenyiBall(UncertaintySet):
         object.__setattr__(self, "radius", radius)
         object.__setattr__(self, "order", _check_order(order))
         object.__setattr__(self, "level", level)
+        object.__setattr__(self, "_cache", {})
 
     @classmethod
     def confidence(
@@ -315,16 +316,85 @@ class RenyiBall(UncertaintySet):
           ``L_s + (1 − Σ_u L_{u|s}) e_u``; this reproduces the Γ cone of Definition 3.
         - ``"box"``: ``D_s = {R ∈ Δ_U : L_s <= R <= U_s}`` with the upper bounds too; a smaller
           envelope, hence more utility, with more vertices.
+        - ``"facets:k"``: the ``"lower"`` envelope cut by ``k`` supporting hyperplanes of ``F_{U|s}``.
+          Each cut is placed at the vertex of the current envelope that lies farthest outside
+          (largest divergence from ``P̂(·|s)``): the segment from ``P̂(·|s)`` to it meets the
+          boundary at ``r``, and the tangent hyperplane ``∇D_α(r)ᵀR <= ∇D_α(r)ᵀr`` — which contains
+          the convex ball — cuts the vertex off.
         """
+        key = (s, envelope)
+        if key not in self._cache:  # type: ignore[attr-defined]
+            self._cache[key] = self._envelope(s, envelope)  # type: ignore[attr-defined]
+        return self._cache[key]  # type: ignore[attr-defined,no-any-return]
+
+    def _envelope(self, s: int, envelope: str) -> FloatArray:
         if envelope == "lower":
             return lower_envelope_vertices(self.lower_bounds()[s], s)
         if envelope == "box":
             return box_simplex_vertices(self.lower_bounds()[s], self.upper_bounds()[s])
-        raise ValidationError("envelope", "'lower' or 'box'", repr(envelope))
+        k = facet_count(envelope)
+        return self._facet_envelope(s, k)
+
+    def _facet_envelope(self, s: int, k: int) -> FloatArray:
+        from privopt.solvers.vertex_enumeration import polytope_vertices
+
+        center = self.center.conditional_u_given_s()[s]
+        b_s = self.projection_radius(s)
+        vertices = lower_envelope_vertices(self.lower_bounds()[s], s)
+        if not np.isfinite(b_s):
+            return vertices
+        n = self.n_u
+        a_ub, b_ub = [-np.eye(n)], [-self.lower_bounds()[s]]
+        for _ in range(k):
+            outside = np.array([renyi_divergence(center, v, self.order) for v in vertices])
+            worst = int(np.argmax(outside))
+            if outside[worst] <= b_s * (1.0 + 1e-9):
+                break
+            r = self._boundary_point(center, vertices[worst], b_s)
+            normal = self._divergence_gradient(center, r)
+            normal -= normal.mean()  # tangent to the simplex
+            a_ub.append(normal[None, :])
+            b_ub.append(np.array([normal @ r]))
+            vertices = polytope_vertices(
+                np.vstack(a_ub), np.concatenate(b_ub), np.ones((1, n)), [1.0]
+            ).vertices
+        return vertices
+
+    def _boundary_point(self, center: FloatArray, outside: FloatArray, b_s: float) -> FloatArray:
+        """The point where the segment from ``center`` to ``outside`` leaves ``F_{U|s}`` (bisection)."""
+        low, high = 0.0, 1.0
+        for _ in range(_BISECTION_STEPS):
+            mid = 0.5 * (low + high)
+            if renyi_divergence(center, center + mid * (outside - center), self.order) > b_s:
+                high = mid
+            else:
+                low = mid
+        return center + low * (outside - center)
+
+    def _divergence_gradient(self, center: FloatArray, r: FloatArray) -> FloatArray:
+        """``∇_R D_α(center || R)`` at ``R = r`` (zero off the support of ``center``)."""
+        support = center > 0
+        p, q = center[support], r[support]
+        grad = np.zeros_like(r)
+        if np.isclose(self.order, 1.0, rtol=0.0, atol=1e-12):
+            grad[support] = -p / q
+        else:
+            alpha = self.order
+            weights = np.exp(alpha * np.log(p) - alpha * np.log(q))
+            grad[support] = -weights / np.sum(np.exp(alpha * np.log(p) + (1 - alpha) * np.log(q)))
+        return grad
 
     def __repr__(self) -> str:
         level = f", level={self.level}" if self.level is not None else ""
         return f"RenyiBall(shape={self.shape}, B={self.radius:.4g}, order={self.order:g}{level})"
+
+
+def facet_count(envelope: str) -> int:
+    """``k`` of an envelope named ``"facets:k"`` (a ValidationError otherwise)."""
+    prefix, _, count = envelope.partition(":")
+    if prefix != "facets" or not count.isdigit() or int(count) < 1:
+        raise ValidationError("envelope", "'lower', 'box' or 'facets:k' with k >= 1", repr(envelope))
+    return int(count)
 
 
 def _xi_order2(rho: FloatArray, b_s: float) -> tuple[FloatArray, FloatArray]:
