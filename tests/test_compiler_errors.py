@@ -73,8 +73,10 @@ def test_timeout_is_honoured():
 
 def test_bad_options(example1):
     mi = po.MutualInformation(example1)
-    with pytest.raises(po.ValidationError, match="envelope: expected one of 'lower', 'box'"):
+    with pytest.raises(po.ValidationError, match="envelope: expected 'lower', 'box' or 'facets:k'"):
         po.Problem(po.LDP(1.0), mi, envelope="tight")
+    with pytest.raises(po.ValidationError, match="envelope: expected 'lower', 'box' or 'facets:k' with k >= 1, got 'facets:0'"):
+        po.Problem(po.LDP(1.0), mi, envelope="facets:0")
     with pytest.raises(po.ValidationError, match="backend: expected 'auto', 'cdd' or 'ppl'"):
         po.Problem(po.LDP(1.0), mi, backend="lrs")
     with pytest.raises(po.ValidationError, match="timeout"):
