@@ -15,8 +15,14 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# Designs a mechanism on the Adult data when ../shared/data/adult exists, else on a built-in
+# synthetic spec, and prints it beside the low-complexity mechanisms.
 demo: $(STAMP)
-	$(BIN)/python -m privopt.demo
+	@if [ -f ../shared/data/adult/adult.data ]; then \
+		$(BIN)/privopt design examples/adult_sex_race.toml; \
+	else \
+		$(BIN)/privopt design examples/synthetic.toml; \
+	fi
 
 # The default suite (< 10 minutes on 2 cores): everything not marked slow.
 test: $(STAMP)

@@ -1,0 +1,136 @@
+"""The command line, through typer's CliRunner and as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import privopt as po
+from privopt.cli import app
+
+REPO = Path(__file__).resolve().parents[1]
+SPEC = """
+[data]
+probabilities = [[0.07, 0.10], [0.26, 0.57]]
+n = 100
+
+[definition]
+kind = "SensitiveLDP"
+eps = 0.6931471805599453
+
+[set]
+kind = "renyi"
+level = 0.95
+
+[options]
+self_pairs = true
+
+[output]
+mechanism = "mechanism.csv"
+solution = "solution.json"
+"""
+
+
+@pytest.fixture
+def spec(tmp_path: Path) -> Path:
+    path = tmp_path / "spec.toml"
+    path.write_text(SPEC)
+    return path
+
+
+def test_design_writes_mechanism_and_solution(spec: Path):
+    result = CliRunner().invoke(app, ["design", str(spec), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    # Entropy paper Example 3 (paper-faithful PolyOpt): I = 0.4228.
+    assert report["rows"][0]["utility"] == pytest.approx(0.4228, abs=1e-4)
+    solution = po.load(spec.parent / "solution.json")
+    assert solution.value == pytest.approx(report["rows"][0]["utility"])
+    frame = pd.read_csv(spec.parent / "mechanism.csv", index_col=0)
+    np.testing.assert_allclose(frame.to_numpy(), solution.mechanism.matrix, atol=1e-12)
+
+
+def test_design_table(spec: Path):
+    result = CliRunner().invoke(app, ["design", str(spec)])
+    assert result.exit_code == 0
+    assert "0.4228" in result.output
+    assert "vertex" in result.output
+
+
+def test_audit_exit_codes(spec: Path, tmp_path: Path):
+    CliRunner().invoke(app, ["design", str(spec)])
+    csv = str(tmp_path / "mechanism.csv")
+    passing = CliRunner().invoke(app, ["audit", csv, "--spec", str(spec), "--json"])
+    assert passing.exit_code == 0
+    assert json.loads(passing.output)["satisfied"] is True
+    # The robust mechanism is not ε-LDP w.r.t. X (it has zeros): exit code 1 and the witness.
+    failing = CliRunner().invoke(app, ["audit", csv, "--definition", "ldp", "--eps", "0.5"])
+    assert failing.exit_code == 1
+    assert "LDP: w[x] <= e^ε w[x']" in failing.output
+
+
+def test_errors_are_one_line_without_traceback(tmp_path: Path):
+    result = CliRunner().invoke(app, ["design", str(tmp_path / "missing.toml")])
+    assert result.exit_code == 2
+    assert "spec: expected an existing TOML file" in result.output
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[data]\nprobabilities = [[0.5, 0.6]]\n[definition]\nkind = 'LDP'\neps = 1\n")
+    result = CliRunner().invoke(app, ["design", str(bad)])
+    assert result.exit_code == 2
+    assert "probabilities: expected probabilities summing to 1" in result.output
+    assert "Traceback" not in result.output
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("[data]\nprobabilities = [[0.5, 0.5]]\n[definition]\nkind = 'DP'\neps = 1\n")
+    result = CliRunner().invoke(app, ["design", str(unknown)])
+    assert result.exit_code == 2
+    assert "[definition].kind: expected one of ldp, sensitiveldp, rldp, lip, pml" in result.output
+
+
+def test_debug_shows_the_exception(tmp_path: Path):
+    result = CliRunner().invoke(app, ["design", str(tmp_path / "missing.toml"), "--debug"])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, po.ValidationError)
+
+
+def test_subprocess_entry_point(spec: Path):
+    process = subprocess.run(
+        [str(Path(sys.executable).parent / "privopt"), "design", str(spec), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert process.returncode == 0, process.stderr
+    assert json.loads(process.stdout)["rows"][0]["pass"] is True
+    process = subprocess.run(
+        [sys.executable, "-m", "privopt.cli", "audit", "nothing.csv", "--definition", "ldp", "--eps", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert process.returncode == 2
+    assert process.stderr.strip().startswith("error: mechanism: expected an existing CSV")
+    assert "Traceback" not in process.stderr
+
+
+@pytest.mark.data
+def test_adult_example_spec(adult_dir, tmp_path: Path):
+    # The shipped spec, pointed at wherever the data lives on this machine.
+    text = (
+        (REPO / "examples" / "adult_sex_race.toml")
+        .read_text()
+        .replace('"../../shared/data/adult"', repr(str(adult_dir)))
+    )
+    spec = tmp_path / "adult.toml"
+    spec.write_text(text)
+    result = CliRunner().invoke(app, ["design", str(spec), "--json"])
+    assert result.exit_code == 0, result.output
+    row = json.loads(result.output)["rows"][0]
+    assert row["pass"] is True
+    assert 0 < row["NMI"] < 1
