@@ -44,8 +44,8 @@ def _choice(
     choices: tuple[str, ...] | dict[str, str],
     default: str | None = None,
 ) -> str:
-    value = str(table.get(key, default) if default is not None else table.get(key, "")).lower()
-    allowed = tuple(choices) if isinstance(choices, tuple) else tuple(choices)
+    value = str(table.get(key, default if default is not None else "")).lower()
+    allowed = tuple(choices)
     if value not in allowed:
         raise ValidationError(f"[{section}].{key}", f"one of {', '.join(allowed)}", repr(table.get(key)))
     return value
