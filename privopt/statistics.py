@@ -160,16 +160,23 @@ class Statistic:
         parts = []
         for coefficient, kind, key in self.atoms:
             scale = "" if np.isclose(coefficient, 1.0) else f"{coefficient:g}·"
-            text = {
-                "x": f"P(Y=y|X={key!r})",
-                "weights": f"vᵀw (v={list(np.round(key, 4)) if isinstance(key, tuple) else key})",
-                "s": f"P(Y=y|S={key!r})",
-                "event": f"P(Y=y|X∈{list(key) if isinstance(key, tuple) else key})",
-                "marginal": "P(Y=y)",
-                "joint": f"P(Y=y, X∈{list(key) if isinstance(key, tuple) else key})",
-            }[kind]
+            text = _atom_text(kind, key)
             parts.append(scale + text)
         return " + ".join(parts)
+
+
+def _atom_text(kind: str, key: object) -> str:
+    if kind == "x":
+        return f"P(Y=y|X={key!r})"
+    if kind == "weights":
+        return f"vᵀw (v={[round(float(v), 4) for v in key]})"  # type: ignore[attr-defined]
+    if kind == "s":
+        return f"P(Y=y|S={key!r})"
+    if kind == "event":
+        return f"P(Y=y|X∈{list(key)})"  # type: ignore[call-overload]
+    if kind == "joint":
+        return f"P(Y=y, X∈{list(key)})"  # type: ignore[call-overload]
+    return "P(Y=y)"
 
 
 def _dependence(kind: str) -> str:
