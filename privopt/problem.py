@@ -227,6 +227,10 @@ class Problem:
         route, reason = self._plan()
         return CompiledProblem(cone, "Σ_x w_x = 1 (each column rescaled to sum 1)", estimate, route, reason)
 
+    def describe(self) -> str:
+        """The compiled form, readably: cone blocks with their rules, normalisation, estimate, route."""
+        return self.compile().describe()
+
     def _plan(self, requested: str = "auto") -> tuple[str, str]:
         if requested not in ROUTES:
             raise ValidationError("route", f"one of {', '.join(map(repr, ROUTES))}", repr(requested))

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_toml_blocks_parse(page):
+    for block in re.findall(r"```toml\n(.*?)```", page.read_text(), flags=re.S):
+        tomllib.loads(block)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

@@ -252,13 +252,13 @@ class RatioConstraints(PrivacyDefinition):
                     pair.left,
                     None,
                     lambda p=pair: self._evaluate(p.left, None, labels, ""),
-                    "constant statistics",
+                    f"{_names(pair.left)}",
                 )
                 b = group(
                     pair.right,
                     None,
                     lambda p=pair: self._evaluate(p.right, None, labels, ""),
-                    "constant statistics",
+                    f"{_names(pair.right)}",
                 )
                 builder.block(a, b, text)
             elif rule == "member":
@@ -272,13 +272,13 @@ class RatioConstraints(PrivacyDefinition):
                         pair.left,
                         ("member", i),
                         lambda p=pair, P=P, w=where: self._evaluate(p.left, P, labels, w),
-                        f"{where or 'P'}: left of pair {index}",
+                        f"{_names(pair.left)} at {where or 'P'}",
                     )
                     b = group(
                         pair.right,
                         ("member", i),
                         lambda p=pair, P=P, w=where: self._evaluate(p.right, P, labels, w),
-                        f"{where or 'P'}: right of pair {index}",
+                        f"{_names(pair.right)} at {where or 'P'}",
                     )
                     builder.block(a, b, text, member)
             elif rule == "vertex":
@@ -288,13 +288,13 @@ class RatioConstraints(PrivacyDefinition):
                         pair.left,
                         ("vertex", k),
                         lambda p=pair, P=P, w=where: self._evaluate(p.left, P, labels, w),
-                        f"{where}: left",
+                        f"{_names(pair.left)} at {where}",
                     )
                     b = group(
                         pair.right,
                         ("vertex", k),
                         lambda p=pair, P=P, w=where: self._evaluate(p.right, P, labels, w),
-                        f"{where}: right",
+                        f"{_names(pair.right)} at {where}",
                     )
                     builder.block(a, b, text)
             else:
@@ -304,13 +304,13 @@ class RatioConstraints(PrivacyDefinition):
                     pair.left,
                     ("envelope", options.envelope),
                     lambda p=pair: self._envelope_values(p.left, labels, options),
-                    "left over the envelopes D_s",
+                    f"{_names(pair.left)} over D_s",
                 )
                 b = group(
                     pair.right,
                     ("envelope", options.envelope),
                     lambda p=pair: self._envelope_values(p.right, labels, options),
-                    "right over the envelopes D_s",
+                    f"{_names(pair.right)} over D_s",
                 )
                 builder.block(a, b, text)
         return exact
@@ -377,6 +377,10 @@ class RatioConstraints(PrivacyDefinition):
         over = "" if self.uncertainty is None else f", F={self.uncertainty!r}"
         on = "" if self.on == "x" else ", on='u'"
         return f"{self.name}(eps={self.eps:.6g}{over}{on})"
+
+
+def _names(statistics: tuple[Statistic, ...]) -> str:
+    return str(statistics[0]) if len(statistics) == 1 else f"{len(statistics)} statistics"
 
 
 def sensitive_value_pairs(s_labels: Sequence[Hashable], self_pairs: bool) -> list[RatioPair]:
