@@ -244,7 +244,7 @@ class RatioConstraints(PrivacyDefinition):
                 cache[key] = builder.group(vectors, terms, name)
             return cache[key]
 
-        for index, pair in enumerate(self.pairs_for(labels, options)):
+        for pair in self.pairs_for(labels, options):
             rule = self._rule(pair)
             text = f"{pair} [{rule} rule]"
             if rule == "constant":
