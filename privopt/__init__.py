@@ -119,3 +119,8 @@ __all__ = [
     "to_json",
     "weights",
 ]
+
+from privopt import pml_accounting
+from privopt.compare import compare
+
+__all__ += ["compare", "pml_accounting"]

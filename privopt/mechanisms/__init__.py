@@ -46,3 +46,65 @@ __all__ = [
     "unary_matrix",
     "unary_mutual_information",
 ]
+
+from privopt.mechanisms.additive_noise import (
+    ContinuousMechanism,
+    GaussianGuarantee,
+    gaussian_mechanism,
+    gaussian_pml_guarantee,
+    laplace_mechanism,
+    laplace_pml,
+    laplace_pml_estimated,
+    laplace_scale,
+    laplace_scale_estimated,
+)
+from privopt.mechanisms.conditional_reporting import (
+    ConditionalReporting,
+    conditional_reporting,
+    conditional_reporting_at,
+)
+from privopt.mechanisms.conditional_reporting_lip import (
+    calibrate_cr_lip,
+    conditional_reporting_lip,
+    cr_lip_channel,
+    cr_lip_leakage,
+)
+from privopt.mechanisms.independent_reporting import (
+    IndependentReporting,
+    independent_reporting,
+    independent_reporting_at,
+    independent_reporting_d,
+    projection_l1_radii,
+)
+from privopt.mechanisms.pml_binary import (
+    binary_pml_mechanism,
+    binary_pml_valid_range,
+    randomized_response_limit,
+)
+
+__all__ += [
+    "ConditionalReporting",
+    "ContinuousMechanism",
+    "GaussianGuarantee",
+    "IndependentReporting",
+    "binary_pml_mechanism",
+    "binary_pml_valid_range",
+    "calibrate_cr_lip",
+    "conditional_reporting",
+    "conditional_reporting_at",
+    "conditional_reporting_lip",
+    "cr_lip_channel",
+    "cr_lip_leakage",
+    "gaussian_mechanism",
+    "gaussian_pml_guarantee",
+    "independent_reporting",
+    "independent_reporting_at",
+    "independent_reporting_d",
+    "laplace_mechanism",
+    "laplace_pml",
+    "laplace_pml_estimated",
+    "laplace_scale",
+    "laplace_scale_estimated",
+    "projection_l1_radii",
+    "randomized_response_limit",
+]

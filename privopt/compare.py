@@ -1,0 +1,169 @@
+"""Compare mechanisms under one privacy definition and one utility: ``po.compare``.
+
+One row per mechanism with its utility, its normalised mutual information ``I(X;Y)/H(X)`` (Entropy
+paper §8's NMI), its audited ε (an interval for sets the audit cannot enumerate, such as Rényi balls)
+and the time it took to build; the compiler's optimum is added when it is within the compiler's limits.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privopt.audit import audit
+from privopt.definitions.base import PrivacyDefinition
+from privopt.distribution import JointDistribution
+from privopt.errors import InfeasibleError, LimitError, NotSupportedError, ValidationError
+from privopt.information import entropy
+from privopt.mechanism import Mechanism
+from privopt.problem import Problem
+from privopt.utilities import ConcaveUtility, MutualInformation, SubConvexUtility, as_utility
+
+#: A mechanism, something holding one (``.mechanism``: a Solution or a design), or a zero-argument
+#: callable returning either (then its run time is measured).
+MechanismLike = Mechanism | Any | Callable[[], Any]
+
+COLUMNS = [
+    "mechanism",
+    "utility",
+    "nmi",
+    "eps",
+    "eps_lower",
+    "eps_upper",
+    "satisfied",
+    "seconds",
+    "audit_seconds",
+    "note",
+]
+
+
+def _as_mechanism(item: Any, name: str) -> Mechanism:
+    found = item if isinstance(item, Mechanism) else getattr(item, "mechanism", None)
+    if not isinstance(found, Mechanism):
+        raise ValidationError(
+            f"mechanisms[{name!r}]",
+            "a Mechanism, an object with .mechanism (a Solution or a design), or a callable returning one",
+            type(item).__name__,
+        )
+    return found
+
+
+def _entries(mechanisms: Iterable[Any] | Mapping[str, Any]) -> list[tuple[str, Any]]:
+    if isinstance(mechanisms, Mapping):
+        return [(str(k), v) for k, v in mechanisms.items()]
+    out = []
+    for i, item in enumerate(mechanisms):
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+            out.append(item)
+        else:
+            name = (
+                getattr(item, "name", "") or getattr(getattr(item, "mechanism", None), "name", "") or f"#{i}"
+            )
+            out.append((str(name), item))
+    return out
+
+
+def _nmi_distribution(definition: PrivacyDefinition, utility: Any) -> np.ndarray | None:
+    """The input distribution for the NMI column: the utility's (mutual information) or the definition's."""
+    if isinstance(utility, MutualInformation):
+        return utility.p
+    uncertainty = getattr(definition, "uncertainty", None)
+    reference = uncertainty.reference() if uncertainty is not None else None
+    if isinstance(reference, JointDistribution):
+        return reference.marginal(getattr(definition, "on", "x"))
+    return None
+
+
+def compare(
+    definition: PrivacyDefinition,
+    utility: SubConvexUtility | ConcaveUtility,
+    mechanisms: Iterable[Any] | Mapping[str, Any] = (),
+    *,
+    optimum: bool = True,
+    **problem_options: Any,
+) -> pd.DataFrame:
+    """A tidy table comparing ``mechanisms`` under ``definition`` and ``utility``.
+
+    Parameters
+    ----------
+    definition:
+        The privacy definition every mechanism is audited against.
+    utility:
+        The utility evaluated on every mechanism.
+    mechanisms:
+        A list of mechanisms, ``(name, mechanism)`` pairs, or a ``{name: mechanism}`` mapping. Each
+        entry is a :class:`~privopt.Mechanism`, an object with a ``.mechanism`` (a
+        :class:`~privopt.Solution`, an IR/CR design), or a zero-argument callable returning one — then
+        ``seconds`` is the time to build it.
+    optimum:
+        Add a row ``"optimum"`` from ``Problem(definition, utility, **problem_options).solve()`` when the
+        compiler can solve it within its limits (else the row is omitted and nothing is raised).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``mechanism, utility, nmi, eps, eps_lower, eps_upper, satisfied, seconds,
+        audit_seconds, note``; ``eps`` is the audited (upper) ε, ``eps_lower`` the lower end of the
+        audit interval (equal to ``eps`` for exact audits); ``nmi`` is ``I(X;Y)/H(X)`` for the
+        distribution of the utility (mutual information) or of the definition, ``NaN`` without one.
+
+    Examples
+    --------
+    >>> import numpy as np, privopt as po
+    >>> P = po.JointDistribution([[0.07, 0.10], [0.26, 0.57]], n=100)
+    >>> F = po.RenyiBall.confidence(P)
+    >>> table = po.compare(po.SensitiveLDP(np.log(2), F), po.MutualInformation(P),
+    ...                    {"SRR": po.mechanisms.srr(2, 2, np.log(2))})
+    >>> list(table["mechanism"])
+    ['SRR', 'optimum']
+    """
+    if not isinstance(definition, PrivacyDefinition):
+        raise ValidationError(
+            "definition", "a privacy definition such as po.LDP(eps)", type(definition).__name__
+        )
+    utility = as_utility(utility)
+    distribution = _nmi_distribution(definition, utility)
+    h = entropy(distribution) if distribution is not None else 0.0
+    rows = []
+
+    def row(name: str, mechanism: Mechanism, seconds: float, note: str) -> dict[str, Any]:
+        start = time.perf_counter()
+        report = audit(mechanism, definition)
+        audit_seconds = time.perf_counter() - start
+        value = utility.value(mechanism)
+        nmi = np.nan
+        if distribution is not None and h > 0.0:
+            nmi = MutualInformation(distribution).value(mechanism) / h
+        return {
+            "mechanism": name,
+            "utility": value,
+            "nmi": nmi,
+            "eps": report.upper,
+            "eps_lower": report.lower,
+            "eps_upper": report.upper,
+            "satisfied": report.satisfied,
+            "seconds": seconds,
+            "audit_seconds": audit_seconds,
+            "note": note,
+        }
+
+    for name, item in _entries(mechanisms):
+        seconds = np.nan
+        if callable(item) and not isinstance(item, Mechanism):
+            start = time.perf_counter()
+            item = item()
+            seconds = time.perf_counter() - start
+        rows.append(row(name, _as_mechanism(item, name), seconds, ""))
+    if optimum:
+        start = time.perf_counter()
+        try:
+            solution = Problem(definition, utility, **problem_options).solve()
+        except (LimitError, NotSupportedError, InfeasibleError):
+            solution = None
+        if solution is not None:
+            rows.append(row("optimum", solution.mechanism, time.perf_counter() - start, solution.route))
+    return pd.DataFrame(rows, columns=COLUMNS)
