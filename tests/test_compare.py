@@ -1,0 +1,110 @@
+"""po.compare, and the ordering of the compiler's optimum against IR, CR, SRR and GRR."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privopt as po
+from tests.test_independent_reporting import random_ball
+
+
+def test_ordering_optimum_beats_low_complexity_mechanisms(rng):
+    # The compiler's optimum for SensitiveLDP(ε, F) is >= IR, CR, SRR and GRR on 24 seeded instances.
+    # For SRR, GRR (ε-LDP w.r.t. S for every distribution) and IR this is a theorem once the mechanism
+    # lies in the compiled cone, which is asserted; CR can lie outside that cone (it is private over F,
+    # not over the envelope D_s ⊇ F_{U|s} the cone uses), so for CR the ordering is the papers'
+    # empirical claim (ISIT Fig. 2), checked here.
+    for trial in range(24):
+        shape = [(2, 2), (2, 3), (3, 2)][trial % 3]
+        F = random_ball(rng, shape, int(rng.choice([100, 300, 1000])))
+        eps = float(rng.uniform(0.3, 3.0))
+        definition = po.SensitiveLDP(eps, F)
+        candidates = {
+            "IR": po.mechanisms.independent_reporting(F, eps).mechanism,
+            "CR": po.mechanisms.conditional_reporting(F, eps).mechanism,
+            "SRR": po.mechanisms.srr(*shape, eps),
+            "GRR": po.mechanisms.grr(shape[0] * shape[1], eps),
+        }
+        table = po.compare(definition, po.MutualInformation(F.center), candidates).set_index("mechanism")
+        assert table["satisfied"].all(), table
+        optimum = table.loc["optimum", "utility"]
+        for name in candidates:
+            assert optimum >= table.loc[name, "utility"] - 1e-9, (trial, name, table)
+        cone = po.Problem(definition, po.MutualInformation(F.center)).compile().cone
+        for name in ("IR", "SRR", "GRR"):
+            assert cone.violation(candidates[name].matrix) <= 1e-9, (trial, name)
+
+
+def test_compare_table_example4(example1):
+    # Entropy paper Example 4: I_P̂(X; GRR) = 0.0419 and I_P̂(X; SRR) = 0.1005 at ε = log 2.
+    eps = np.log(2)
+    F = po.RenyiBall.confidence(example1)
+    table = po.compare(
+        po.SensitiveLDP(eps, F),
+        po.MutualInformation(example1),
+        [("GRR", po.mechanisms.grr(4, eps)), ("SRR", po.mechanisms.srr(2, 2, eps))],
+    )
+    assert list(table.columns) == [
+        "mechanism",
+        "utility",
+        "nmi",
+        "eps",
+        "eps_lower",
+        "eps_upper",
+        "satisfied",
+        "seconds",
+        "audit_seconds",
+        "note",
+    ]
+    rows = table.set_index("mechanism")
+    assert rows.loc["GRR", "utility"] == pytest.approx(0.0419, abs=1e-4)
+    assert rows.loc["SRR", "utility"] == pytest.approx(0.1005, abs=1e-4)
+    assert rows.loc["SRR", "nmi"] == pytest.approx(rows.loc["SRR", "utility"] / example1.entropy(), abs=1e-12)
+    assert rows.loc["optimum", "note"].startswith("vertex")
+    assert np.isnan(rows.loc["GRR", "seconds"])  # given as a mechanism, not built here
+
+
+def test_compare_accepts_designs_callables_and_interval_audits(example1):
+    F = po.RenyiBall.confidence(example1)
+    eps = 1.0
+    table = po.compare(
+        po.SensitiveLDP(eps, F),
+        po.MutualInformation(example1),
+        {
+            "IR": lambda: po.mechanisms.independent_reporting(F, eps),
+            "CR": po.mechanisms.conditional_reporting(F, eps),
+        },
+        optimum=False,
+    )
+    assert list(table["mechanism"]) == ["IR", "CR"]
+    assert table.loc[0, "seconds"] > 0.0
+    assert (table["eps_lower"] <= table["eps_upper"] + 1e-12).all()
+    assert table["satisfied"].all()
+
+
+def test_compare_omits_optimum_beyond_limits(example1):
+    # With a vertex limit the enumeration is refused (LimitError): no optimum row, no exception.
+    table = po.compare(
+        po.SensitiveLDP(1.0, po.RenyiBall.confidence(example1)),
+        po.MutualInformation(example1),
+        [po.mechanisms.srr(2, 2, 1.0)],
+        vertex_limit=1,
+    )
+    assert list(table["mechanism"]) == ["SRR(eps=1)"]
+
+
+def test_compare_without_distribution_has_nan_nmi():
+    P = np.array([0.5, 0.3, 0.2])
+    table = po.compare(po.LDP(1.0), po.FDivergence("tv", P, [0.2, 0.3, 0.5]), [po.mechanisms.grr(3, 1.0)])
+    assert isinstance(table, pd.DataFrame)
+    assert table["nmi"].isna().all()
+    assert table.set_index("mechanism").loc["optimum", "utility"] >= table.loc[0, "utility"] - 1e-12
+
+
+def test_compare_bad_input(example1):
+    with pytest.raises(po.ValidationError, match=r"mechanisms\['x'\]: expected a Mechanism"):
+        po.compare(po.LDP(1.0), po.MutualInformation(example1), {"x": 3})
+    with pytest.raises(po.ValidationError, match=r"definition: expected a privacy definition"):
+        po.compare("LDP", po.MutualInformation(example1), [])  # type: ignore[arg-type]
