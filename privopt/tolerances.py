@@ -37,3 +37,20 @@ SPLIT_XTOL: float = 1e-9
 #: Absolute accuracy of the 1-D maximisation over priors in an ℓ1 ball (additive-noise δ), in the
 #: prior's coordinate.
 PRIOR_XTOL: float = 1e-12
+
+#: Decimal digits of the mpmath evaluations of the verification module (privopt.verify).
+VERIFY_DPS: int = 50
+
+#: An identity ``lhs = rhs`` holds at a sample point when ``|lhs − rhs| <= this · max(1, |lhs|, |rhs|)``
+#: (evaluated at ``VERIFY_DPS`` digits, so rounding is ~1e-48 and any real discrepancy is far larger).
+VERIFY_IDENTITY_RTOL: float = 1e-30
+
+#: Comparisons between a paper's formula and a floating-point computation (privopt's library code, an
+#: LP solver) agree when they differ by at most this, relative to ``max(1, |value|)``.
+VERIFY_FLOAT_RTOL: float = 1e-7
+
+#: Random draws allowed to find points of a claim's validity region before it is declared empty.
+VERIFY_REGION_DRAWS: int = 2000
+
+#: Default per-claim time limit (seconds) of the symbolic checker.
+VERIFY_SYMBOLIC_SECONDS: float = 60.0
