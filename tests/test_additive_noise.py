@@ -177,6 +177,13 @@ def test_gaussian_audit():
     assert report.satisfied
 
 
+def test_boundary_priors_are_limits():
+    # A prior with P(x) = 0 is read as the limit of interior priors: the LDP level (2/b; ∞ for Gaussian).
+    assert laplace_mechanism(0.5).pml([0.0, 1.0]) == pytest.approx(4.0, abs=1e-14)
+    assert gaussian_mechanism(1.0).pml([1.0, 0.0]) == np.inf
+    assert laplace_mechanism(0.5).pml([1e-12, 1 - 1e-12]) == pytest.approx(4.0, abs=1e-9)
+
+
 # ------------------------------------------------------------------ bad input
 def test_bad_input():
     with pytest.raises(

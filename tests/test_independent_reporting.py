@@ -70,6 +70,32 @@ def test_example5_objective_has_two_local_maxima(example1):
     assert design.value >= max(values) - 1e-12
 
 
+def test_radii_match_isit_eq11(rng):
+    # ISIT eq. 11, written out here from the χ² radius B_χ² = e^B − 1 of eq. 2:
+    #   a_s = (√(B_χ² + 1) + P̂_s − 1)² / P̂_s² − 1,  u_s = argmin_u P̂(u|s) (zeros included),
+    #   d_s = (a_s(1 − 2P̂_{u_s|s}) + √(a_s² + 4a_s P̂_{u_s|s} − 4a_s P̂²_{u_s|s})) / (a_s + 1) if a_s >= 1,
+    #   d_s = √a_s otherwise.
+    # It is Prop. 2's closed form of rad_s (a_s >= 1) or its upper bound (a_s < 1).
+    equal = 0
+    for _ in range(30):
+        F = random_ball(
+            rng, (int(rng.integers(2, 4)), int(rng.integers(2, 5))), int(rng.choice([20, 100, 1000]))
+        )
+        P = F.center
+        chi2 = np.expm1(F.radius)
+        radii = po.mechanisms.projection_l1_radii(F)
+        for s in range(P.n_s):
+            p_s, p_min = P.p_s[s], P.conditional_u_given_s()[s].min()
+            a = (np.sqrt(chi2 + 1) + p_s - 1) ** 2 / p_s**2 - 1
+            if a >= 1:
+                d = (a * (1 - 2 * p_min) + np.sqrt(a**2 + 4 * a * p_min - 4 * a * p_min**2)) / (a + 1)
+                assert radii[s] == pytest.approx(min(d, 2.0), abs=1e-9)
+                equal += 1
+            else:
+                assert radii[s] <= np.sqrt(a) + 1e-12
+    assert equal >= 5
+
+
 # ------------------------------------------------------------------ Theorem 6
 def test_theorem6_utility_decomposition(rng):
     # I(IR(X); X) = I(R1(S); S) + I(R2(U); U | R1(S)), the right side computed from the joint law of

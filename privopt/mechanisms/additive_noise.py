@@ -181,7 +181,8 @@ class ContinuousMechanism:
         """``ε_min = sup_y ℓ_P(y) = −log(p + (1 − p) e^{−L})`` with ``p = min_x P(x)`` (the y → ±∞ limit;
         eq. 49 for Laplace). A prior on the boundary is read as the limit of interior priors (→ ``L``)."""
         p = float(_binary_prior(prior).min())
-        return float(-np.log(p + (1.0 - p) * np.exp(-self.ldp_eps)))
+        with np.errstate(divide="ignore"):  # Gaussian noise and a boundary prior: ∞
+            return float(-np.log(p + (1.0 - p) * np.exp(-self.ldp_eps)))
 
     def _log_r(self, y: float) -> float:
         """``log r(y) = log f(y|−1) − log f(y|+1)``, non-increasing (log-concave noise)."""

@@ -41,13 +41,13 @@ from privopt.mechanism import Mechanism
 from privopt.mechanisms.independent_reporting import (
     DEFAULT_SCAN_POINTS,
     ComponentFactory,
+    check_design,
     check_renyi_ball,
     check_split,
     labelled_grr,
     maximise_on_interval,
     projection_l1_radii,
     relaxed_eps,
-    verify,
 )
 from privopt.mechanisms.randomized_response import grr_matrix
 from privopt.sets.renyi import RenyiBall
@@ -160,7 +160,7 @@ def conditional_reporting(
 
     best = maximise_on_interval(objective, 0.0, eps, scan_points=scan_points, what="ε2")
     mechanism = _cr_mechanism(F, eps, best.argmax, radii, factory)
-    report = verify(mechanism, F, eps, "conditional reporting") if verify_audit else None
+    report = check_design(mechanism, F, eps, "conditional reporting") if verify_audit else None
     return ConditionalReporting(
         mechanism=mechanism,
         eps=eps,

@@ -197,7 +197,7 @@ def labelled_grr(labels: tuple[object, ...]) -> ComponentFactory:
     return lambda k, eps: grr(k, eps, labels)
 
 
-def verify(mechanism: Mechanism, F: RenyiBall, eps: float, family: str) -> AuditReport:
+def check_design(mechanism: Mechanism, F: RenyiBall, eps: float, family: str) -> AuditReport:
     """Audit a designed mechanism against ``(ε, F)``-RLDP; raise :class:`SolverError` if it fails."""
     report = audit(mechanism, SensitiveLDP(eps, F))
     if not report.satisfied:
@@ -330,7 +330,7 @@ def independent_reporting(
 
     best = maximise_on_interval(objective, 0.0, eps, scan_points=scan_points, what="ε2")
     mechanism = _ir_mechanism(F, eps, best.argmax, d, first, second)
-    report = verify(mechanism, F, eps, "independent reporting") if verify_audit else None
+    report = check_design(mechanism, F, eps, "independent reporting") if verify_audit else None
     return IndependentReporting(
         mechanism=mechanism,
         eps=eps,
