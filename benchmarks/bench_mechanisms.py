@@ -39,7 +39,7 @@ def adult_ball() -> po.RenyiBall | None:
 
 
 def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:9.1f} ms"
+    return f"{seconds * 1e3:9.1f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:9.1f} µs"
 
 
 def main() -> None:
