@@ -124,3 +124,7 @@ from privopt import pml_accounting
 from privopt.compare import compare
 
 __all__ += ["compare", "pml_accounting"]
+
+from privopt import verify
+
+__all__ += ["verify"]

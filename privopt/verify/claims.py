@@ -42,6 +42,7 @@ from privopt.verify.statements import (
 from privopt.verify.verdicts import Attempt
 
 EXPECTATIONS = ("holds", "fails")
+CHECKERS = ("symbolic", "certificate", "numerical")
 
 #: A comparison with privopt's own implementation: ``(rng, points) -> Attempt`` with checker
 #: ``"library"`` and outcome ``"agrees"``, ``"disagrees"`` or ``"skipped"``.
@@ -73,6 +74,9 @@ class Claim:
         Sample points of the numerical checker (CI mode); ``full_points`` with ``PRIVOPT_FULL=1``.
     library:
         An optional comparison with privopt's implementation (it never decides the verdict).
+    checkers:
+        The checkers allowed to run, a subset of ``("symbolic", "certificate", "numerical")`` (always in
+        that order); e.g. ``("symbolic",)`` for a claim that should only count as settled if proved.
     """
 
     name: str
@@ -85,8 +89,13 @@ class Claim:
     points: int = 200
     full_points: int | None = None
     library: LibraryCheck | None = None
+    checkers: tuple[str, ...] = CHECKERS
 
     def __post_init__(self) -> None:
+        checkers = tuple(self.checkers)
+        if not checkers or any(c not in CHECKERS for c in checkers):
+            raise ValidationError("checkers", f"a non-empty subset of {CHECKERS}", repr(self.checkers))
+        object.__setattr__(self, "checkers", checkers)
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValidationError("name", "a non-empty claim name", repr(self.name))
         if self.expect not in EXPECTATIONS:

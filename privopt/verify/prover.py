@@ -13,7 +13,11 @@ brought to one fraction and factored. A factor has a known sign when
 
 Two rewritings come first: a numerator ``a + b·√D`` with a single square root is decided by the
 signs of ``a``, ``b`` and ``a² − b²D``; a combination of logarithms ``c·log R`` by the sign of
-``R − 1``.
+``R − 1``. Logarithms are combined with ``force=True``, i.e. assuming positive arguments, which holds
+wherever the claim is real-valued; the numerical sanity check that follows every proof guards it.
+
+Before any of this the expression is evaluated at a few sample points: a value of the wrong sign (or
+a non-zero value, for an identity) ends the attempt at once as "not proved".
 
 The product of the signs is then the sign of the expression on the whole box (the maps ``t → x``
 cover the box; a closed end missed by the first map follows by continuity for ``>= 0``, and strict
@@ -26,9 +30,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import mpmath
+import numpy as np
 import sympy as sp
 
-from privopt.verify.region import Region
+from privopt.errors import ValidationError
+from privopt.verify.region import Region, evaluate
+
+#: Sample points at which a statement is evaluated before any simplification is attempted: a value of
+#: the wrong sign there ends the attempt at once (a refutation is never reported as a proof, and false
+#: statements would otherwise spend the whole time limit in ``simplify``).
+PROBE_POINTS = 3
 
 
 @dataclass(frozen=True)
@@ -39,12 +51,27 @@ class ProofStep:
     how: str
 
 
+def _probe(expr: sp.Expr, region: Region) -> list[mpmath.mpc]:
+    """Values of ``expr`` at a few fixed sample points of the region (undefined points left out)."""
+    if not region.params:
+        return []
+    try:
+        points = region.sample(np.random.default_rng(PROBE_POINTS), PROBE_POINTS, edge_fraction=0.0)
+    except ValidationError:
+        return []
+    values = [evaluate(expr, region, p.working) for p in points]
+    return [v for v in values if v is not None]
+
+
 def _is_zero(expr: sp.Expr) -> bool:
     return expr == 0 or expr.is_zero is True
 
 
 def prove_zero(expr: sp.Expr, region: Region) -> ProofStep:
     """Try to prove that ``expr`` vanishes identically on the region (limits are evaluated first)."""
+    for value in _probe(expr, region):
+        if abs(value) > mpmath.mpf(10) ** -30:
+            return ProofStep(False, f"it is {mpmath.nstr(value, 6)} at a sample point, not 0")
     e = sp.sympify(region.to_working(expr))
     if e.has(sp.Limit):
         e = e.doit()
@@ -101,6 +128,8 @@ def _sign_of_product(expr: sp.Expr, variables: tuple[sp.Symbol, ...]) -> tuple[i
     if expr == 0:
         return 0, False, ""
     constant, factors = sp.factor_list(expr)
+    if not constant.is_number:
+        return None, False, str(constant)
     sign = 1 if constant > 0 else -1
     strict = True
     for factor, multiplicity in factors:
@@ -118,6 +147,9 @@ def _sign_of_product(expr: sp.Expr, variables: tuple[sp.Symbol, ...]) -> tuple[i
 
 def prove_sign(expr: sp.Expr, region: Region, strict: bool = False) -> ProofStep:
     """Try to prove ``expr >= 0`` (``> 0`` when ``strict``) on the region."""
+    for value in _probe(expr, region):
+        if value.imag != 0 or value.real < -(mpmath.mpf(10) ** -30):
+            return ProofStep(False, f"it is {mpmath.nstr(value, 6)} at a sample point")
     e = sp.sympify(region.to_working(expr))
     want = "> 0" if strict else ">= 0"
     for label, candidate in (("as written", e), ("simplified", sp.simplify(e))):

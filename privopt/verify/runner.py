@@ -27,6 +27,9 @@ from privopt.verify.verdicts import (
 #: Points of the numerical sanity check run after a symbolic proof or a certificate.
 SANITY_POINTS = 20
 
+#: Exact rational sample points of the optimality certificate (CI mode, ``full`` mode).
+CERTIFICATE_POINTS = {False: 5, True: 20}
+
 FORMATS = ("md", "json")
 
 
@@ -52,20 +55,25 @@ def check_claim(
     points = claim.sample_points(full)
     attempts: list[Attempt] = []
     decided: Attempt | None = None
-    for attempt_of in (
-        lambda: _safe(symbolic_attempt, claim, time_limit),
-        lambda: _safe(certificate_attempt, claim, rng, min(points, 5 if not full else 20), time_limit),
-        lambda: _safe(numerical_attempt, claim, rng, points),
+    for name, attempt_of in (
+        ("symbolic", lambda: _safe(symbolic_attempt, claim, time_limit)),
+        (
+            "certificate",
+            lambda: _safe(certificate_attempt, claim, rng, min(points, CERTIFICATE_POINTS[full]), time_limit),
+        ),
+        ("numerical", lambda: _safe(numerical_attempt, claim, rng, points)),
     ):
         if decided is not None:
             break
+        if name not in claim.checkers:
+            continue
         attempt = attempt_of()
         if attempt is None:
             continue
         attempts.append(attempt)
         if is_final(attempt.outcome):
             decided = attempt
-    if decided is not None and decided.outcome in ESTABLISHED:
+    if decided is not None and decided.outcome in ESTABLISHED and "numerical" in claim.checkers:
         sanity = _safe(numerical_attempt, claim, claim_rng(seed + 1, claim.name), min(points, SANITY_POINTS))
         if sanity is not None:
             attempts.append(
@@ -130,9 +138,7 @@ def _select(claims: Iterable[str | Claim] | None) -> list[Claim]:
             continue
         if not isinstance(item, str):
             raise ValidationError("claims", "claim names or privopt.verify.Claim objects", repr(item))
-        matched = [
-            c for name, c in shipped.items() if name == item or name.startswith(item.rstrip(".") + ".")
-        ]
+        matched = [c for name, c in shipped.items() if name.startswith(item)]
         if not matched:
             names = claim_names()
             raise ValidationError(
@@ -156,7 +162,7 @@ def verify(
     Parameters
     ----------
     claims:
-        ``None`` for the whole shipped library, or names (a name or a dotted prefix such as
+        ``None`` for the whole shipped library, or names (a name or a prefix such as
         ``"pml.thm5"``) and/or :class:`~privopt.verify.Claim` objects.
     seed:
         Seed of the numerical checkers (each claim's generator also depends on its name).
