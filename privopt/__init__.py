@@ -125,6 +125,6 @@ from privopt.compare import compare
 
 __all__ += ["compare", "pml_accounting"]
 
-from privopt import verify
+from privopt import verify  # noqa: E402  (after the __all__ extension above)
 
 __all__ += ["verify"]
