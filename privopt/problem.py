@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from privopt.audit import AuditReport, audit
+from privopt.column_generation import ColumnGenerationOptions, column_generation
 from privopt.cone import CompileOptions, RowCone
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
@@ -40,7 +41,7 @@ from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.tolerances import AUDIT_EPS_ATOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 
-ROUTES = ("auto", "vertex", "cvxpy")
+ROUTES = ("auto", "vertex", "colgen", "cvxpy")
 
 #: Enumerations whose McMullen bound is at most this run in this process, exactly (they are certain
 #: to be quick; forking a child to enforce the timeout, or validating a floating-point result, would
@@ -175,6 +176,8 @@ class Problem:
     backend:
         Vertex enumeration back end: ``"auto"`` (default: floating-point cdd, validated, else exact
         ppl), ``"cdd"`` (on failure retried with ``"ppl"``) or ``"ppl"`` (exact).
+    colgen:
+        Budgets of the column-generation route (:class:`~privopt.column_generation.ColumnGenerationOptions`).
     """
 
     def __init__(
@@ -187,6 +190,7 @@ class Problem:
         vertex_limit: int = DEFAULT_VERTEX_LIMIT,
         timeout: float | None = 600.0,
         backend: str = "auto",
+        colgen: ColumnGenerationOptions | dict[str, Any] | None = None,
     ) -> None:
         if not isinstance(definition, PrivacyDefinition):
             raise ValidationError(
@@ -204,6 +208,15 @@ class Problem:
         if backend not in ("auto", "cdd", "ppl"):
             raise ValidationError("backend", "'auto', 'cdd' or 'ppl'", repr(backend))
         self.backend = backend
+        if colgen is None:
+            colgen = ColumnGenerationOptions()
+        elif isinstance(colgen, dict):
+            colgen = ColumnGenerationOptions(**colgen)
+        elif not isinstance(colgen, ColumnGenerationOptions):
+            raise ValidationError(
+                "colgen", "ColumnGenerationOptions or a dict of its fields", type(colgen).__name__
+            )
+        self.colgen = colgen
         n = self.utility.input_size
         expected = definition.input_size()
         if n is None:
@@ -234,7 +247,7 @@ class Problem:
     def _plan(self, requested: str = "auto") -> tuple[str, str]:
         if requested not in ROUTES:
             raise ValidationError("route", f"one of {', '.join(map(repr, ROUTES))}", repr(requested))
-        if requested == "vertex" and not isinstance(self.utility, SubConvexUtility):
+        if requested in ("vertex", "colgen") and not isinstance(self.utility, SubConvexUtility):
             raise ValidationError(
                 "utility",
                 "a sub-convex utility on the vertex route (the LP over vertices is exact only for those)",
@@ -250,6 +263,13 @@ class Problem:
             return requested, "requested"
         if isinstance(self.utility, ConcaveUtility):
             return "cvxpy", "the utility is concave: one convex program"
+        cone = self.definition.row_cone(self.n_inputs, options=self.options)
+        estimate = VertexEstimate.for_slice(self.n_inputs, cone.n_rows)
+        if estimate.bound > self.vertex_limit:
+            return (
+                "colgen",
+                f"the vertex estimate ({estimate.bound:.3g}) is above vertex_limit={self.vertex_limit:.3g}: column generation, with an upper bound",
+            )
         return "vertex", "the utility is sub-convex: vertex enumeration + LP is exact"
 
     # ------------------------------------------------------------------ solve
@@ -269,7 +289,40 @@ class Problem:
         stats["cone_rows"] = cone.n_rows
         if planned == "vertex":
             return self._solve_vertex(cone, stats, reason)
+        if planned == "colgen":
+            return self._solve_colgen(cone, stats, reason)
         return self._solve_cvxpy(cone, stats, reason)
+
+    def _solve_colgen(self, cone: RowCone, stats: dict[str, Any], reason: str) -> Solution:
+        assert isinstance(self.utility, SubConvexUtility)
+        self.utility.check(self.n_inputs)
+        start = time.perf_counter()
+        result = column_generation(self.utility, cone, self.colgen)
+        stats["seconds"]["column_generation"] = time.perf_counter() - start
+        stats.update(
+            lower=result.lower,
+            upper=result.upper,
+            gap=result.gap,
+            stopped=result.stopped,
+            iterations=result.iterations,
+            columns=result.columns_generated,
+            pricing_lps=result.pricing_lps,
+            bound_nodes=result.bound_nodes,
+            bound_complete=result.bound_complete,
+        )
+        matrix = result.columns * result.weights[None, :]
+        mechanism = Mechanism(
+            matrix / matrix.sum(axis=1, keepdims=True), self.definition.input_labels(), None, name="colgen"
+        )
+        verdict = "optimal (bound closed)" if result.gap <= 1e-9 else f"gap {result.gap:.3g}"
+        return self._finish(
+            mechanism,
+            f"colgen ({reason}; stopped: {result.stopped}; {verdict})",
+            stats,
+            result.duals,
+            None,
+            cone,
+        )
 
     def _solve_vertex(self, cone: RowCone, stats: dict[str, Any], reason: str) -> Solution:
         from privopt.solvers.lp import solve_lp

@@ -155,6 +155,11 @@ class MutualInformation(SubConvexUtility):
     def _mi_mu(self, columns: FloatArray) -> FloatArray:
         return mutual_information_mu(self.p, columns)
 
+    def gradient(self, column: FloatArray) -> FloatArray:
+        """``∂μ/∂w_x = P_x log(w_x / Pᵀw)`` (entries at ``w_x = 0`` clipped to a large negative value)."""
+        q = float(self.p @ column)
+        return self.p * np.log(np.maximum(column, 1e-300) / max(q, 1e-300))
+
 
 class NormalizedMutualInformation(MutualInformation):
     """``I_P(X;Y) / H(X)``, the NMI of the Entropy paper's experiments (§8); needs ``H(X) > 0``."""

@@ -1,0 +1,430 @@
+"""Column generation: optimal-quality mechanisms where vertex enumeration cannot go.
+
+The vertex LP ``max Σ_v θ_v μ(v) s.t. Σ_v θ_v v = 1_X, θ >= 0`` needs at most ``|X|`` columns, so the
+full vertex set is never needed (Entropy paper Thm. 3's LP). Column generation keeps a *restricted
+master* over the columns found so far and adds columns with positive reduced cost
+``f(v) = μ(v) − λᵀv``, where ``λ`` are the master's duals:
+
+- **Master**: HiGHS on ``Σ_j θ_j v_j = 1_X``; started from a non-degenerate feasible basis — the
+  columns ``(1 − δ)u + δe_x`` around the uniform column ``u`` (in every built-in cone) and GRR_ε's
+  when they are in the cone — plus any columns the caller supplies (e.g. SRR's).
+- **Pricing**: maximise the convex ``f`` over the normalised slice ``Q = {v >= 0, v ∈ K, Σ v = 1}`` by
+  multi-start local vertex search: linearise ``μ`` at ``v`` (``μ(v') >= ∇μ(v)ᵀv'`` for sublinear ``μ``)
+  and solve the LP ``max (∇μ(v) − λ)ᵀv'`` over ``Q``, which never decreases ``f``; repeat until it
+  stalls. The LPs use the *lifted* cone (DESIGN.md §5b), with ``Σ|A| + Σ|B| + #blocks`` rows. Starts
+  are seeded (deterministic for a seed).
+- **Bound**: any mechanism ``W = Σ_y c_y v_y`` (``v_y ∈ Q``, ``Σ_y c_y = |X|``) has utility
+  ``Σ_y c_y μ(v_y) <= 1ᵀλ + |X| · max_{v∈Q} f(v)``. The maximum is bounded from above by
+  :func:`privopt.convex_bound.convex_max_over_slice` (simplex-vertex bound refined by branch and
+  bound), so ``1ᵀλ + |X| · max(0, R̄)`` is a valid bound on the optimum over the cone. A second one
+  comes from the same search: the vertex LP over the vertices of the simplices that cover ``Q``
+  (:func:`_cover_bound`). The smaller is reported as ``upper``, with ``gap = (upper − lower) / upper``.
+  A heuristic result is never called optimal: it is optimal only when the bound closes the gap.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+from tqdm.auto import tqdm
+
+from privopt.cone import RowCone
+from privopt.convex_bound import convex_max_over_slice
+from privopt.errors import InfeasibleError, SolverError, ValidationError
+from privopt.solvers.errors import BackendError
+from privopt.solvers.lp import solve_lp
+from privopt.utilities import SubConvexUtility
+from privopt.validation import FloatArray
+
+#: Reduced costs at or below this are treated as zero (no improving column).
+REDUCED_COST_TOL = 1e-9
+
+#: A pricing round that finds nothing is repeated with 2, 4, ... times the starts, up to this factor.
+_ESCALATION = 16
+
+
+@dataclass(frozen=True)
+class ColumnGenerationOptions:
+    """Budgets and knobs of :func:`column_generation`.
+
+    time_limit:
+        Seconds for the whole run, bound included (honoured within a few percent: every LP is
+        short, and the budget is checked between them).
+    max_iterations:
+        Master/pricing rounds.
+    starts:
+        Local searches per pricing round.
+    columns_per_round:
+        Improving columns added per round (the best distinct ones).
+    bound_fraction:
+        Share of the time budget reserved for the upper bound.
+    bound_nodes:
+        Node budget of the branch and bound.
+    seed:
+        Seed of the random starts.
+    progress:
+        Show a tqdm bar.
+    """
+
+    time_limit: float = 600.0
+    max_iterations: int = 500
+    starts: int = 6
+    columns_per_round: int = 8
+    bound_fraction: float = 0.1
+    bound_nodes: int = 2000
+    seed: int = 0
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.time_limit > 0:
+            raise ValidationError("time_limit", "a positive number of seconds", repr(self.time_limit))
+        if self.max_iterations < 1 or self.starts < 1 or self.columns_per_round < 1:
+            raise ValidationError("options", "max_iterations, starts and columns_per_round >= 1", repr(self))
+        if not 0.0 <= self.bound_fraction < 1.0:
+            raise ValidationError("bound_fraction", "a fraction in [0, 1)", repr(self.bound_fraction))
+
+
+@dataclass(frozen=True)
+class ColumnGenerationResult:
+    """The master's columns and weights, its value (a lower bound), the upper bound and why it stopped."""
+
+    columns: FloatArray  # (|X|, k): the columns v_j with θ_j > 0
+    weights: FloatArray
+    lower: float
+    upper: float
+    duals: FloatArray
+    stopped: str  # "converged", "iteration limit", "time limit"
+    iterations: int
+    columns_generated: int
+    pricing_lps: int
+    bound_nodes: int
+    bound_complete: bool
+
+    @property
+    def gap(self) -> float:
+        if not np.isfinite(self.upper):
+            return np.inf
+        return max(0.0, (self.upper - self.lower) / max(abs(self.upper), 1e-300))
+
+
+class _SliceLP:
+    """LPs over the lifted slice ``{v >= 0, lifted cone rows <= 0, Σ v = 1}``: ``max cᵀv``.
+
+    One HiGHS model is built once; each call only changes the objective, so the simplex restarts
+    from the previous basis (pricing solves thousands of these LPs).
+    """
+
+    def __init__(self, cone: RowCone) -> None:
+        import highspy
+
+        lifted, total = cone.lifted()
+        self.n, self.total = cone.n_inputs, total
+        self.a_ub = lifted
+        self.b_ub = np.zeros(lifted.shape[0])
+        sum_row = sp.csr_matrix(np.concatenate([np.ones(self.n), np.zeros(total - self.n)])[None, :])
+        matrix = sp.vstack([lifted, sum_row], format="csc")
+        inf = highspy.kHighsInf
+        model = highspy.HighsLp()
+        model.num_col_ = total
+        model.num_row_ = matrix.shape[0]
+        model.col_cost_ = np.zeros(total)
+        model.col_lower_ = np.concatenate([np.zeros(self.n), np.full(total - self.n, -inf)])
+        model.col_upper_ = np.full(total, inf)
+        model.row_lower_ = np.concatenate([np.full(lifted.shape[0], -inf), [1.0]])
+        model.row_upper_ = np.concatenate([np.zeros(lifted.shape[0]), [1.0]])
+        model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        model.a_matrix_.start_ = matrix.indptr
+        model.a_matrix_.index_ = matrix.indices
+        model.a_matrix_.value_ = matrix.data
+        self.highs = highspy.Highs()
+        self.highs.setOptionValue("output_flag", False)
+        self.highs.passModel(model)
+        self.indices = np.arange(self.n, dtype=np.int32)
+        self.calls = 0
+
+    def maximise(self, c: FloatArray, what: str = "pricing LP") -> FloatArray:
+        import highspy
+
+        self.highs.changeColsCost(self.n, self.indices, -np.asarray(c, dtype=np.float64))
+        for attempt in range(2):  # a failed solve is retried once from scratch, then it is an error
+            self.calls += 1
+            self.highs.run()
+            status = self.highs.getModelStatus()
+            if status == highspy.HighsModelStatus.kOptimal:
+                v = np.clip(np.asarray(self.highs.getSolution().col_value[: self.n]), 0.0, None)
+                return v / v.sum()
+            if status == highspy.HighsModelStatus.kInfeasible:
+                raise InfeasibleError(f"the {what} is infeasible: the cone contains no non-zero column")
+            if attempt == 0:
+                self.highs.clearSolver()
+        raise SolverError(f"the {what} failed twice (HiGHS status: {self.highs.modelStatusToString(status)})")
+
+    def point_in_simplex(self, vertices: FloatArray, c: FloatArray) -> FloatArray | None:
+        """The point of the slice in ``conv(rows of vertices)`` maximising ``cᵀv``, or ``None`` (LP in α)."""
+        k = vertices.shape[0]
+        # Variables (α ∈ Δ_k, auxiliaries); v = Vᵀα.
+        lifted_v = self.a_ub[:, : self.n] @ vertices.T
+        a_ub = sp.hstack([sp.csr_matrix(lifted_v), self.a_ub[:, self.n :]], format="csr")
+        a_eq = sp.csr_matrix(np.concatenate([np.ones(k), np.zeros(self.total - self.n)])[None, :])
+        bounds = [(0.0, None)] * k + [(None, None)] * (self.total - self.n)
+        self.calls += 1
+        cost = np.concatenate([-(vertices @ c), np.zeros(self.total - self.n)])
+        result = linprog(
+            cost, A_ub=a_ub, b_ub=self.b_ub, A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs-ds"
+        )
+        if result.status != 0:
+            return None
+        alpha = np.clip(result.x[:k], 0.0, None)
+        v = vertices.T @ (alpha / alpha.sum())
+        return np.clip(v, 0.0, None) / max(v.sum(), 1e-300)
+
+
+def _gradient(utility: SubConvexUtility, v: FloatArray) -> FloatArray:
+    """A (super)gradient of ``μ`` at ``v``: the utility's own, or central finite differences."""
+    if hasattr(utility, "gradient"):
+        return np.asarray(utility.gradient(v), dtype=np.float64)  # type: ignore[attr-defined]
+    n = v.size
+    h = 1e-7 * max(1.0, float(np.max(v)))
+    plus = np.clip(v[:, None] + h * np.eye(n), 0.0, None)
+    minus = np.clip(v[:, None] - h * np.eye(n), 0.0, None)
+    return (utility.mu(plus) - utility.mu(minus)) / (plus - minus).sum(axis=0)
+
+
+def column_generation(
+    utility: SubConvexUtility,
+    cone: RowCone,
+    options: ColumnGenerationOptions,
+    initial_columns: FloatArray | None = None,
+) -> ColumnGenerationResult:
+    """Run column generation for ``max Σ_y μ(w_y)`` over mechanisms with columns in ``cone``."""
+    start = time.perf_counter()
+    deadline = start + options.time_limit
+    pricing_deadline = start + options.time_limit * (1.0 - options.bound_fraction)
+    n = cone.n_inputs
+    lp = _SliceLP(cone)
+    rng = np.random.default_rng(options.seed)
+    columns = _initial_basis(cone)
+    if initial_columns is not None:
+        for column in np.asarray(initial_columns, dtype=np.float64).T:
+            if column.sum() > 0 and cone.violation(column[:, None]) <= 1e-9:
+                columns.append(column / column.sum())
+    values = list(utility.mu(np.column_stack(columns)))
+
+    def f(V: FloatArray, duals: FloatArray) -> FloatArray:  # rows of V
+        return utility.mu(V.T) - V @ duals
+
+    bar = tqdm(
+        total=options.max_iterations,
+        desc="column generation",
+        disable=not options.progress,
+        leave=False,
+        delay=2.0,
+    )
+    stopped, iteration, generated = "iteration limit", 0, 0
+    previous: list[FloatArray] = []
+    master = None
+    bound = None
+    root = _root_simplex(lp)
+    try:
+        for iteration in range(1, options.max_iterations + 1):
+            master = _solve_master(columns, values, n)
+            duals = master.eq_duals
+            bar.update(1)
+            bar.set_postfix(value=f"{master.objective:.6g}", columns=len(columns))
+            if time.perf_counter() > pricing_deadline:
+                stopped = "time limit"
+                break
+            found = _price(utility, lp, duals, rng, options.starts, options, previous, f, pricing_deadline)
+            starts = options.starts
+            while (
+                not found and starts < options.starts * _ESCALATION and time.perf_counter() < pricing_deadline
+            ):
+                # Local searches from random vertices reach a basin with a probability per start; before
+                # concluding that no column improves, try more of them.
+                starts *= 2
+                found = _price(utility, lp, duals, rng, starts, options, [], f, pricing_deadline)
+            if not found:
+                # Local search found nothing: let the branch and bound look for a positive reduced
+                # cost anywhere in the slice. A point it finds seeds a new local search; if none is
+                # found, the bound it returns certifies the master's value.
+                bound = convex_max_over_slice(
+                    lambda V, d=duals: f(V, d), root, lp.point_in_simplex, lambda v, d=duals: _gradient(utility, v) - d,
+                    lower=0.0, tolerance=REDUCED_COST_TOL,
+                    max_nodes=options.bound_nodes, deadline=deadline,
+                )  # fmt: skip
+                if bound.best_point is None or bound.lower <= REDUCED_COST_TOL:
+                    stopped = "converged"
+                    break
+                found = _ascend(utility, lp, duals, bound.best_point, f, pricing_deadline)
+                if not found:
+                    stopped = "converged"
+                    break
+            previous = [v for _, v in found]
+            bound = None
+            for _, v in found:
+                columns.append(v)
+                values.append(float(utility.mu(v[:, None])[0]))
+                generated += 1
+        else:
+            stopped = "iteration limit"
+        if bound is None or stopped != "converged":
+            master = _solve_master(columns, values, n)
+    finally:
+        bar.close()
+    assert master is not None
+    duals = master.eq_duals
+    if bound is None or stopped != "converged":
+        bound = convex_max_over_slice(
+            lambda V: f(V, duals), root, lp.point_in_simplex, lambda v: _gradient(utility, v) - duals,
+            lower=0.0, tolerance=REDUCED_COST_TOL,
+            max_nodes=options.bound_nodes, deadline=max(deadline, time.perf_counter() + 1.0),
+        )  # fmt: skip
+    upper = min(float(np.sum(duals)) + n * max(0.0, bound.upper), _cover_bound(utility, bound.cover, n))
+    keep = master.x > 1e-12 * max(float(master.x.max()), 1e-300)
+    matrix = np.column_stack(columns)
+    return ColumnGenerationResult(
+        columns=matrix[:, keep],
+        weights=master.x[keep],
+        lower=master.objective,
+        upper=max(upper, master.objective),
+        duals=duals,
+        stopped=stopped,
+        iterations=iteration,
+        columns_generated=generated,
+        pricing_lps=lp.calls,
+        bound_nodes=bound.nodes,
+        bound_complete=bound.complete,
+    )
+
+
+def _cover_bound(utility: SubConvexUtility, cover: FloatArray, n: int) -> float:
+    """The vertex LP over the vertices of simplices covering the slice: a valid upper bound.
+
+    Every ``v`` in the slice is a convex combination of one covering simplex's vertices, and ``μ`` is
+    convex, so any mechanism in the cone is dominated by one built from those vertices (the argument
+    of Entropy paper Thm. 3). With the root simplex ``Δ`` alone it is ``Σ_x μ(e_x)`` (``H(X)`` for MI).
+    """
+    if cover.shape[0] == 0:
+        return np.inf
+    values = utility.mu(cover.T)
+    if not np.all(np.isfinite(values)):
+        return np.inf
+    try:
+        return solve_lp(values, a_eq=cover.T, b_eq=np.ones(n), bounds=(0.0, None)).objective
+    except BackendError:
+        return np.inf
+
+
+def _initial_basis(cone: RowCone) -> list[FloatArray]:
+    """``n`` columns ``(1 − δ) u + δ e_x`` around the uniform column ``u``, with the largest ``δ`` that
+    keeps them in the cone, plus ``GRR_ε``'s columns when they are in it.
+
+    They sum to the all-ones vector with weights 1, a non-degenerate feasible basis: a master with the
+    uniform column alone would be degenerate (one column for ``n`` equations), its duals would be
+    arbitrary (HiGHS returns 0) and the columns they price could not enter.
+    """
+    from privopt.mechanisms.randomized_response import grr_matrix
+
+    n = cone.n_inputs
+    uniform = np.full(n, 1.0 / n)
+    if cone.violation(uniform[:, None]) > 1e-12:
+        raise InfeasibleError("column generation starts from the uniform column, which is not in this cone")
+    low, high = 0.0, 1.0
+    if cone.violation((1 - high) * uniform[:, None] + high * np.eye(n)) > 1e-12:
+        for _ in range(60):
+            mid = 0.5 * (low + high)
+            if cone.violation((1 - mid) * uniform[:, None] + mid * np.eye(n)) <= 1e-12:
+                low = mid
+            else:
+                high = mid
+        high = low
+    columns = [uniform]
+    if high > 1e-9:
+        columns += list(((1 - high) * uniform[:, None] + high * np.eye(n)).T)
+    grr = grr_matrix(n, cone.eps)
+    if cone.violation(grr) <= 1e-12:
+        columns += list((grr / grr.sum(axis=0)).T)
+    return columns
+
+
+def _solve_master(columns: list[FloatArray], values: list[float], n: int):  # type: ignore[no-untyped-def]
+    try:
+        return solve_lp(np.array(values), a_eq=np.column_stack(columns), b_eq=np.ones(n), bounds=(0.0, None))
+    except BackendError as exc:
+        if "infeasible" in str(exc):
+            raise InfeasibleError(
+                "the restricted master is infeasible: no column covers every input"
+            ) from exc
+        raise SolverError(f"the restricted master LP failed: {exc}") from exc
+
+
+def _root_simplex(lp: _SliceLP) -> FloatArray:
+    """The smallest simplex ``{v >= l, Σ v = 1}`` containing the slice (``l_x = min_Q v_x``, n LPs)."""
+    n = lp.n
+    lower = np.array([lp.maximise(-np.eye(n)[x], "bound LP")[x] for x in range(n)])
+    lower = np.clip(lower - 1e-12, 0.0, None)
+    return lower[None, :] + (1.0 - lower.sum()) * np.eye(n)
+
+
+#: Linearisation points ``(1 − δ) v + δ·uniform`` tried at each step of the local search.
+_SMOOTHING = (0.0, 0.02, 0.2, 0.6)
+
+
+def _ascend(
+    utility: SubConvexUtility, lp: _SliceLP, duals: FloatArray, v: FloatArray, f: Any, deadline: float
+) -> list[tuple[float, FloatArray]]:
+    """Local vertex search from ``v``: linearise ``μ`` and re-solve until ``f`` stops increasing.
+
+    A sublinear ``μ`` satisfies ``μ(v') >= ∇μ(u)ᵀv'`` for *every* point ``u`` (convexity plus Euler's
+    identity ``∇μ(u)ᵀu = μ(u)``), so the LP ``max (∇μ(u) − λ)ᵀv'`` gives a valid ascent step from any
+    ``u``. Besides ``u = v``, points pulled towards the uniform column are tried: at a vertex with
+    zero entries the gradient of MI is ``−∞`` there, and linearising at ``v`` alone never leaves its face.
+    """
+    value = float(f(v[None, :], duals)[0])
+    uniform = np.full(v.size, 1.0 / v.size)
+    for _ in range(50):
+        if time.perf_counter() > deadline:
+            break
+        best, best_value = v, value
+        for delta in _SMOOTHING:
+            candidate = lp.maximise(_gradient(utility, (1.0 - delta) * v + delta * uniform) - duals)
+            candidate_value = float(f(candidate[None, :], duals)[0])
+            if candidate_value > best_value + 1e-12:
+                best, best_value = candidate, candidate_value
+        if best is v:
+            break
+        v, value = best, best_value
+    return [(value, v)] if value > REDUCED_COST_TOL else []
+
+
+def _price(
+    utility: SubConvexUtility,
+    lp: _SliceLP,
+    duals: FloatArray,
+    rng: np.random.Generator,
+    n_starts: int,
+    options: ColumnGenerationOptions,
+    previous: list[FloatArray],
+    f: Any,
+    deadline: float,
+) -> list[tuple[float, FloatArray]]:
+    """Columns with positive reduced cost, by multi-start local vertex search (module docstring)."""
+    n = lp.n
+    starts: list[FloatArray] = list(previous[: max(1, options.starts // 2)])
+    starts.append(lp.maximise(-duals))  # the linear part alone
+    for _ in range(n_starts):
+        starts.append(lp.maximise(rng.normal(size=n)))
+    found: list[tuple[float, FloatArray]] = []
+    for v in starts:
+        for value, w in _ascend(utility, lp, duals, v, f, deadline):
+            if not any(np.max(np.abs(w - u)) < 1e-9 for _, u in found):
+                found.append((value, w))
+        if time.perf_counter() > deadline:
+            break
+    found.sort(key=lambda item: -item[0])
+    return found[: options.columns_per_round]

@@ -1,0 +1,101 @@
+"""A valid upper bound on the maximum of a convex function over a polytope inside the simplex.
+
+Column generation needs ``R* = max_{v ∈ Q} f(v)`` for the reduced cost ``f(v) = μ(v) − λᵀv`` (convex)
+over the normalised cone slice ``Q ⊆ Δ``, or at least an upper bound on it: a convex function's
+maximum over a simplex is attained at one of the simplex's vertices. So:
+
+- the *simplex-vertex bound*: ``Q ⊆ Δ = conv{e_x}``, hence ``R* <= max_x f(e_x)``;
+- *branch and bound* over a simplicial partition of a simplex containing ``Q``: split a simplex
+  along its longest edge; a piece that misses ``Q`` (an LP says so) is dropped, and the bound is the
+  largest ``max_{vertices} f`` over the remaining pieces. The LPs also return points of ``Q`` (the
+  best along ``f``'s gradient), whose values are lower bounds on ``R*``. The bound only ever
+  decreases, and it is valid whenever the search stops (budget of nodes or time).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from privopt.validation import FloatArray
+
+
+@dataclass(frozen=True)
+class BoundResult:
+    """``upper >= max_Q f``; ``lower`` is ``f`` at the best point of ``Q`` met; ``complete`` when the
+    search closed the gap (to ``tolerance``) rather than running out of budget; ``cover`` holds the
+    vertices (rows) of the pieces that meet ``Q`` — ``Q`` lies in the union of their simplices."""
+
+    upper: float
+    lower: float
+    best_point: FloatArray | None
+    nodes: int
+    complete: bool
+    cover: FloatArray
+
+
+def convex_max_over_slice(
+    f: Callable[[FloatArray], FloatArray],
+    root: FloatArray,
+    point_in: Callable[[FloatArray, FloatArray], FloatArray | None],
+    direction: Callable[[FloatArray], FloatArray],
+    *,
+    lower: float = -np.inf,
+    tolerance: float = 1e-9,
+    max_nodes: int = 2000,
+    deadline: float | None = None,
+) -> BoundResult:
+    """Upper-bound ``max f`` over ``Q ⊆ conv(root)`` by simplicial branch and bound (module docstring).
+
+    ``root`` holds the vertices (rows) of a simplex containing ``Q`` (e.g. the identity: ``Δ``);
+    ``f`` evaluates a convex function on the rows of a matrix; ``point_in(V, c)`` returns the point of
+    ``Q ∩ conv(rows of V)`` maximising ``cᵀv`` (an LP), or ``None`` when they do not meet; ``c`` is
+    ``direction(v)`` at the piece's best vertex (a gradient of ``f``), so the points found are good
+    lower bounds.
+    """
+    values = f(root)
+    heap: list[tuple[float, int, FloatArray, FloatArray]] = [(-float(np.max(values)), 0, root, values)]
+    counter, nodes = 1, 1
+    best_point = None
+    settled: list[FloatArray] = []  # pieces meeting Q whose bound is already below lower + tolerance
+
+    def cover() -> FloatArray:
+        pieces = settled + [item[2] for item in heap]
+        return np.unique(np.vstack(pieces), axis=0) if pieces else np.zeros((0, root.shape[1]))
+
+    while heap:
+        top = -heap[0][0]
+        if top <= lower + tolerance:
+            return BoundResult(max(lower, top), lower, best_point, nodes, True, cover())
+        if nodes >= max_nodes or (deadline is not None and time.perf_counter() > deadline):
+            return BoundResult(top, lower, best_point, nodes, False, cover())
+        _, _, vertices, vertex_values = heapq.heappop(heap)
+        # Split the longest edge at its midpoint.
+        distances = np.linalg.norm(vertices[:, None, :] - vertices[None, :, :], axis=2)
+        i, j = np.unravel_index(int(np.argmax(distances)), distances.shape)
+        midpoint = (vertices[i] + vertices[j]) / 2.0
+        mid_value = float(f(midpoint[None, :])[0])
+        for replaced in (i, j):
+            child = vertices.copy()
+            child[replaced] = midpoint
+            child_values = vertex_values.copy()
+            child_values[replaced] = mid_value
+            nodes += 1
+            point = point_in(child, direction(child[int(np.argmax(child_values))]))
+            if point is None:
+                continue
+            value = float(f(point[None, :])[0])
+            if value > lower:
+                lower, best_point = value, point
+            bound = float(np.max(child_values))
+            if bound > lower + tolerance:
+                heapq.heappush(heap, (-bound, counter, child, child_values))
+                counter += 1
+            else:
+                settled.append(child)
+    # Every piece was dropped or bounded by lower + tolerance.
+    return BoundResult(lower + tolerance, lower, best_point, nodes, True, cover())
