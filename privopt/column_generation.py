@@ -231,7 +231,7 @@ def column_generation(
     bound = None
     root = _root_simplex(lp)
     try:
-        for iteration in range(1, options.max_iterations + 1):
+        for iteration in range(1, options.max_iterations + 1):  # noqa: B007 - reported after the loop
             master = _solve_master(columns, values, n)
             duals = master.eq_duals
             bar.update(1)

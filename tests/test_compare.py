@@ -84,15 +84,18 @@ def test_compare_accepts_designs_callables_and_interval_audits(example1):
     assert table["satisfied"].all()
 
 
-def test_compare_omits_optimum_beyond_limits(example1):
-    # With a vertex limit the enumeration is refused (LimitError): no optimum row, no exception.
+def test_compare_beyond_the_vertex_limit_uses_column_generation(example1):
+    # Above the vertex limit the auto route switches to column generation, and the row says so.
     table = po.compare(
         po.SensitiveLDP(1.0, po.RenyiBall.confidence(example1)),
         po.MutualInformation(example1),
         [po.mechanisms.srr(2, 2, 1.0)],
         vertex_limit=1,
+        colgen={"time_limit": 30, "progress": False},
     )
-    assert list(table["mechanism"]) == ["SRR(eps=1)"]
+    assert list(table["mechanism"]) == ["SRR(eps=1)", "optimum"]
+    assert table.loc[1, "note"].startswith("colgen")
+    assert table.loc[1, "utility"] >= table.loc[0, "utility"]
 
 
 def test_compare_without_distribution_has_nan_nmi():

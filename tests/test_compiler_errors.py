@@ -47,7 +47,9 @@ def test_utility_route_mismatch():
         po.Problem(po.LDP(1.0), po.ExpectedDistortion(p)).solve(route="vertex")
     with pytest.raises(po.ValidationError, match="utility: expected a concave utility on the cvxpy route"):
         po.Problem(po.LDP(1.0), po.MutualInformation(p)).solve(route="cvxpy")
-    with pytest.raises(po.ValidationError, match="route: expected one of 'auto', 'vertex', 'cvxpy'"):
+    with pytest.raises(
+        po.ValidationError, match="route: expected one of 'auto', 'vertex', 'colgen', 'cvxpy'"
+    ):
         po.Problem(po.LDP(1.0), po.MutualInformation(p)).solve(route="simplex")
 
 
@@ -75,7 +77,10 @@ def test_bad_options(example1):
     mi = po.MutualInformation(example1)
     with pytest.raises(po.ValidationError, match="envelope: expected 'lower', 'box' or 'facets:k'"):
         po.Problem(po.LDP(1.0), mi, envelope="tight")
-    with pytest.raises(po.ValidationError, match="envelope: expected 'lower', 'box' or 'facets:k' with k >= 1, got 'facets:0'"):
+    with pytest.raises(
+        po.ValidationError,
+        match="envelope: expected 'lower', 'box' or 'facets:k' with k >= 1, got 'facets:0'",
+    ):
         po.Problem(po.LDP(1.0), mi, envelope="facets:0")
     with pytest.raises(po.ValidationError, match="backend: expected 'auto', 'cdd' or 'ppl'"):
         po.Problem(po.LDP(1.0), mi, backend="lrs")
