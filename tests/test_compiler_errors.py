@@ -55,10 +55,15 @@ def test_utility_route_mismatch():
 
 def test_vertex_estimate_above_limit(example1):
     F = po.RenyiBall.confidence(example1)
+    problem = po.Problem(
+        po.SensitiveLDP(1.0, F), po.MutualInformation(example1), vertex_limit=10, colgen={"progress": False}
+    )
     with pytest.raises(
         po.LimitError, match=r"vertex enumeration refused: .*McMullen.*above vertex_limit=10.*Remedies"
     ):
-        po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(example1), vertex_limit=10).solve()
+        problem.solve(route="vertex")
+    # The automatic route explains that it switched to column generation instead.
+    assert "above vertex_limit=10: column generation" in problem.solve().route
 
 
 @pytest.mark.slow
