@@ -12,7 +12,7 @@ from scipy.optimize import minimize
 
 from privopt.tolerances import VERIFY_FLOAT_RTOL
 from privopt.verify.claims import Claim
-from privopt.verify.library.common import close, library_check, random_distribution, relative, sym
+from privopt.verify.library.common import close, library_check, optional, random_distribution, relative, sym
 from privopt.verify.region import Param, Point, Region
 from privopt.verify.statements import AllOf, Discrepancy, Identity, Inequality, Numerical
 
@@ -642,37 +642,58 @@ def _mi(joint: np.ndarray) -> float:
     return float(np.sum(joint[mask] * np.log(joint[mask] / (a @ b)[mask])))
 
 
+def ir_decomposition(P: np.ndarray, R1: np.ndarray, R2: np.ndarray) -> tuple[float, float]:
+    """Both sides of Theorem 6 for ``IR = R1 ⊗ R2`` at the joint ``P[s, u]``, from the joint distribution
+    ``p(s, u, y1, y2) = P(s, u) R1(y1|s) R2(y2|u)``: ``I(X; IR(X))`` and
+    ``I(R1(S); S) + Σ_{y1} p(y1) I(U; Y2 | Y1 = y1)``."""
+    n_s, n_u = P.shape
+    joint = P[:, :, None, None] * R1[:, None, :, None] * R2[None, :, None, :]
+    lhs = _mi(joint.reshape(n_s * n_u, -1))
+    first = _mi(joint.sum(axis=(1, 3)))
+    p_uy = joint.sum(axis=0)  # (u, y1, y2)
+    second = sum(_mi(p_uy[:, y, :] / p_uy[:, y, :].sum()) * p_uy[:, y, :].sum() for y in range(p_uy.shape[1]))
+    return lhs, first + second
+
+
 def theorem6_claims() -> list[Claim]:
     region = Region((Param("n_s", 2, 3, integer=True), Param("n_u", 2, 3, integer=True)))
+    what = "I(X; IR(X)) vs I(R1(S); S) + I(R2(U); U | R1(S))"
 
     def decomposition(point: Point, rng: np.random.Generator) -> Discrepancy:
         n_s, n_u = int(point.working["n_s"]), int(point.working["n_u"])
         P = rng.dirichlet(np.ones(n_s * n_u)).reshape(n_s, n_u)
         R1 = rng.dirichlet(np.ones(n_s + 1), size=n_s)
         R2 = rng.dirichlet(np.ones(n_u + 1), size=n_u)
-        # p(s, u, y1, y2) = P(s, u) R1(y1|s) R2(y2|u)
-        joint = P[:, :, None, None] * R1[:, None, :, None] * R2[None, :, None, :]
-        lhs = _mi(joint.reshape(n_s * n_u, -1))
-        first = _mi(joint.sum(axis=(1, 3)))  # I(R1(S); S)
-        # I(R2(U); U | R1(S)) = Σ_{y1} p(y1) I(U; Y2 | Y1 = y1)
-        p_uy = joint.sum(axis=0)  # (u, y1, y2)
-        second = sum(
-            _mi(p_uy[:, y1, :] / p_uy[:, y1, :].sum()) * p_uy[:, y1, :].sum() for y1 in range(p_uy.shape[1])
-        )
-        return close(lhs, first + second, "I(X; IR(X)) vs I(R1(S); S) + I(R2(U); U | R1(S))", 1e-10)
+        return close(*ir_decomposition(P, R1, R2), what, 1e-10)
 
-    def library(rng: np.random.Generator) -> Discrepancy:
+    def kron(rng: np.random.Generator) -> Discrepancy:
         import privopt as po
 
         n_s, n_u = int(rng.integers(2, 4)), int(rng.integers(2, 4))
         P = rng.dirichlet(np.ones(n_s * n_u)).reshape(n_s, n_u)
         R1 = po.Mechanism(rng.dirichlet(np.ones(n_s), size=n_s))
         R2 = po.Mechanism(rng.dirichlet(np.ones(n_u), size=n_u))
-        joint = P[:, :, None, None] * R1.matrix[:, None, :, None] * R2.matrix[None, :, None, :]
+        value = po.MutualInformation(po.JointDistribution(P)).value(R1.kron(R2))
         return close(
-            po.MutualInformation(po.JointDistribution(P)).value(R1.kron(R2)),
-            _mi(joint.reshape(n_s * n_u, -1)),
-            "po.MutualInformation of Mechanism.kron (IR)",
+            value,
+            ir_decomposition(P, R1.matrix, R2.matrix)[1],
+            "po.MutualInformation of R1.kron(R2) vs " + what,
+        )
+
+    def designed(rng: np.random.Generator) -> Discrepancy:
+        import privopt as po
+
+        at = optional("privopt.mechanisms.independent_reporting", "independent_reporting_at")
+        n_s, n_u = int(rng.integers(2, 4)), int(rng.integers(2, 4))
+        P = po.JointDistribution(random_distribution(rng, n_s * n_u, floor=0.01).reshape(n_s, n_u), n=1000)
+        e = float(rng.uniform(0.1, 3))
+        W = np.asarray(at(po.RenyiBall.confidence(P), e, float(rng.uniform(0, e))).matrix)  # type: ignore[attr-defined]
+        # W = R1 ⊗ R2 with R1 on S (|S| outputs) and R2 on U (|U| outputs): recover the factors.
+        blocks = W.reshape(n_s, n_u, n_s, n_u)
+        R1, R2 = blocks.sum(axis=3)[:, 0, :], blocks.sum(axis=2)[0, :, :]
+        value = po.MutualInformation(P).value(po.Mechanism(W))
+        return close(
+            value, ir_decomposition(P.probabilities, R1, R2)[1], "independent_reporting_at: I_P̂ vs " + what
         )
 
     return [
@@ -684,7 +705,10 @@ def theorem6_claims() -> list[Claim]:
             description="I_P(IR(X); X) = I_P(R1(S); S) + I_P(R2(U); U | R1(S)) for random P, R1, R2 (computed from "
             "the joint distribution of (S, U, R1(S), R2(U))).",
             points=50,
-            library=library_check(("po.MutualInformation of IR = R1 ⊗ R2", library)),
+            library=library_check(
+                ("po.MutualInformation of R1.kron(R2)", kron),
+                ("privopt.mechanisms.independent_reporting_at", designed),
+            ),
         )
     ]
 

@@ -396,6 +396,17 @@ def prop3_claims() -> list[Claim]:
             f"sup_y ℓ(X→y) = {_laplace_sup(qq, bb):.15g} vs eq. (49) {want:.15g}",
         )
 
+    def library(rng: np.random.Generator) -> Discrepancy:
+        laplace_pml = optional("privopt.mechanisms.additive_noise", "laplace_pml")
+        qq, bb = float(rng.uniform(0.01, 0.99)), float(rng.uniform(0.05, 20))
+        p_min = min(qq, 1 - qq)
+        want = 2 / bb - float(np.log(np.exp(2 / bb) * p_min + 1 - p_min))
+        return close(
+            float(laplace_pml(bb, [1 - qq, qq])),
+            want,
+            "privopt.mechanisms.additive_noise.laplace_pml vs eq. (49)",
+        )  # type: ignore[arg-type]
+
     return [
         Claim(
             "pml.prop3.tail",
@@ -413,6 +424,7 @@ def prop3_claims() -> list[Claim]:
             description="ε_min of Y = X + Laplace(b), X ∈ {−1, 1}, is 2/b − log(e^{2/b} p_min + 1 − p_min): the "
             "supremum of the leakage over a grid of outputs (50-digit arithmetic) equals eq. (49).",
             points=15,
+            library=library_check(("privopt.mechanisms.additive_noise.laplace_pml", library)),
         ),
         Claim(
             "pml.remark4",
