@@ -142,23 +142,10 @@ def check_renyi_ball(F: object) -> RenyiBall:
 
 
 def projection_l1_radii(F: RenyiBall, method: str = "auto") -> FloatArray:
-    """``rad_s = max_{R ∈ F_{U|s}} ||R − P̂(·|s)||₁`` for every ``s`` (Entropy paper eq. 20, Prop. 1).
-
-    From :meth:`~privopt.RenyiBall.l1_radius`, which maximises Lemma A6's ``2ρ(ξ⁺(ρ) − 1)`` over the
-    masses ``ρ = P̂(U1|s)`` of the non-empty subsets ``U1`` of the *support* of ``P̂(·|s)``. When
-    ``P̂(·|s)`` has zeros, ``U1`` may also be the zero set (``ρ = 0``): moving mass ``t`` onto it gives
-    ``D_α(P̂ || (1−t)P̂ + t·e_u) = −log(1 − t)`` for every α, so the ℓ1 distance ``2t`` reaches
-    ``2(1 − e^{−B_s})`` — the limit of Lemma A6 as ``ρ → 0``. It is included here (without it a
-    point-mass conditional would get ``rad_s = 0``).
-    """
-    conditional = F.center.conditional_u_given_s()
-    radii = np.empty(F.n_s)
-    for s in range(F.n_s):
-        radius = F.l1_radius(s, method)
-        if np.any(conditional[s] <= 0.0):
-            radius = max(radius, float(-2.0 * np.expm1(-F.projection_radius(s))))
-        radii[s] = min(radius, 2.0)
-    return radii
+    """``rad_s = max_{R ∈ F_{U|s}} ||R − P̂(·|s)||₁`` for every ``s`` (Entropy paper eq. 20, Prop. 1),
+    from :meth:`~privopt.RenyiBall.l1_radius` (exact up to |U| = 16, including conditionals with zeros,
+    where mass can move onto the zero set; a valid upper bound beyond)."""
+    return np.array([min(F.l1_radius(s, method), 2.0) for s in range(F.n_s)])
 
 
 def independent_reporting_d(F: RenyiBall, method: str = "auto") -> float:

@@ -18,7 +18,6 @@ bisection, which is robust because ``φ`` is convex in ``ξ`` with minimum ``−
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -239,13 +238,19 @@ class RenyiBall(UncertaintySet):
 
         ``method``:
 
-        - ``"exact"``: the maximum over all ``2^|U| − 1`` subsets ``U1`` (|U| <= 16).
-        - ``"closed_form"``: Prop. 2.2 for α = 2, the subset ``{u_min}``; valid when
+        - ``"exact"``: since ``Σ(R − P̂) = 0``, ``||R − P̂||₁ = 2 max_{U1} (R(U1) − P̂(U1))``; for every
+          subset ``U1`` (|U| <= 16) the maximum of the linear ``R(U1)`` over the ball is solved exactly
+          (:mod:`privopt.sets.renyi_extremes`). This is Prop. 1's subset maximum, and unlike the
+          ``2ρ(ξ⁺(ρ) − 1)`` form of Lemma A6 it stays exact when ``P̂(·|s)`` has zeros (mass moved onto
+          them is not covered by the lemma's stationarity argument).
+        - ``"closed_form"``: Prop. 2.2 for α = 2 and ``P̂(·|s) > 0``, the subset ``{u_min}``; valid when
           ``e^{B_s} − 1 >= (1 − 2 P̂_{u_min|s})²`` — the condition its proof (Lemma A7) establishes; the
           statement prints ``(1 − P̂_{u_min|s})²``, which is stronger. The printed formula also lacks its
           ``− 2P̂_{u_min|s}`` term (DESIGN.md §6); this is the corrected one.
         - ``"bound"``: an upper bound, the sup of ``2ρ(ξ⁺(ρ) − 1)`` over ``ρ ∈ [P̂_{u_min|s}, 1]``; for
-          α = 2 it is ``√(e^{B_s} − 1)`` (Prop. 2.3, where the text lost the square root).
+          α = 2 it is ``√(e^{B_s} − 1)`` (Prop. 2.3, where the text lost the square root). With zeros in
+          ``P̂(·|s)`` a mass ``t <= 1 − e^{−B_s}`` can sit on them, adding at most ``t(2 − r)`` to a
+          radius ``r`` of the support part, and the bound includes that.
         - ``"auto"``: exact when |U| <= 16, else the closed form when valid, else the bound.
         """
         cond = self.center.conditional_u_given_s()[s]
@@ -254,6 +259,7 @@ class RenyiBall(UncertaintySet):
             return 2.0
         positive = cond[cond > 0]
         rho_min = float(positive.min())
+        has_zeros = positive.size < cond.size
 
         def g(rho: FloatArray) -> FloatArray:
             return np.minimum(2.0 * rho * (self.xi(rho, s)[1] - 1.0), 2.0)
@@ -261,7 +267,7 @@ class RenyiBall(UncertaintySet):
         if method == "auto":
             if self.n_u <= EXACT_RADIUS_MAX_U:
                 method = "exact"
-            elif np.isclose(self.order, 2.0) and np.expm1(b_s) >= (1 - 2 * rho_min) ** 2:
+            elif np.isclose(self.order, 2.0) and not has_zeros and np.expm1(b_s) >= (1 - 2 * rho_min) ** 2:
                 method = "closed_form"
             else:
                 method = "bound"
@@ -271,14 +277,22 @@ class RenyiBall(UncertaintySet):
                     f"l1_radius(method='exact') enumerates 2^|U| = 2^{self.n_u} subsets; the limit is "
                     f"|U| <= {EXACT_RADIUS_MAX_U}. Use method='bound' (a valid upper bound)."
                 )
-            sums = np.array(
-                [sum(c) for r in range(1, len(positive) + 1) for c in itertools.combinations(positive, r)]
-            )
-            return float(np.max(g(np.unique(np.minimum(sums, 1.0)))))
+            key = ("l1_radius", s)
+            if key not in self._cache:  # type: ignore[attr-defined]
+                subsets = ((np.arange(1, 2**self.n_u - 1)[:, None] >> np.arange(self.n_u)) & 1).astype(
+                    np.float64
+                )
+                high, _ = _linear_maximum(cond, b_s, self.order, subsets)
+                self._cache[key] = float(min(2.0, 2.0 * np.max(high - subsets @ cond)))  # type: ignore[attr-defined]
+            return self._cache[key]  # type: ignore[attr-defined,no-any-return]
         if method == "closed_form":
             if not np.isclose(self.order, 2.0):
                 raise NotSupportedError(
                     "l1_radius(method='closed_form') is Prop. 2.2, which holds for order 2 only"
+                )
+            if has_zeros:
+                raise ValidationError(
+                    "method", "'closed_form' only when P̂(·|s) > 0 (Prop. 2.2)", f"zeros in P̂(·|s={s})"
                 )
             if np.expm1(b_s) < (1 - 2 * rho_min) ** 2:
                 raise ValidationError(
@@ -289,10 +303,16 @@ class RenyiBall(UncertaintySet):
             return float(g(np.array([rho_min]))[0])
         if method == "bound":
             if np.isclose(self.order, 2.0):
-                return float(min(np.sqrt(np.expm1(b_s)), 2.0))
-            result = minimize_scalar(lambda r: -g(np.array([r]))[0], bounds=(rho_min, 1.0), method="bounded")
-            grid = np.linspace(rho_min, 1.0, 257)
-            return float(max(-result.fun, np.max(g(grid))))
+                bound = float(min(np.sqrt(np.expm1(b_s)), 2.0))
+            else:
+                result = minimize_scalar(
+                    lambda r: -g(np.array([r]))[0], bounds=(rho_min, 1.0), method="bounded"
+                )
+                grid = np.linspace(rho_min, 1.0, 257)
+                bound = float(max(-result.fun, np.max(g(grid))))
+            if has_zeros:
+                bound += -np.expm1(-b_s) * (2.0 - bound)
+            return float(min(bound, 2.0))
         raise ValidationError("method", "'auto', 'exact', 'closed_form' or 'bound'", repr(method))
 
     def projection_extremes(
@@ -387,6 +407,14 @@ class RenyiBall(UncertaintySet):
     def __repr__(self) -> str:
         level = f", level={self.level}" if self.level is not None else ""
         return f"RenyiBall(shape={self.shape}, B={self.radius:.4g}, order={self.order:g}{level})"
+
+
+def _linear_maximum(
+    center: FloatArray, budget: float, order: float, c: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    from privopt.sets.renyi_extremes import linear_maximum
+
+    return linear_maximum(center, budget, order, c)
 
 
 def facet_count(envelope: str) -> int:
