@@ -27,6 +27,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 import mpmath
 import numpy as np
@@ -101,6 +102,11 @@ class Param:
             raise ValidationError(
                 f"assumptions on {self.name}", "an integer or an exp-parameter, not both", "both"
             )
+
+    @property
+    def open_below(self) -> bool:
+        """Whether the lower end is excluded (an exp-parameter without a lower bound has ``E > 0``)."""
+        return self.lower_open or (self.exp_symbol is not None and self.lower is None)
 
     @property
     def symbol(self) -> sp.Symbol:
@@ -255,17 +261,17 @@ class Region:
                 lo = sp.Integer(0)
             if lo is None:
                 continue
-            both_closed = hi is not None and not p.lower_open and not p.upper_open
+            both_closed = hi is not None and not p.open_below and not p.upper_open
             flips = (
                 (False, True)
                 if (both_closed and cover_closed_ends)
-                else (hi is not None and p.lower_open and not p.upper_open,)
+                else (hi is not None and p.open_below and not p.upper_open,)
             )
             extended = []
             for mapping, fresh in variants:
                 for flip in flips:
-                    open_t = (p.lower_open and hi is not None and p.upper_open) or (
-                        hi is None and p.lower_open
+                    open_t = (p.open_below and hi is not None and p.upper_open) or (
+                        hi is None and p.open_below
                     )
                     t = sp.Symbol(f"t{i}", positive=True) if open_t else sp.Symbol(f"t{i}", nonnegative=True)
                     lo_t = lo.xreplace(mapping)
@@ -320,7 +326,7 @@ class Region:
                 if (
                     lo is not None
                     and hi is not None
-                    and (lo > hi or (lo == hi and (p.lower_open or p.upper_open)))
+                    and (lo > hi or (lo == hi and (p.open_below or p.upper_open)))
                 ):
                     return None
                 value = self._draw_one(p, lo, hi, rng, edge_fraction)
@@ -344,7 +350,7 @@ class Region:
         p: Param, lo: mpmath.mpf | None, hi: mpmath.mpf | None, rng: np.random.Generator, edge_fraction: float
     ) -> sp.Rational | None:
         if p.integer:
-            a = -10 if lo is None else math.ceil(lo + (1 if p.lower_open and lo == int(lo) else 0))
+            a = -10 if lo is None else math.ceil(lo + (1 if p.open_below and lo == int(lo) else 0))
             b = a + 10 if hi is None else math.floor(hi - (1 if p.upper_open and hi == int(hi) else 0))
             return None if a > b else sp.Integer(int(rng.integers(a, b + 1)))
         u = float(rng.random())
@@ -352,7 +358,7 @@ class Region:
         if lo is not None and hi is not None:
             if edge:
                 side = float(rng.random()) < 0.5
-                bound, is_open = (lo, p.lower_open) if side else (hi, p.upper_open)
+                bound, is_open = (lo, p.open_below) if side else (hi, p.upper_open)
                 x = (
                     bound + (1 if side else -1) * mpmath.mpf("1e-9") * max(hi - lo, mpmath.mpf("1e-30"))
                     if is_open
@@ -361,7 +367,7 @@ class Region:
             else:
                 x = lo + (hi - lo) * mpmath.mpf(max(u, 1e-12))
         elif lo is not None:
-            x = lo if edge and not p.lower_open else lo + p.scale * mpmath.mpf(-math.log(max(u, 1e-12)))
+            x = lo if edge and not p.open_below else lo + p.scale * mpmath.mpf(-math.log(max(u, 1e-12)))
         elif hi is not None:
             x = hi if edge and not p.upper_open else hi - p.scale * mpmath.mpf(-math.log(max(u, 1e-12)))
         else:
@@ -400,7 +406,7 @@ def _rational(x: mpmath.mpf, lo: mpmath.mpf | None, hi: mpmath.mpf | None, p: Pa
     for denominator in (10**6, 10**9, 10**12, 10**15):
         q = sp.Rational(int(mpmath.nint(x * denominator)), denominator)
         f = mpmath.mpf(q.p) / q.q
-        if lo is not None and (f < lo or (p.lower_open and f <= lo)):
+        if lo is not None and (f < lo or (p.open_below and f <= lo)):
             continue
         if hi is not None and (f > hi or (p.upper_open and f >= hi)):
             continue
@@ -444,14 +450,9 @@ def evaluate(expr: sp.Basic, region: Region, working: Mapping[str, sp.Rational])
         return value
 
 
-_LAMBDIFY_CACHE: dict[tuple[sp.Basic, tuple[sp.Symbol, ...]], object] = {}
-
-
+@lru_cache(maxsize=4096)
 def _lambdify(expr: sp.Basic, args: tuple[sp.Symbol, ...]):  # type: ignore[no-untyped-def]
-    key = (expr, args)
-    if key not in _LAMBDIFY_CACHE:
-        _LAMBDIFY_CACHE[key] = sp.lambdify(args, expr, modules="mpmath")
-    return _LAMBDIFY_CACHE[key]
+    return sp.lambdify(args, expr, modules="mpmath")
 
 
 def free_names(exprs: Iterable[sp.Basic]) -> set[str]:

@@ -56,7 +56,7 @@ def eq29_claims() -> list[Claim]:
         ratio = sum(grr[x, y] * cond[x] for x in range(a)) / sum(grr[x, y] * marg[x] for x in range(a))
         parts[f"output {y}"] = Identity(ratio, (1 + (E - 1) * cond[y]) / (1 + (E - 1) * marg[y]))
 
-    def audited(rng: np.random.Generator) -> tuple:  # type: ignore[type-arg]
+    def audited(rng: np.random.Generator) -> Discrepancy:
         import privopt as po
 
         P = _random_joint(rng)
