@@ -300,10 +300,13 @@ def certificate_attempt(
     start = time.perf_counter()
     sample = claim.region.sample(rng, points) if claim.region.params else [Point({}, {})] * points
 
+    remaining = max(
+        time_limit - (symbolic.seconds if symbolic else 0.0), 0.01 * time_limit
+    )  # one budget per claim
     attempt = run_bounded(
         _rational_samples,
         (statement, claim.region, sample, rng),
-        time_limit,
+        remaining,
         f"rational certificate of {claim.name}",
         "certificate",
     )
