@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 
 #: Local searches run from the best candidates of the lower bound.
 _LOCAL_SEARCHES = 3
+#: Outputs (largest upper ends first) whose extreme conditionals seed the lower bound's candidates.
+_CANDIDATE_OUTPUTS = 4
+#: Above this many inputs the lower bound uses the constructions only (SLSQP over |X| variables is slow);
+#: the pass/fail verdict depends on the upper end and is unaffected.
+_LOCAL_SEARCH_MAX_INPUTS = 64
 
 
 def _log_ratio(num: float, den: float) -> float:
@@ -125,7 +130,7 @@ def audit_rectangular(definition: RatioConstraints, mechanism: Mechanism, tolera
             if value > upper_per_output[y]:
                 upper_per_output[y], where[y] = value, (index, i, j)
     upper = float(upper_per_output.max()) if n_out else 0.0
-    lower = min(_lower_bound(definition, mechanism, pairs, extremes, upper), upper)
+    lower = min(_lower_bound(definition, mechanism, pairs, extremes, upper_per_output, where), upper)
     y = int(np.argmax(upper_per_output)) if n_out else 0
     witness = None
     if n_out and where[y] is not None:
@@ -177,14 +182,20 @@ def _worst_at(
     reference = F.reference()  # type: ignore[union-attr]
     kwargs = {} if reference is None else {"s_labels": reference.s_labels, "u_labels": reference.u_labels}
     joint = JointDistribution(P.reshape(F.shape), **kwargs)  # type: ignore[union-attr]
+    values: dict[Statistic, np.ndarray] = {}
+
+    def side(statistic: Statistic) -> np.ndarray:
+        if statistic not in values:  # a statistic shared by many pairs is evaluated once
+            values[statistic] = _side_value(statistic, joint, labels, definition.on, W)
+        return values[statistic]
+
     best, where = 0.0, (-1, -1, -1, -1)
     for index, pair in enumerate(pairs):
-        lefts = [_side_value(st, joint, labels, definition.on, W) for st in pair.left]
-        rights = [_side_value(st, joint, labels, definition.on, W) for st in pair.right]
-        for i, top in enumerate(lefts):
-            for j, bottom in enumerate(rights):
+        for i, left in enumerate(pair.left):
+            top = side(left)
+            for j, right in enumerate(pair.right):
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    ratios = np.where(top > ZERO_ATOL, np.log(top / np.maximum(bottom, 1e-300)), -np.inf)
+                    ratios = np.where(top > ZERO_ATOL, np.log(top / np.maximum(side(right), 1e-300)), -np.inf)
                 y = int(np.argmax(ratios))
                 if ratios[y] > best:
                     best, where = float(ratios[y]), (index, i, j, y)
@@ -196,11 +207,13 @@ def _lower_bound(
     mechanism: Mechanism,
     pairs: tuple[RatioPair, ...],
     extremes: _SideExtremes,
-    target: float,
+    upper_per_output: np.ndarray,
+    where: list[tuple[int, int, int] | None],
 ) -> float:
     F = definition.uncertainty
     labels = mechanism.input_labels
     W = mechanism.matrix
+    target = float(upper_per_output.max()) if upper_per_output.size else 0.0
     if isinstance(F, Polytope):
         return max(
             (
@@ -211,24 +224,41 @@ def _lower_bound(
             default=0.0,
         )
     assert isinstance(F, RenyiBall)
+    # Candidates: P̂, and for the outputs with the largest upper ends, the distributions of F closest
+    # to P̂ whose conditionals sit at the extremes that produced those upper ends.
     candidates = [F.center.p_x]
-    for s, args in [*extremes.arg_high.items(), *extremes.arg_low.items()]:
-        candidates.extend(_closest_with_conditional(F, s, np.clip(R, 0.0, None)) for R in args)
+    for y in np.argsort(-upper_per_output)[:_CANDIDATE_OUTPUTS]:
+        if where[y] is None:
+            continue
+        index, i, j = where[y]  # type: ignore[misc]
+        for statistic, args in (
+            (pairs[index].left[i], extremes.arg_high),
+            (pairs[index].right[j], extremes.arg_low),
+        ):
+            s = statistic.sensitive_value
+            if s is not None and definition.s_position(s) in args:
+                candidates.append(
+                    _closest_with_conditional(
+                        F, definition.s_position(s), np.clip(args[definition.s_position(s)][y], 0.0, None)
+                    )
+                )
     scored = []
     for index, P in enumerate(candidates):
         if F.contains(P):
-            value, where = _worst_at(definition, P, pairs, W, labels)  # type: ignore[arg-type]
-            scored.append((value, index, where))
+            value, found = _worst_at(definition, P, pairs, W, labels)  # type: ignore[arg-type]
+            scored.append((value, index, found))
     scored.sort(key=lambda item: -item[0])
     best = scored[0][0] if scored else 0.0
+    if F.n_x > _LOCAL_SEARCH_MAX_INPUTS:
+        return best
     seen: set[tuple[int, int, int, int]] = set()
-    for _, index, where in scored:
+    for _, index, found in scored:
         if best >= target - 1e-9 or len(seen) >= _LOCAL_SEARCHES:
             break
-        if where in seen or where[0] < 0:
+        if found in seen or found[0] < 0:
             continue
-        seen.add(where)
-        pair_index, i, j, y = where
+        seen.add(found)
+        pair_index, i, j, y = found
         pair = pairs[pair_index]
         refined = _local_search(definition, F, candidates[index], pair.left[i], pair.right[j], W[:, y])
         if refined is not None and F.contains(refined):

@@ -279,11 +279,7 @@ class RenyiBall(UncertaintySet):
                 )
             key = ("l1_radius", s)
             if key not in self._cache:  # type: ignore[attr-defined]
-                subsets = ((np.arange(1, 2**self.n_u - 1)[:, None] >> np.arange(self.n_u)) & 1).astype(
-                    np.float64
-                )
-                high, _ = _linear_maximum(cond, b_s, self.order, subsets)
-                self._cache[key] = float(min(2.0, 2.0 * np.max(high - subsets @ cond)))  # type: ignore[attr-defined]
+                self._cache[key] = self._exact_l1_radius(s)  # type: ignore[attr-defined]
             return self._cache[key]  # type: ignore[attr-defined,no-any-return]
         if method == "closed_form":
             if not np.isclose(self.order, 2.0):
@@ -314,6 +310,52 @@ class RenyiBall(UncertaintySet):
                 bound += -np.expm1(-b_s) * (2.0 - bound)
             return float(min(bound, 2.0))
         raise ValidationError("method", "'auto', 'exact', 'closed_form' or 'bound'", repr(method))
+
+    def _exact_l1_radius(self, s: int) -> float:
+        """``rad_s = 2 max_{U1} (max_{R ∈ F_{U|s}} R(U1) − P̂(U1|s))`` (Prop. 1), exactly.
+
+        A symbol with ``P̂_{u|s} = 0`` always belongs to the best ``U1`` (it can only add), so ``U1`` is
+        the zero set ``Z`` plus a subset ``A`` of the support. Putting mass ``t`` on ``Z`` and
+        ``(1 − t) R'`` on the support shifts the divergence by ``−log(1 − t)`` (the zeros do not enter
+        it), so the maximum of ``R(U1)`` is ``max_t t + (1 − t) ρ ξ⁺(ρ; B_s + log(1 − t))`` with
+        ``ρ = P̂(A|s)`` (Lemma A5 on the support) over ``t ∈ [0, 1 − e^{−B_s}]`` — Lemma A6 when
+        ``Z = ∅`` (``t = 0``). For α = 2 ``ξ⁺`` is Lemma 1's closed form and the 1-D search over ``t``
+        is vectorised over all subset masses; other orders solve the subset maxima directly.
+        """
+        cond = self.center.conditional_u_given_s()[s]
+        b_s = self.projection_radius(s)
+        positive = cond[cond > 0]
+        has_zeros = positive.size < cond.size
+        if not np.isclose(self.order, 2.0):
+            subsets = ((np.arange(1, 2**self.n_u - 1)[:, None] >> np.arange(self.n_u)) & 1).astype(np.float64)
+            subsets = subsets[np.all(subsets[:, cond <= 0] == 1, axis=1)] if has_zeros else subsets
+            high, _ = _linear_maximum(cond, b_s, self.order, subsets)
+            return float(min(2.0, 2.0 * np.max(high - subsets @ cond)))
+        masks = (np.arange(2**positive.size)[:, None] >> np.arange(positive.size)) & 1
+        rho = np.unique(np.clip(masks @ positive, 0.0, 1.0))
+
+        def gain(t: FloatArray) -> FloatArray:  # R(U1) − P̂(U1) at mass t on the zeros
+            budget = b_s + np.log1p(-t)
+            inner = np.where(
+                (rho > 0) & (rho < 1), rho * _xi_order2(np.clip(rho, 1e-300, 1.0), budget)[1], rho
+            )
+            return t + (1.0 - t) * inner - rho
+
+        if not has_zeros:
+            return float(min(2.0, 2.0 * np.max(gain(np.zeros_like(rho)))))
+        t_max = -np.expm1(-b_s)
+        grid = np.linspace(0.0, t_max, 33)
+        values = np.stack([gain(np.full_like(rho, t)) for t in grid])
+        best = np.argmax(values, axis=0)
+        low = grid[np.maximum(best - 1, 0)]
+        high = grid[np.minimum(best + 1, grid.size - 1)]
+        ratio = (np.sqrt(5.0) - 1.0) / 2.0
+        for _ in range(60):  # golden section around the best grid point, for every subset mass at once
+            a, b = high - ratio * (high - low), low + ratio * (high - low)
+            left = gain(a) >= gain(b)
+            high, low = np.where(left, b, high), np.where(left, low, a)
+        refined = np.maximum(gain(0.5 * (low + high)), values.max(axis=0))
+        return float(min(2.0, 2.0 * np.max(refined)))
 
     def projection_extremes(
         self, s: int, columns: FloatArray
