@@ -82,6 +82,9 @@ class RatioBlock:
     rule: str
     member: int | None = None
     log_shift: float = 0.0
+    #: The factor ``e^{ε + shift}`` as an exact rational, when the definition knows it exactly (the
+    #: rational rows then keep coincidences that rounding ``exp`` would break, e.g. at ε = 0).
+    exact_factor: Fraction | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,12 +167,18 @@ class RowCone:
         forming the rows without rounding gives the cone the floats describe. Rounding each row to
         double first would break the exact coincidences between rows that share a vector (the
         degeneracy of the Γ cone), multiplying the vertex count and the enumeration time (measured: 2×5,
-        ε = 0.5: 2,377 vertices in 1.2 s exact, 13,189 in 26 s from rounded rows).
+        ε = 0.5: 2,377 vertices in 1.2 s exact, 13,189 in 26 s from rounded rows). Vectors that are
+        distributions (sum 1 up to rounding) are rescaled to sum to exactly 1, so that, e.g., the uniform
+        column stays feasible at ε = 0, where the cone is a single ray.
         """
-        vectors = [[[Fraction(float(v)) for v in row] for row in group.vectors] for group in self.groups]
+        vectors = [[_exact_vector(row) for row in group.vectors] for group in self.groups]
         rows: list[list[Fraction]] = []
         for block in self.blocks:
-            factor = Fraction(float(np.exp(self.eps + block.log_shift)))
+            factor = (
+                block.exact_factor
+                if block.exact_factor is not None
+                else Fraction(float(np.exp(self.eps + block.log_shift)))
+            )
             a_group, b_group = vectors[block.numerator], vectors[block.denominator]
             same = block.numerator == block.denominator
             for i, a in enumerate(a_group):
@@ -248,6 +257,15 @@ class RowCone:
         return "\n".join(lines)
 
 
+def _exact_vector(row: FloatArray) -> list[Fraction]:
+    """A row as exact rationals; a distribution (sum within 1e-12 of 1) is rescaled to sum to exactly 1."""
+    exact = [Fraction(float(v)) for v in row]
+    total = sum(exact, Fraction(0))
+    if total != 1 and abs(float(total) - 1.0) <= 1e-12:
+        exact = [v / total for v in exact]
+    return exact
+
+
 class ConeBuilder:
     """Accumulates groups and blocks while a definition compiles itself."""
 
@@ -261,9 +279,15 @@ class ConeBuilder:
         return len(self.groups) - 1
 
     def block(
-        self, numerator: int, denominator: int, rule: str, member: int | None = None, log_shift: float = 0.0
+        self,
+        numerator: int,
+        denominator: int,
+        rule: str,
+        member: int | None = None,
+        log_shift: float = 0.0,
+        exact_factor: Fraction | None = None,
     ) -> None:
-        self.blocks.append(RatioBlock(numerator, denominator, rule, member, log_shift))
+        self.blocks.append(RatioBlock(numerator, denominator, rule, member, log_shift, exact_factor))
 
     def build(self, exact: bool) -> RowCone:
         return RowCone(

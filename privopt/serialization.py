@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Hashable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,7 @@ def _cone(cone: RowCone) -> dict[str, Any]:
                 "rule": b.rule,
                 "member": b.member,
                 "log_shift": b.log_shift,
+                "exact_factor": None if b.exact_factor is None else str(b.exact_factor),
             }
             for b in cone.blocks
         ],
@@ -193,7 +195,14 @@ def _cone_back(data: dict[str, Any]) -> RowCone:
         for g in data["groups"]
     )
     blocks = tuple(
-        RatioBlock(b["numerator"], b["denominator"], b["rule"], b["member"], b["log_shift"])
+        RatioBlock(
+            b["numerator"],
+            b["denominator"],
+            b["rule"],
+            b["member"],
+            b["log_shift"],
+            None if b.get("exact_factor") is None else Fraction(b["exact_factor"]),
+        )
         for b in data["blocks"]
     )
     return RowCone(data["eps"], data["n_inputs"], groups, blocks, data["exact"], data["definition"])

@@ -12,6 +12,7 @@ union of the members' supports (the PML paper assumes one known support, eq. 9).
 from __future__ import annotations
 
 from collections.abc import Hashable
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -70,13 +71,17 @@ class PML(RatioConstraints):
         ball.check_paper_condition()
         n = builder.n_inputs
         units = builder.group(np.eye(n), [Term("x", x) for x in labels], "point masses e_x")
-        shifted = ball.center.p_x[None, :] + ball.radius / 2.0 * np.eye(n)
+        # Prop. 2's rows w_x <= e^{ε′}(P̂ᵀw + β/2 w_x'), with the right side normalised to a distribution
+        # (divided by 1 + β/2) so that exact arithmetic keeps the uniform column feasible at ε = 0.
+        shifted = (ball.center.p_x[None, :] + ball.radius / 2.0 * np.eye(n)) / (1.0 + ball.radius / 2.0)
         group = builder.group(shifted, [Term("P", None, f"P̂ + β/2·e_{x!r}") for x in labels], "P̂ + β/2 e_x'")
+        e_eps, beta = Fraction(float(np.exp(self.eps))), Fraction(float(ball.radius))
         builder.block(
             units,
             group,
             "PML paper Prop. 2 (ε′ transform, exact on the ℓ1 ball)",
-            log_shift=pml_shift(self.eps, ball.radius),
+            log_shift=pml_shift(self.eps, ball.radius) + float(np.log1p(ball.radius / 2.0)),
+            exact_factor=e_eps * (1 + beta / 2) / (1 + beta * e_eps / 2),  # e^{ε′}(1 + β/2), eq. 43
         )
         return True
 

@@ -2,6 +2,7 @@
 
 from privopt.mechanisms.lip_calibration import (
     calibrate_grr_lip,
+    calibrate_monotone,
     calibrate_oue_lip,
     grr_calibrated_lip,
     grr_lip,
@@ -26,6 +27,7 @@ from privopt.mechanisms.unary_encoding import (
 __all__ = [
     "UnaryEncoding",
     "calibrate_grr_lip",
+    "calibrate_monotone",
     "calibrate_oue_lip",
     "grr",
     "grr_calibrated_lip",

@@ -33,7 +33,7 @@ from privopt.definitions import LIP
 from privopt.distribution import JointDistribution
 from privopt.errors import SolverError, ValidationError
 from privopt.mechanism import Mechanism
-from privopt.mechanisms.lip_calibration import _calibrate
+from privopt.mechanisms.lip_calibration import calibrate_monotone
 from privopt.validation import FloatArray, check_eps
 
 
@@ -67,7 +67,7 @@ def calibrate_cr_lip(P: JointDistribution, eps: float) -> float:
     """The α with ``L(α) = ε`` (``inf`` when ``L(∞) <= ε``: then CR^∞, which reports ``u``, suffices)."""
     P = _check_joint(P)
     eps = check_eps(eps)
-    return _calibrate(lambda a: cr_lip_leakage(P, a), eps)
+    return calibrate_monotone(lambda a: cr_lip_leakage(P, a), eps)
 
 
 def cr_lip_channel(P: JointDistribution, alpha: float) -> Mechanism:

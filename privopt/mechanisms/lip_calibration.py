@@ -45,8 +45,12 @@ def grr_lip(P: JointDistribution, alpha: float, on: InputAlphabet = "x") -> floa
     return float(np.max(np.abs(np.log1p(c * conditional) - np.log1p(c * marginal))))
 
 
-def _calibrate(lip: Callable[[float], float], eps: float) -> float:
-    """Smallest α >= 0 with ``lip(α) = eps`` for a continuous non-decreasing ``lip``; ``inf`` if none."""
+def calibrate_monotone(lip: Callable[[float], float], eps: float) -> float:
+    """Smallest α >= 0 with ``lip(α) = eps`` for a continuous non-decreasing ``lip``; ``inf`` if none.
+
+    ``lip(inf)`` must be the limit as α → ∞. Bracketing by doubling up to α = 700 (beyond, e^α
+    overflows), then Brent's method to :data:`~privopt.tolerances.ROOT_XTOL`.
+    """
     if lip(np.inf) <= eps:
         return np.inf
     if eps <= 0.0:
@@ -66,7 +70,7 @@ def calibrate_grr_lip(P: JointDistribution, eps: float, on: InputAlphabet = "x")
     randomisation is needed and no α attains ε exactly.
     """
     eps = check_eps(eps)
-    return _calibrate(lambda a: grr_lip(P, a, on), eps)
+    return calibrate_monotone(lambda a: grr_lip(P, a, on), eps)
 
 
 def grr_calibrated_lip(P: JointDistribution, eps: float, on: InputAlphabet = "x") -> Mechanism:
@@ -89,7 +93,7 @@ def _oue_lip_at(P: JointDistribution, alpha: float, on: InputAlphabet) -> float:
 def calibrate_oue_lip(P: JointDistribution, eps: float, on: InputAlphabet = "x") -> float:
     """The α for which ``OUE^α`` is exactly ε-LIP w.r.t. ``S`` (eq. 32); ``inf`` if never reached."""
     eps = check_eps(eps)
-    return _calibrate(lambda a: _oue_lip_at(P, a, on), eps)
+    return calibrate_monotone(lambda a: _oue_lip_at(P, a, on), eps)
 
 
 def oue_calibrated_lip(
