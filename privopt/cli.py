@@ -105,6 +105,7 @@ def design(
         "route": solution.route.split(" (")[0],
         "seconds": seconds,
     }
+    others = _comparison_rows(parsed, problem, optimum=False) if parsed.compare else []
     written = {}
     csv_path = parsed.output_path("mechanism")
     if csv_path is not None:
@@ -119,7 +120,7 @@ def design(
             json.dumps(
                 {
                     "definition": str(problem.definition),
-                    "rows": [row],
+                    "rows": [row, *others],
                     "written": written,
                     "stats": _plain(solution.stats),
                 },
@@ -128,7 +129,7 @@ def design(
         )
         return
     _console.print(f"[bold]{problem.definition}[/bold] — utility {problem.utility!r}, data {P!r}")
-    _console.print(_table("privopt design", [row]))
+    _console.print(_table("privopt design", [row, *others]))
     for key, value in written.items():
         _console.print(f"wrote {key}: {value}")
 
@@ -204,16 +205,43 @@ def compare(
     """Compare the optimum with low-complexity mechanisms (``privopt.compare``)."""
     parsed = Spec.load(spec)
     P, problem = parsed.problem()
-    names = parsed.compare.get("mechanisms")
-    kwargs = {} if names is None else {"mechanisms": list(names)}
-    frame = po.compare(problem.definition, problem.utility, **kwargs)  # type: ignore[attr-defined]
+    rows = _comparison_rows(parsed, problem, optimum=True)
     if json_output:
-        print(frame.to_json(orient="records"))
+        print(json.dumps(rows, default=str))
         return
     _console.print(f"[bold]{problem.definition}[/bold] — data {P!r}")
-    _console.print(
-        _table("privopt compare", [{k: v for k, v in row.items()} for row in frame.to_dict(orient="records")])
-    )
+    _console.print(_table("privopt compare", rows))
+
+
+def _comparison_rows(parsed: Spec, problem: po.Problem, *, optimum: bool) -> list[dict[str, Any]]:
+    """Rows for the mechanisms named in ``[compare]`` (default: every one defined for the definition),
+    in the layout of ``privopt design``; the optimum only when asked for and ``optimum`` is true."""
+    from privopt.named_mechanisms import available, resolve
+
+    names = parsed.compare.get("mechanisms")
+    if names is None:
+        names = [*available(problem), "optimal"]
+    builders, wanted = resolve(names, problem)
+    options = {k: v for k, v in vars(problem).items() if k in ("vertex_limit", "timeout", "backend")}
+    options.update(envelope=problem.options.envelope, self_pairs=problem.options.self_pairs)
+    frame = po.compare(problem.definition, problem.utility, builders, optimum=optimum and wanted, **options)
+    return [
+        {
+            "mechanism": r["mechanism"],
+            "outputs": r["outputs"],
+            "utility": r["utility"],
+            "NMI": r["nmi"],
+            "audited ε": f"{r['eps']:.4f}"
+            if abs(r["eps_upper"] - r["eps_lower"]) <= 1e-12
+            else f"[{r['eps_lower']:.4f}, {r['eps_upper']:.4f}]",
+            "pass": r["satisfied"],
+            "route": (r["note"] or "explicit").split(" (")[0],
+            "seconds": r["seconds"] + r["audit_seconds"]
+            if r["seconds"] == r["seconds"]
+            else r["audit_seconds"],
+        }
+        for r in frame.to_dict(orient="records")
+    ]
 
 
 @app.command()

@@ -29,6 +29,7 @@ MechanismLike = Mechanism | Any | Callable[[], Any]
 
 COLUMNS = [
     "mechanism",
+    "outputs",
     "utility",
     "nmi",
     "eps",
@@ -106,7 +107,7 @@ def compare(
     Returns
     -------
     pandas.DataFrame
-        Columns ``mechanism, utility, nmi, eps, eps_lower, eps_upper, satisfied, seconds,
+        Columns ``mechanism, outputs, utility, nmi, eps, eps_lower, eps_upper, satisfied, seconds,
         audit_seconds, note``; ``eps`` is the audited (upper) ε, ``eps_lower`` the lower end of the
         audit interval (equal to ``eps`` for exact audits); ``nmi`` is ``I(X;Y)/H(X)`` for the
         distribution of the utility (mutual information) or of the definition, ``NaN`` without one.
@@ -140,6 +141,7 @@ def compare(
             nmi = MutualInformation(distribution).value(mechanism) / h
         return {
             "mechanism": name,
+            "outputs": mechanism.n_outputs,
             "utility": value,
             "nmi": nmi,
             "eps": report.upper,

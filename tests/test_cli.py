@@ -134,3 +134,48 @@ def test_adult_example_spec(adult_dir, tmp_path: Path):
     row = json.loads(result.output)["rows"][0]
     assert row["pass"] is True
     assert 0 < row["NMI"] < 1
+
+
+COMPARE = '\n[compare]\nmechanisms = ["grr", "srr", "ir", "optimal"]\n'
+
+
+def test_compare_names_resolve_to_the_papers_mechanisms(spec: Path):
+    spec.write_text(SPEC + COMPARE)
+    result = CliRunner().invoke(app, ["compare", str(spec), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["mechanism"]: row for row in json.loads(result.output)}
+    assert list(rows) == ["grr", "srr", "ir", "optimum"]
+    # Entropy paper Examples 4 (GRR, SRR), 5 (IR) and 3 (PolyOpt with the s1 = s2 pairs).
+    assert rows["grr"]["utility"] == pytest.approx(0.0419, abs=1e-4)
+    assert rows["srr"]["utility"] == pytest.approx(0.1005, abs=1e-4)
+    assert rows["ir"]["utility"] == pytest.approx(0.0755, abs=1e-4)
+    assert rows["optimum"]["utility"] == pytest.approx(0.4228, abs=1e-4)
+    assert all(row["pass"] for row in rows.values())
+
+
+def test_design_prints_the_comparison_of_its_spec(spec: Path):
+    spec.write_text(SPEC + COMPARE)
+    result = CliRunner().invoke(app, ["design", str(spec), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)["rows"]
+    assert [row["mechanism"] for row in rows] == ["optimal", "grr", "srr", "ir"]
+    assert rows[0]["utility"] > max(row["utility"] for row in rows[1:])
+
+
+def test_compare_default_lists_every_mechanism_of_the_definition(spec: Path):
+    result = CliRunner().invoke(app, ["compare", str(spec), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["mechanism"]: row for row in json.loads(result.output)}
+    assert set(rows) == {"grr", "oue", "srr", "ir", "cr", "nr", "optimum"}
+    # NR is optimal for the point P̂ only: more utility, and it fails the robust audit.
+    assert rows["nr"]["utility"] > rows["optimum"]["utility"]
+    assert not rows["nr"]["pass"]
+
+
+def test_compare_unknown_mechanism_is_a_one_line_error(spec: Path):
+    spec.write_text(SPEC + '\n[compare]\nmechanisms = ["grr", "laplace"]\n')
+    result = CliRunner().invoke(app, ["compare", str(spec)])
+    assert result.exit_code == 2
+    assert "compare.mechanisms" in result.output
+    assert "'laplace'" in result.output
+    assert "srr" in result.output  # the message lists what exists

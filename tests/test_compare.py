@@ -48,6 +48,7 @@ def test_compare_table_example4(example1):
     )
     assert list(table.columns) == [
         "mechanism",
+        "outputs",
         "utility",
         "nmi",
         "eps",
@@ -111,3 +112,21 @@ def test_compare_bad_input(example1):
         po.compare(po.LDP(1.0), po.MutualInformation(example1), {"x": 3})
     with pytest.raises(po.ValidationError, match=r"definition: expected a privacy definition"):
         po.compare("LDP", po.MutualInformation(example1), [])  # type: ignore[arg-type]
+
+
+def test_named_mechanisms_for_lip_and_ldp(example1):
+    from privopt.named_mechanisms import available, resolve
+
+    lip = po.Problem(po.LIP(1.0, example1), po.MutualInformation(example1))
+    assert set(available(lip)) == {"grr", "oue", "cr"}
+    builders, optimum = resolve(["grr", "cr", "optimal"], lip)
+    table = po.compare(lip.definition, lip.utility, builders, optimum=optimum).set_index("mechanism")
+    assert table["satisfied"].all()
+    # The calibrated GRR meets ε-LIP with equality (funnel eq. 27 is solved for α).
+    assert table.loc["grr", "eps"] == pytest.approx(1.0, abs=1e-6)
+    assert table.loc["optimum", "utility"] >= table.loc[["grr", "cr"], "utility"].max() - 1e-9
+    ldp = po.Problem(po.LDP(1.0), po.MutualInformation(example1.p_x))
+    assert set(available(ldp)) == {"grr", "oue"}
+    other = po.JointDistribution([[0.1, 0.1], [0.3, 0.5]])
+    robust_lip = po.Problem(po.LIP(1.0, po.FiniteSet([example1, other])), po.MutualInformation(example1))
+    assert available(robust_lip) == {}  # the calibrations hold at one known distribution only
