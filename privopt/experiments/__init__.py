@@ -37,3 +37,8 @@ __all__ = [
     "jeffreys_draw",
     "uniform_weights",
 ]
+
+from privopt.experiments.figures import FIGURES, ClaimCheck, FigureExperiment, RunOptions  # noqa: E402
+from privopt.experiments.reproduce import Reproduction, figure, reproduce  # noqa: E402
+
+__all__ += ["FIGURES", "ClaimCheck", "FigureExperiment", "Reproduction", "RunOptions", "figure", "reproduce"]

@@ -1,0 +1,208 @@
+"""Plots of sweep results (matplotlib): privacy–utility curves, realized-ε quantiles, time vs size.
+
+Every function takes a tidy table (one row per observation, e.g. from :class:`privopt.experiments.Sweep`),
+draws one panel per value of ``facet`` (or a single panel) and returns the
+:class:`matplotlib.figure.Figure`, which ``fig.savefig("fig.png")`` or ``"fig.pdf"`` writes.
+
+* :func:`utility_curves` — the mean of ``y`` against ``x`` per ``hue`` with a quantile band
+  (ISIT paper Figs. 2–3, Entropy paper Figs. 2–3, privacy-funnel paper Figs. 5–6).
+* :func:`quantile_curves` — chosen quantiles of ``y`` against ``x`` per ``hue``, with the diagonal
+  ``y = x`` (realized ε* against the design ε: Entropy paper Fig. 4).
+* :func:`time_vs_size` — the median run time against a size on log axes (privacy-funnel Fig. 3(a)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from privopt.errors import ValidationError
+
+#: The papers' mechanisms in a fixed order and colour, so that every figure uses the same legend.
+PALETTE = {
+    "polyopt": "tab:purple",
+    "nr": "tab:gray",
+    "ir": "tab:blue",
+    "cr": "tab:green",
+    "srr": "tab:orange",
+    "grr": "tab:red",
+    "oue": "tab:brown",
+    "opt-lip": "tab:purple",
+    "opt-ldp": "tab:pink",
+}
+
+
+def _check_columns(table: object, columns: Sequence[str | None]) -> pd.DataFrame:
+    if not isinstance(table, pd.DataFrame):
+        raise ValidationError("table", "a pandas DataFrame (e.g. Sweep(...).run())", type(table).__name__)
+    for column in columns:
+        if column is not None and column not in table.columns:
+            raise ValidationError(
+                "table", f"a column {column!r} (columns: {', '.join(map(str, table.columns))})", ""
+            )
+    if "status" in table.columns:  # failed cells carry no values
+        table = table[table["status"] == "ok"]
+    if table.empty:
+        raise ValidationError("table", "at least one successful row to plot", "no rows")
+    return table
+
+
+def _check_band(band: tuple[float, float] | None) -> tuple[float, float] | None:
+    if band is not None and not (len(band) == 2 and 0.0 <= band[0] < band[1] <= 1.0):
+        raise ValidationError(
+            "band", "a pair of quantiles (low, high) with 0 <= low < high <= 1, or None", repr(band)
+        )
+    return band
+
+
+def _panels(
+    table: pd.DataFrame, facet: str | None, width: float = 4.2
+) -> tuple[Figure, list[tuple[str, pd.DataFrame, Axes]]]:
+    groups = (
+        [("", table)]
+        if facet is None
+        else [(f"{facet} = {k}", g) for k, g in table.groupby(facet, sort=False)]
+    )
+    columns = min(len(groups), 3)
+    rows = int(np.ceil(len(groups) / columns))
+    figure = Figure(figsize=(width * columns, 3.3 * rows), layout="constrained")
+    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    for ax in axes[len(groups) :]:
+        ax.set_visible(False)
+    return figure, [(title, group, ax) for (title, group), ax in zip(groups, axes, strict=False)]
+
+
+def _series(table: pd.DataFrame, hue: str | None) -> list[tuple[str, pd.DataFrame]]:
+    if hue is None:
+        return [("", table)]
+    return [(str(k), g) for k, g in table.groupby(hue, sort=False)]
+
+
+def _finish(figure: Figure, title: str | None, xlabel: str, ylabel: str, legend: bool) -> Figure:
+    for ax in figure.axes:
+        if not ax.get_visible():
+            continue
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+        if legend and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize="small")
+    if title:
+        figure.suptitle(title)
+    return figure
+
+
+def utility_curves(
+    table: pd.DataFrame,
+    *,
+    x: str = "eps",
+    y: str = "nmi",
+    hue: str | None = "mechanism",
+    facet: str | None = None,
+    band: tuple[float, float] | None = (0.25, 0.75),
+    logx: bool = False,
+    title: str | None = None,
+    xlabel: str = "ε",
+    ylabel: str = "normalised mutual information I(X;Y)/H(X)",
+) -> Figure:
+    """Mean of ``y`` against ``x``, one line per ``hue`` value and a shaded ``band`` of quantiles."""
+    table = _check_columns(table, [x, y, hue, facet])
+    band = _check_band(band)
+    figure, panels = _panels(table, facet)
+    for panel_title, group, ax in panels:
+        for name, series in _series(group, hue):
+            stats = series.groupby(x)[y]
+            mean = stats.mean()
+            (line,) = ax.plot(
+                mean.index, mean.to_numpy(), marker="o", ms=3, label=name, color=PALETTE.get(name)
+            )
+            if band is not None:
+                low, high = stats.quantile(band[0]), stats.quantile(band[1])
+                ax.fill_between(
+                    mean.index, low.to_numpy(), high.to_numpy(), alpha=0.15, color=line.get_color()
+                )
+        if logx:
+            ax.set_xscale("log")
+        ax.set_title(panel_title, fontsize="medium")
+    return _finish(figure, title, xlabel, ylabel, hue is not None)
+
+
+def quantile_curves(
+    table: pd.DataFrame,
+    *,
+    x: str = "eps",
+    y: str = "eps_star",
+    hue: str | None = "mechanism",
+    facet: str | None = None,
+    quantiles: Sequence[float] = (0.25, 0.75),
+    diagonal: bool = True,
+    logx: bool = False,
+    logy: bool = False,
+    title: str | None = None,
+    xlabel: str = "design ε",
+    ylabel: str = "realized ε*",
+) -> Figure:
+    """Quantiles of ``y`` against ``x`` per ``hue`` (dashed for the outer quantiles), with ``y = x``."""
+    table = _check_columns(table, [x, y, hue, facet])
+    if not quantiles or not all(0.0 <= q <= 1.0 for q in quantiles):
+        raise ValidationError("quantiles", "a non-empty sequence of numbers in [0, 1]", repr(quantiles))
+    figure, panels = _panels(table, facet)
+    for panel_title, group, ax in panels:
+        for name, series in _series(group, hue):
+            stats = series.groupby(x)[y]
+            color = PALETTE.get(name)
+            for k, q in enumerate(sorted(quantiles)):
+                values = stats.quantile(q)
+                (line,) = ax.plot(
+                    values.index, values.to_numpy(), marker="o", ms=3, color=color,
+                    linestyle="-" if k == len(quantiles) // 2 else "--",
+                    label=f"{name} {q:.0%}" if name else f"{q:.0%}",
+                )  # fmt: skip
+                color = line.get_color()
+        if diagonal:
+            grid = np.sort(group[x].unique())
+            ax.plot(grid, grid, color="black", linewidth=0.8, label="y = x")
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_title(panel_title, fontsize="medium")
+    return _finish(figure, title, xlabel, ylabel, True)
+
+
+def time_vs_size(
+    table: pd.DataFrame,
+    *,
+    x: str = "size",
+    y: str = "seconds",
+    hue: str | None = "mechanism",
+    facet: str | None = None,
+    band: tuple[float, float] | None = (0.25, 0.75),
+    title: str | None = None,
+    xlabel: str = "size",
+    ylabel: str = "seconds",
+) -> Figure:
+    """Median of ``y`` (a time) against ``x`` on log–log axes, with a quantile band."""
+    table = _check_columns(table, [x, y, hue, facet])
+    band = _check_band(band)
+    figure, panels = _panels(table, facet)
+    for panel_title, group, ax in panels:
+        for name, series in _series(group, hue):
+            stats = series.groupby(x)[y]
+            median = stats.median()
+            (line,) = ax.plot(
+                median.index, median.to_numpy(), marker="o", ms=3, label=name, color=PALETTE.get(name)
+            )
+            if band is not None:
+                ax.fill_between(
+                    median.index, stats.quantile(band[0]).to_numpy(), stats.quantile(band[1]).to_numpy(),
+                    alpha=0.15, color=line.get_color(),
+                )  # fmt: skip
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(panel_title, fontsize="medium")
+    return _finish(figure, title, xlabel, ylabel, hue is not None)
