@@ -104,12 +104,19 @@ class ColumnGenerationResult:
     pricing_lps: int
     bound_nodes: int
     bound_complete: bool
+    #: ``(seconds, master value)`` after every master solve: the lower bound's convergence.
+    trace: FloatArray
 
     @property
     def gap(self) -> float:
-        if not np.isfinite(self.upper):
-            return np.inf
-        return max(0.0, (self.upper - self.lower) / max(abs(self.upper), 1e-300))
+        return relative_gap(self.lower, self.upper)
+
+
+def relative_gap(lower: float, upper: float) -> float:
+    """``(upper − lower) / |upper|``, clipped at 0 (``inf`` without a finite upper bound)."""
+    if not np.isfinite(upper):
+        return np.inf
+    return max(0.0, (upper - lower) / max(abs(upper), 1e-300))
 
 
 class _SliceLP:
@@ -213,7 +220,8 @@ def column_generation(
         for column in np.asarray(initial_columns, dtype=np.float64).T:
             if column.sum() > 0 and cone.violation(column[:, None]) <= 1e-9:
                 columns.append(column / column.sum())
-    values = list(utility.mu(np.column_stack(columns)))
+    master = _Master(n)
+    master.add(columns, list(utility.mu(np.column_stack(columns))))
 
     def f(V: FloatArray, duals: FloatArray) -> FloatArray:  # rows of V
         return utility.mu(V.T) - V @ duals
@@ -227,15 +235,15 @@ def column_generation(
     )
     stopped, iteration, generated = "iteration limit", 0, 0
     previous: list[FloatArray] = []
-    master = None
+    trace: list[tuple[float, float]] = []
     bound = None
     root = _root_simplex(lp)
     try:
         for iteration in range(1, options.max_iterations + 1):  # noqa: B007 - reported after the loop
-            master = _solve_master(columns, values, n)
-            duals = master.eq_duals
+            value, _, duals = master.solve()
+            trace.append((time.perf_counter() - start, value))
             bar.update(1)
-            bar.set_postfix(value=f"{master.objective:.6g}", columns=len(columns))
+            bar.set_postfix(value=f"{value:.6g}", columns=len(master.columns))
             if time.perf_counter() > pricing_deadline:
                 stopped = "time limit"
                 break
@@ -266,32 +274,29 @@ def column_generation(
                     break
             previous = [v for _, v in found]
             bound = None
-            for _, v in found:
-                columns.append(v)
-                values.append(float(utility.mu(v[:, None])[0]))
-                generated += 1
+            new = [v for _, v in found]
+            master.add(new, list(utility.mu(np.column_stack(new))))
+            generated += len(new)
         else:
             stopped = "iteration limit"
-        if bound is None or stopped != "converged":
-            master = _solve_master(columns, values, n)
     finally:
         bar.close()
-    assert master is not None
-    duals = master.eq_duals
+    value, theta, duals = master.solve()
+    trace.append((time.perf_counter() - start, value))
     if bound is None or stopped != "converged":
         bound = convex_max_over_slice(
             lambda V: f(V, duals), root, lp.point_in_simplex, lambda v: _gradient(utility, v) - duals,
             lower=0.0, tolerance=REDUCED_COST_TOL,
-            max_nodes=options.bound_nodes, deadline=max(deadline, time.perf_counter() + 1.0),
+            max_nodes=options.bound_nodes, deadline=deadline,
         )  # fmt: skip
     upper = min(float(np.sum(duals)) + n * max(0.0, bound.upper), _cover_bound(utility, bound.cover, n))
-    keep = master.x > 1e-12 * max(float(master.x.max()), 1e-300)
-    matrix = np.column_stack(columns)
+    keep = theta > 1e-12 * max(float(theta.max()), 1e-300)
+    matrix = np.column_stack(master.columns)
     return ColumnGenerationResult(
         columns=matrix[:, keep],
-        weights=master.x[keep],
-        lower=master.objective,
-        upper=max(upper, master.objective),
+        weights=theta[keep],
+        lower=value,
+        upper=max(upper, value),
         duals=duals,
         stopped=stopped,
         iterations=iteration,
@@ -299,6 +304,7 @@ def column_generation(
         pricing_lps=lp.calls,
         bound_nodes=bound.nodes,
         bound_complete=bound.complete,
+        trace=np.array(trace),
     )
 
 
@@ -352,15 +358,59 @@ def _initial_basis(cone: RowCone) -> list[FloatArray]:
     return columns
 
 
-def _solve_master(columns: list[FloatArray], values: list[float], n: int):  # type: ignore[no-untyped-def]
-    try:
-        return solve_lp(np.array(values), a_eq=np.column_stack(columns), b_eq=np.ones(n), bounds=(0.0, None))
-    except BackendError as exc:
-        if "infeasible" in str(exc):
-            raise InfeasibleError(
-                "the restricted master is infeasible: no column covers every input"
-            ) from exc
-        raise SolverError(f"the restricted master LP failed: {exc}") from exc
+class _Master:
+    """The restricted master ``max Σ_j θ_j μ(v_j) s.t. Σ_j θ_j v_j = 1_X, θ >= 0`` as one HiGHS model.
+
+    Columns are appended (``addCols``) and the simplex restarts from the previous optimal basis, so a
+    round costs a few pivots instead of a solve from scratch.
+    """
+
+    def __init__(self, n: int) -> None:
+        import highspy
+
+        self.n = n
+        self.highs = highspy.Highs()
+        self.highs.setOptionValue("output_flag", False)
+        self.highs.addRows(
+            n, np.ones(n), np.ones(n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0)
+        )
+        self.columns: list[FloatArray] = []
+        self.values: list[float] = []
+
+    def add(self, columns: list[FloatArray], values: list[float]) -> None:
+        matrix = sp.csc_matrix(np.column_stack(columns))
+        self.highs.addCols(
+            len(columns),
+            -np.asarray(values, dtype=np.float64),  # HiGHS minimises
+            np.zeros(len(columns)),
+            np.full(len(columns), np.inf),
+            matrix.nnz,
+            matrix.indptr[:-1].astype(np.int32),
+            matrix.indices.astype(np.int32),
+            matrix.data,
+        )
+        self.columns += columns
+        self.values += list(values)
+
+    def solve(self) -> tuple[float, FloatArray, FloatArray]:
+        """``(value, θ, λ)``: the master's optimum, weights and equality duals (for the maximisation)."""
+        import highspy
+
+        for attempt in range(2):  # a failed solve is retried once from scratch, then it is an error
+            self.highs.run()
+            status = self.highs.getModelStatus()
+            if status == highspy.HighsModelStatus.kOptimal:
+                solution = self.highs.getSolution()
+                theta = np.clip(np.asarray(solution.col_value), 0.0, None)
+                duals = -np.asarray(solution.row_dual)
+                return float(np.dot(self.values, theta)), theta, duals
+            if status == highspy.HighsModelStatus.kInfeasible:
+                raise InfeasibleError("the restricted master is infeasible: no column covers every input")
+            if attempt == 0:
+                self.highs.clearSolver()
+        raise SolverError(
+            f"the restricted master LP failed twice (HiGHS status: {self.highs.modelStatusToString(status)})"
+        )
 
 
 def _root_simplex(lp: _SliceLP) -> FloatArray:

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from privopt.audit import AuditReport, audit
-from privopt.column_generation import ColumnGenerationOptions, column_generation
+from privopt.column_generation import ColumnGenerationOptions, column_generation, relative_gap
 from privopt.cone import CompileOptions, RowCone
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
@@ -39,6 +39,7 @@ from privopt.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.mechanism import Mechanism
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.tolerances import AUDIT_EPS_ATOL
+from privopt.upper_bounds import best_upper_bound
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 
 ROUTES = ("auto", "vertex", "colgen", "cvxpy")
@@ -299,22 +300,29 @@ class Problem:
         start = time.perf_counter()
         result = column_generation(self.utility, cone, self.colgen)
         stats["seconds"]["column_generation"] = time.perf_counter() - start
+        upper, upper_source = result.upper, "column generation (dual bound and simplicial cover)"
+        theorem = best_upper_bound(self)
+        if theorem is not None and theorem[0] < upper:
+            upper, upper_source = max(theorem[0], result.lower), theorem[1]
+        gap = relative_gap(result.lower, upper)
         stats.update(
             lower=result.lower,
-            upper=result.upper,
-            gap=result.gap,
+            upper=upper,
+            upper_source=upper_source,
+            gap=gap,
             stopped=result.stopped,
             iterations=result.iterations,
             columns=result.columns_generated,
             pricing_lps=result.pricing_lps,
             bound_nodes=result.bound_nodes,
             bound_complete=result.bound_complete,
+            trace=result.trace.tolist(),
         )
         matrix = result.columns * result.weights[None, :]
         mechanism = Mechanism(
             matrix / matrix.sum(axis=1, keepdims=True), self.definition.input_labels(), None, name="colgen"
         )
-        verdict = "optimal (bound closed)" if result.gap <= 1e-9 else f"gap {result.gap:.3g}"
+        verdict = "optimal (bound closed)" if gap <= 1e-9 else f"gap {gap:.3g}"
         return self._finish(
             mechanism,
             f"colgen ({reason}; stopped: {result.stopped}; {verdict})",

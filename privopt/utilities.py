@@ -176,6 +176,10 @@ class NormalizedMutualInformation(MutualInformation):
     def _mi_mu(self, columns: FloatArray) -> FloatArray:
         return mutual_information_mu(self.p, columns) / self.h
 
+    def gradient(self, column: FloatArray) -> FloatArray:
+        """The gradient of ``I`` divided by ``H(X)``."""
+        return super().gradient(column) / self.h
+
 
 _BUILTIN_F = ("kl", "tv", "chi2", "hellinger")
 

@@ -86,3 +86,21 @@ def test_mu_sums_to_value(rng):
 def test_nmi_needs_positive_entropy():
     with pytest.raises(po.ValidationError, match="positive entropy"):
         po.NormalizedMutualInformation([1.0, 0.0])
+
+
+@pytest.mark.parametrize("cls", [po.MutualInformation, po.NormalizedMutualInformation])
+def test_gradient_matches_finite_differences_and_euler(cls, rng):
+    # Column generation linearises μ with .gradient; a wrong scale (e.g. NMI's 1/H(X)) would
+    # silently misprice columns. Check against central differences and Euler's identity ∇μ(v)ᵀv = μ(v).
+    P = rng.dirichlet(np.ones(6))
+    utility = cls(P)
+    v = rng.uniform(0.1, 1.0, size=6)
+    h = 1e-6
+    numeric = np.array(
+        [
+            (utility.mu((v + h * e)[:, None])[0] - utility.mu((v - h * e)[:, None])[0]) / (2 * h)
+            for e in np.eye(6)
+        ]
+    )
+    np.testing.assert_allclose(utility.gradient(v), numeric, rtol=1e-6, atol=1e-9)
+    assert utility.gradient(v) @ v == pytest.approx(utility.mu(v[:, None])[0], rel=1e-12)
