@@ -38,7 +38,7 @@ __all__ = [
     "uniform_weights",
 ]
 
-from privopt.experiments.figures import FIGURES, ClaimCheck, FigureExperiment, RunOptions  # noqa: E402
-from privopt.experiments.reproduce import Reproduction, figure, reproduce  # noqa: E402
+from privopt.experiments.figures import FIGURES, ClaimCheck, FigureExperiment, RunOptions
+from privopt.experiments.reproduce import Reproduction, figure, reproduce
 
 __all__ += ["FIGURES", "ClaimCheck", "FigureExperiment", "Reproduction", "RunOptions", "figure", "reproduce"]

@@ -1,6 +1,6 @@
 """The papers' figures as experiments: ``FIGURES[name]`` is a :class:`FigureExperiment`."""
 
-from privopt.experiments.figures import entropy, isit
+from privopt.experiments.figures import entropy, funnel, isit, pml, variants
 from privopt.experiments.figures.base import ClaimCheck, FigureExperiment, RunOptions, checks_frame
 
 FIGURES: dict[str, FigureExperiment] = {
@@ -13,6 +13,15 @@ FIGURES: dict[str, FigureExperiment] = {
         entropy.FIG4,
         entropy.FIG5,
         entropy.TABLE2,
+        funnel.FIG3,
+        funnel.FIG5,
+        funnel.FIG6,
+        funnel.FIG7,
+        pml.FIG3,
+        pml.FIG4,
+        pml.FIG5,
+        pml.FIG6,
+        variants.VARIANTS_FIGURE,
     )
 }
 

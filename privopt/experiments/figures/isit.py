@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from privopt.experiments.cell import Cell
 from privopt.experiments.figures.base import ClaimCheck, FigureExperiment, RunOptions
-from privopt.experiments.figures.rldp import nmi, rldp_mechanism
+from privopt.experiments.figures.rldp import nmi, parse_shape, rldp_mechanism
 from privopt.experiments.figures.summary import mean_table, nearest, wins
 from privopt.experiments.generators import jeffreys_draw
 from privopt.plot import utility_curves
@@ -25,7 +25,7 @@ REDUCED_EPS = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 def synthetic_cell(cell: Cell) -> dict[str, float]:
     """One (draw, n, ε, mechanism): NMI at P̂ of the mechanism designed for the χ² set of P̂."""
-    draw = jeffreys_draw(tuple(cell["shape"]), cell["n"], cell.rng("shape", "n", "draw"))
+    draw = jeffreys_draw(parse_shape(cell["shape"]), cell["n"], cell.rng("shape", "n", "draw"))
     F = RenyiBall.confidence(draw.estimate)
     mechanism = rldp_mechanism(cell["mechanism"], F, cell["eps"])
     return {"nmi": nmi(draw.estimate, mechanism), "nmi_true": nmi(draw.true, mechanism)}
@@ -33,7 +33,7 @@ def synthetic_cell(cell: Cell) -> dict[str, float]:
 
 def run_fig2(options: RunOptions) -> pd.DataFrame:
     grid = {
-        "shape": [(3, 3)],
+        "shape": ["3x3"],
         "n": [1000],
         "draw": list(range(200 if options.full else 8)),
         "eps": list(FULL_EPS if options.full else REDUCED_EPS),
@@ -72,7 +72,7 @@ def check_fig2(table: pd.DataFrame) -> list[ClaimCheck]:
 
 def run_fig3(options: RunOptions) -> pd.DataFrame:
     grid = {
-        "shape": [(5, 5)],
+        "shape": ["5x5"],
         "n": [100, 1000, 10_000, 100_000] if options.full else [100, 10_000],
         "draw": list(range(200 if options.full else 6)),
         "eps": list(FULL_EPS if options.full else (0.5, 1.0, 2.0, 4.0, 6.0)),

@@ -20,16 +20,34 @@ from collections.abc import Callable
 
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.distribution import JointDistribution
-from privopt.errors import ValidationError
+from privopt.errors import LimitError, ValidationError
+from privopt.estimate import VertexEstimate
 from privopt.information import entropy, mutual_information
 from privopt.mechanism import Mechanism
-from privopt.mechanisms import conditional_reporting, grr, independent_reporting, nr, srr
+from privopt.mechanisms import conditional_reporting, grr, independent_reporting, srr
 from privopt.problem import Problem
 from privopt.sets.renyi import RenyiBall
 from privopt.utilities import MutualInformation
 
 #: Seconds allowed to one vertex enumeration inside a sweep cell (a slower one is a failed cell).
 CELL_TIMEOUT = 120.0
+
+
+def refuse_large(problem: Problem) -> None:
+    """Raise :class:`LimitError` when the problem's vertex estimate is above its ``vertex_limit``.
+
+    ``Problem.solve(route="vertex")`` builds the cone's exact (rational) matrix before it compares
+    the estimate with the limit, which takes minutes for Adult's occupation × education (57,360 rows),
+    and formatting a McMullen bound beyond the float range raises ``OverflowError``; this check
+    uses the float cone's row count and integer arithmetic only.
+    """
+    cone = problem.definition.row_cone(problem.n_inputs, options=problem.options)
+    bound = VertexEstimate.for_slice(problem.n_inputs, cone.n_rows).bound
+    if bound > problem.vertex_limit:
+        raise LimitError(
+            f"vertex enumeration not attempted: {problem.n_inputs} inputs, {cone.n_rows} cone rows, a McMullen "
+            f"bound of about 10^{len(str(int(bound))) - 1} vertices (vertex_limit = {problem.vertex_limit:g})"
+        )
 
 
 def _polyopt(F: RenyiBall, eps: float, *, self_pairs: bool = True, envelope: str = "lower") -> Mechanism:
@@ -40,6 +58,13 @@ def _polyopt(F: RenyiBall, eps: float, *, self_pairs: bool = True, envelope: str
         envelope=envelope,
         timeout=CELL_TIMEOUT,
     )
+    refuse_large(problem)
+    return problem.solve(route="vertex").mechanism
+
+
+def _nr(P: JointDistribution, eps: float) -> Mechanism:
+    problem = Problem(SensitiveLDP(eps, P), MutualInformation(P), timeout=CELL_TIMEOUT)
+    refuse_large(problem)
     return problem.solve(route="vertex").mechanism
 
 
@@ -47,7 +72,7 @@ BUILDERS: dict[str, Callable[[RenyiBall, float], Mechanism]] = {
     "polyopt": lambda F, eps: _polyopt(F, eps),
     "polyopt-noself": lambda F, eps: _polyopt(F, eps, self_pairs=False),
     "polyopt-box": lambda F, eps: _polyopt(F, eps, envelope="box"),
-    "nr": lambda F, eps: nr(F.center, eps, timeout=CELL_TIMEOUT),
+    "nr": lambda F, eps: _nr(F.center, eps),
     "ir": lambda F, eps: independent_reporting(F, eps, verify_audit=False).mechanism,
     "cr": lambda F, eps: conditional_reporting(F, eps, verify_audit=False).mechanism,
     "srr": lambda F, eps: srr(F.center.n_s, F.center.n_u, eps),
@@ -60,6 +85,12 @@ def rldp_mechanism(name: str, F: RenyiBall, eps: float) -> Mechanism:
     if name not in BUILDERS:
         raise ValidationError("mechanism", f"one of {', '.join(BUILDERS)}", repr(name))
     return BUILDERS[name](F, eps)
+
+
+def parse_shape(text: str) -> tuple[int, int]:
+    """``"3x5"`` → ``(3, 5)``: grid values are plain strings, so that they survive a parquet round trip."""
+    n_s, n_u = text.split("x")
+    return int(n_s), int(n_u)
 
 
 def nmi(P: JointDistribution, mechanism: Mechanism) -> float:
