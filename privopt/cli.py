@@ -6,6 +6,8 @@
   mechanism; exit code 1 when it fails the definition.
 - ``privopt compare spec.toml`` — the comparison table of :func:`privopt.compare`.
 - ``privopt verify`` — the verification report of the papers' claims.
+- ``privopt reproduce NAME [--full] [--out DIR]`` — one paper figure's experiment: its table (CSV),
+  plot (PNG) and the paper's claims checked against it.
 
 Every command takes ``--json`` (machine-readable output) and ``--debug`` (tracebacks). Errors print
 one line on stderr and exit with code 2.
@@ -260,6 +262,25 @@ def verify(
     print(text)
     if code:
         raise typer.Exit(code=code)
+
+
+@app.command()
+@_guarded
+def reproduce(
+    name: str = typer.Argument(..., help="Figure name, e.g. isit-fig2 (an unknown name lists them all)."),
+    full: bool = typer.Option(False, "--full", help="The paper's full grid (default: the reduced CI grid)."),
+    out: Path = typer.Option(
+        Path("reproduce"), "--out", help="Folder for NAME.csv, NAME.png, NAME-claims.csv."
+    ),
+    debug: bool = DEBUG,
+) -> None:
+    """Run one paper figure's experiment (privopt.experiments.reproduce); write its CSV and PNG."""
+    from privopt.experiments import reproduce as run_figure
+
+    result = run_figure(name, full=full, out=out)
+    print(result.summary())
+    for file in result.files:
+        print(f"wrote {file}")
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -59,6 +59,10 @@ def _check_band(band: tuple[float, float] | None) -> tuple[float, float] | None:
     return band
 
 
+def _panel_title(facet: str, value: object) -> str:
+    return str(value) if facet == "panel" else f"{facet} = {value}"
+
+
 def _panels(
     table: pd.DataFrame, facet: str | None, width: float = 4.2
 ) -> tuple[Figure, list[tuple[str, pd.DataFrame, Axes]]]:
@@ -69,7 +73,7 @@ def _panels(
     )
     columns = min(len(groups), 3)
     rows = int(np.ceil(len(groups) / columns))
-    figure = Figure(figsize=(width * columns, 3.3 * rows), layout="constrained")
+    figure = Figure(figsize=(max(width * columns, 6.4), 3.4 * rows), layout="constrained")
     axes = figure.subplots(rows, columns, squeeze=False).ravel()
     for ax in axes[len(groups) :]:
         ax.set_visible(False)
@@ -92,7 +96,7 @@ def _finish(figure: Figure, title: str | None, xlabel: str, ylabel: str, legend:
         if legend and ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize="small")
     if title:
-        figure.suptitle(title)
+        figure.suptitle(title, fontsize="medium")
     return figure
 
 
@@ -107,7 +111,7 @@ def utility_curves(
     logx: bool = False,
     title: str | None = None,
     xlabel: str = "ε",
-    ylabel: str = "normalised mutual information I(X;Y)/H(X)",
+    ylabel: str = "NMI = I(X;Y)/H(X)",
 ) -> Figure:
     """Mean of ``y`` against ``x``, one line per ``hue`` value and a shaded ``band`` of quantiles."""
     table = _check_columns(table, [x, y, hue, facet])
