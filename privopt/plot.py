@@ -69,7 +69,7 @@ def _panels(
     groups = (
         [("", table)]
         if facet is None
-        else [(f"{facet} = {k}", g) for k, g in table.groupby(facet, sort=False)]
+        else [(_panel_title(facet, k), g) for k, g in table.groupby(facet, sort=False)]
     )
     columns = min(len(groups), 3)
     rows = int(np.ceil(len(groups) / columns))
