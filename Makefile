@@ -40,7 +40,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check privopt solvers tests benchmarks
 
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) site .pytest_cache .hypothesis .benchmarks

@@ -189,12 +189,11 @@ def check_realized(table: pd.DataFrame) -> list[ClaimCheck]:
         nr_above = bool(np.all(nr[0.25].to_numpy() > eps))
         poly_below = bool(np.all(poly[0.75].to_numpy() <= eps + 1e-9))
         covered = group.loc[group["mechanism"] == "polyopt", "true_in_set"].mean()
+        nr_low = nr.loc[lowest, 0.75]
         checks += [
             ClaimCheck(
                 f"NR's realized ε* is consistently greater than ε ({shape}; 25% quantile above ε).",
-                f"NR's 25% quantile of ε* exceeds ε at {int(np.sum(nr[0.25].to_numpy() > eps))} of {len(eps)} ε values; at "
-                f"ε = {lowest:g} its 75% quantile is {nr.loc[lowest, 0.75]:.4f} ({nr.loc[lowest, 0.75] / lowest:.1f}× ε; "
-                "the paper: 0.3897, more than 5×).",
+                f"NR's 25% quantile of ε* exceeds ε at {int(np.sum(nr[0.25].to_numpy() > eps))} of {len(eps)} ε values.",
                 nr_above,
             ),
             ClaimCheck(
@@ -203,6 +202,14 @@ def check_realized(table: pd.DataFrame) -> list[ClaimCheck]:
                 f"(largest ratio ε*/ε at the 75% quantile: {np.max(poly[0.75].to_numpy() / eps):.3f}); P* was in the χ² set "
                 f"in {covered:.0%} of the draws (the design level is 95%).",
                 poly_below,
+            ),
+            ClaimCheck(
+                f"At ε = 0.075 the 75% quantile of NR's ε* is 0.3897, more than 5 times ε ({shape}).",
+                f"at ε = {lowest:g} NR's 75% quantile is {nr_low:.4f} ({nr_low / lowest:.1f}× ε) over "
+                f"{int(group.loc[group['mechanism'] == 'nr', 'draw'].nunique())} draws.",
+                bool(nr_low > 5 * lowest),
+                "a quantile of a heavy-tailed leakage over few draws is noisy, and the paper's X is not stated "
+                "(its |X| may differ from ours).",
             ),
         ]
     return checks
