@@ -47,9 +47,9 @@ result.figure
 # ## Conclusion
 #
 # **Reproduced.** PolyOpt has the highest mean NMI at every ε of the grid. In the reduced run (8
-# distributions) at ε = 1 PolyOpt reaches a mean NMI of 0.406 against 0.097 for CR, 0.069 for IR and
-# 0.038 for GRR — four to ten times more — and the margin over the best other mechanism stays between
-# 0.007 (ε = 8, where everything approaches the identity) and 0.318. On the full grid (200 × 20) the same
+# distributions) at ε = 1 PolyOpt reaches a mean NMI of 0.384 against 0.093 for CR, 0.072 for IR and
+# 0.039 for GRR — four to ten times more — and the margin over the best other mechanism stays between
+# 0.007 (ε = 8, where everything approaches the identity) and 0.301. On the full grid (200 × 20) the same
 # ordering holds at all 20 ε values (see the benchmark's output for the numbers).
 #
 # The paper's remark about solver inaccuracy at large ε does not apply here: privopt's vertex

@@ -208,8 +208,8 @@ def check_realized(table: pd.DataFrame) -> list[ClaimCheck]:
                 f"at ε = {lowest:g} NR's 75% quantile is {nr_low:.4f} ({nr_low / lowest:.1f}× ε) over "
                 f"{int(group.loc[group['mechanism'] == 'nr', 'draw'].nunique())} draws.",
                 bool(nr_low > 5 * lowest),
-                "a quantile of a heavy-tailed leakage over few draws is noisy, and the paper's X is not stated "
-                "(its |X| may differ from ours).",
+                "NR's leak grows with |X| and the paper does not state the X of its Fig. 4 (the notebook measures "
+                "it for several X); a quantile over few draws is also noisy.",
             ),
         ]
     return checks
