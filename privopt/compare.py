@@ -42,7 +42,9 @@ COLUMNS = [
 ]
 
 
-def _as_mechanism(item: Any, name: str) -> Mechanism:
+def as_mechanism(item: Any, name: str) -> Mechanism:
+    """``item`` itself if it is a :class:`~privopt.Mechanism`, else its ``.mechanism`` (a design or a
+    Solution); a :class:`~privopt.errors.ValidationError` naming ``mechanisms[name]`` otherwise."""
     found = item if isinstance(item, Mechanism) else getattr(item, "mechanism", None)
     if not isinstance(found, Mechanism):
         raise ValidationError(
@@ -159,7 +161,7 @@ def compare(
             start = time.perf_counter()
             item = item()
             seconds = time.perf_counter() - start
-        rows.append(row(name, _as_mechanism(item, name), seconds, ""))
+        rows.append(row(name, as_mechanism(item, name), seconds, ""))
     if optimum:
         start = time.perf_counter()
         try:

@@ -234,7 +234,31 @@ class RowCone:
         return sp.csr_matrix((vals, (rows, cols)), shape=(row, total)), total
 
     def violation(self, columns: FloatArray) -> float:
-        """Largest relative violation ``max (Gw)_i / max(aᵀw, e^{ε}bᵀw)`` over rows and columns (0 if none)."""
+        """Largest relative violation ``max (Gw)_i / max(aᵀw, e^{ε}bᵀw)`` over rows and columns (0 if none).
+
+        ``(n − d) / max(n, d)`` increases with ``n = aᵀw`` and decreases with ``d = e^{ε+shift} bᵀw``,
+        so over a block's pairs it is largest at ``max_a aᵀw`` and ``min_b bᵀw``: one product per group
+        instead of one per pair. The pairs a block drops (``a = b``) are never violated when
+        ``ε + shift >= 0``; otherwise the pairs are expanded.
+        """
+        columns = np.asarray(columns, dtype=np.float64)
+        if columns.ndim == 1:
+            columns = columns[:, None]
+        if all(self.eps + block.log_shift >= 0 for block in self.blocks):
+            products: dict[int, FloatArray] = {}
+
+            def product(group: int) -> FloatArray:
+                if group not in products:
+                    products[group] = self.groups[group].vectors @ columns
+                return products[group]
+
+            worst = 0.0
+            for block in self.blocks:
+                num = product(block.numerator).max(axis=0)
+                den = product(block.denominator).min(axis=0) * np.exp(self.eps + block.log_shift)
+                scale = np.maximum(np.maximum(num, den), 1e-300)
+                worst = max(worst, float(np.max((num - den) / scale)))
+            return worst
         pairs, shifts, _ = self._expand()
         if pairs.n_pairs == 0:
             return 0.0

@@ -34,13 +34,14 @@ from privopt.audit import AuditReport, audit
 from privopt.column_generation import ColumnGenerationOptions, column_generation, relative_gap
 from privopt.cone import CompileOptions, RowCone
 from privopt.definitions.base import PrivacyDefinition
-from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
+from privopt.errors import InfeasibleError, LimitError, PrivoptError, SolverError, ValidationError
 from privopt.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.mechanism import Mechanism
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.tolerances import AUDIT_EPS_ATOL
 from privopt.upper_bounds import best_upper_bound
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
+from privopt.validation import FloatArray
 
 ROUTES = ("auto", "vertex", "colgen", "cvxpy")
 
@@ -51,6 +52,10 @@ IN_PROCESS_BOUND = 10**5
 
 #: θ_v below this (relative to max θ) is treated as zero when reading off the mechanism.
 THETA_RTOL = 1e-12
+
+#: Named mechanisms whose columns seed column generation (``nr`` is itself an optimisation; ``oue``
+#: has 2^|X| outputs).
+_SEED_MECHANISMS = ("grr", "srr", "ir", "cr")
 
 #: Closed forms: functions ``(problem) -> (mechanism, explanation) | None`` tried first by ``route="auto"``.
 CLOSED_FORMS: list[Callable[[Problem], tuple[Mechanism, str] | None]] = []
@@ -298,7 +303,7 @@ class Problem:
         assert isinstance(self.utility, SubConvexUtility)
         self.utility.check(self.n_inputs)
         start = time.perf_counter()
-        result = column_generation(self.utility, cone, self.colgen)
+        result = column_generation(self.utility, cone, self.colgen, initial_columns=self._seed_columns())
         stats["seconds"]["column_generation"] = time.perf_counter() - start
         upper, upper_source = result.upper, "column generation (dual bound and simplicial cover)"
         theorem = best_upper_bound(self)
@@ -331,6 +336,29 @@ class Problem:
             None,
             cone,
         )
+
+    def _seed_columns(self) -> FloatArray | None:
+        """Columns of the papers' low-complexity mechanisms for this definition (GRR, SRR, IR, CR).
+
+        Column generation starts from them (those in the cone), so its value is never below the best
+        of them. A mechanism that cannot be built here (a definition it does not apply to, a
+        calibration that fails) is skipped: the seeds are a head start, not a requirement.
+        """
+        from privopt.compare import as_mechanism
+        from privopt.named_mechanisms import available
+
+        builders = available(self)
+        columns = []
+        for name in _SEED_MECHANISMS:
+            if name not in builders:
+                continue
+            try:
+                matrix = as_mechanism(builders[name](), name).matrix
+            except PrivoptError:
+                continue
+            if matrix.shape[0] == self.n_inputs:
+                columns.append(matrix)
+        return np.hstack(columns) if columns else None
 
     def _solve_vertex(self, cone: RowCone, stats: dict[str, Any], reason: str) -> Solution:
         from privopt.solvers.lp import solve_lp

@@ -305,3 +305,28 @@ def test_srlip_audit_against_direct_formula(rng):
                 p_y_s = joint[s] @ W / joint[s].sum()
                 worst = max(worst, float(np.max(np.abs(np.log(p_y_s / p_y)))))
     assert po.audit(po.Mechanism(W), po.SRLIP(1.0, P, (2, 3))).eps == pytest.approx(worst, abs=1e-12)
+
+
+def test_cone_violation_shortcut_equals_the_pairwise_rows(rng):
+    # RowCone.violation takes max_a aᵀw and min_b bᵀw per block; the pairwise expansion is the reference.
+    P = random_distribution(rng, (3, 3))
+    counts = po.JointDistribution.from_counts(np.round(P.p_x.reshape(3, 3) * 400) + 1)
+    definitions = [
+        (po.SensitiveLDP(0.8, po.RenyiBall.confidence(counts)), {"self_pairs": True}),
+        (po.SensitiveLDP(0.8, po.RenyiBall.confidence(counts)), {"envelope": "box"}),
+        (po.LIP(0.5, P), {}),
+        (po.PML(0.7, po.L1Ball(P, 0.5 * float(P.p_x.min()))), {}),
+        (po.LDP(1.2), {}),
+    ]
+    seen = []
+    for definition, options in definitions:
+        cone = po.Problem(definition, po.MutualInformation(P.p_x), **options).compile().cone
+        pairs, shifts, _ = cone._expand()
+        for scale in (0.3, 3.0):
+            columns = rng.dirichlet(np.full(9, scale), size=12).T
+            num = np.asarray(pairs.numerators @ columns)
+            den = np.asarray(pairs.denominators @ columns) * np.exp(cone.eps + shifts)[:, None]
+            reference = max(0.0, float(np.max((num - den) / np.maximum(np.maximum(num, den), 1e-300))))
+            assert cone.violation(columns) == pytest.approx(reference, abs=1e-12), definition
+            seen.append(reference)
+    assert min(seen) > 0.0  # random columns violate every cone: the comparison is not 0 == 0

@@ -118,7 +118,9 @@ def test_rejections_name_the_offending_part(labelled):
         match=r"the pair P\(Y=y\|S='a'\) <= e\^ε·P\(Y=y\) is not affine in the distribution in one way",
     ):
         po.RatioConstraints([(po.given(s="a"), po.marginal())], 1.0, over=F)
-    with pytest.raises(po.NotSupportedError, match=r"conditions on the event in .* which is not a value of S"):
+    with pytest.raises(
+        po.NotSupportedError, match=r"conditions on the event in .* which is not a value of S"
+    ):
         po.RatioConstraints([(po.given(event=[("a", "u"), ("b", "u")]), po.given(s="a"))], 1.0, over=F)
     with pytest.raises(
         po.NotSupportedError, match="depends on the distribution, but no set of distributions was given"
