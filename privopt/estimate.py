@@ -31,6 +31,13 @@ def mcmullen_bound(dimension: int, facets: int) -> int:
     return comb(m - ceil(d / 2), floor(d / 2)) + comb(m - floor(d / 2) - 1, ceil(d / 2) - 1)
 
 
+def format_count(count: int) -> str:
+    """``count`` to three significant digits, also beyond the float range (``about 10^412``)."""
+    if count < 10**300:
+        return f"{float(count):.3g}"
+    return f"about 10^{len(str(count)) - 1}"
+
+
 @dataclass(frozen=True)
 class VertexEstimate:
     """The bound for a normalised cone slice ``{w >= 0, G w <= 0, Σ w = 1}``."""
@@ -46,4 +53,4 @@ class VertexEstimate:
         return cls(dimension, inequalities, mcmullen_bound(dimension, inequalities))
 
     def __str__(self) -> str:
-        return f"at most {self.bound:.3g} vertices (McMullen; dimension {self.dimension}, {self.inequalities} inequalities)"
+        return f"at most {format_count(self.bound)} vertices (McMullen; dimension {self.dimension}, {self.inequalities} inequalities)"

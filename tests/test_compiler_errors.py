@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.cone import CompileOptions, ConeBuilder
+from privopt.cone import CompileOptions, ConeBuilder, RowCone
 from privopt.definitions.base import PrivacyDefinition
 from privopt.ratio_pairs import Term
 
@@ -115,3 +115,19 @@ def test_unsupported_combinations(example1):
         po.Problem(
             po.PML(1.0, [0.5, 0.5, 0.0]), po.FDivergence("kl", [0.0, 0.0, 1.0], [0.5, 0.5, 0.0])
         ).solve()
+
+
+def test_vertex_route_refuses_a_huge_cone_before_building_its_exact_rows(monkeypatch):
+    """15 × 16 (Adult's occupation × education size): the McMullen bound is beyond the float range
+    (about 10^366); the refusal formats it and comes before the rational rows are built."""
+    rng = np.random.default_rng(3)
+    counts = rng.multinomial(32_561, rng.dirichlet(np.full(240, 0.5))).reshape(15, 16)
+    counts[:, 0] += 1  # every s observed
+    F = po.RenyiBall.confidence(po.JointDistribution.from_counts(counts))
+
+    def not_expected(self):  # pragma: no cover - reached only if the refusal comes too late
+        raise AssertionError("exact rows built before the vertex limit was checked")
+
+    monkeypatch.setattr(RowCone, "exact_matrix", not_expected)
+    with pytest.raises(po.LimitError, match=r"about 10\^\d{3} vertices.*route='colgen'"):
+        po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center)).solve(route="vertex")

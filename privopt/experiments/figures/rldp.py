@@ -20,8 +20,7 @@ from collections.abc import Callable
 
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.distribution import JointDistribution
-from privopt.errors import LimitError, ValidationError
-from privopt.estimate import VertexEstimate
+from privopt.errors import ValidationError
 from privopt.information import entropy, mutual_information
 from privopt.mechanism import Mechanism
 from privopt.mechanisms import conditional_reporting, grr, independent_reporting, srr
@@ -33,23 +32,6 @@ from privopt.utilities import MutualInformation
 CELL_TIMEOUT = 120.0
 
 
-def refuse_large(problem: Problem) -> None:
-    """Raise :class:`LimitError` when the problem's vertex estimate is above its ``vertex_limit``.
-
-    ``Problem.solve(route="vertex")`` builds the cone's exact (rational) matrix before it compares
-    the estimate with the limit, which takes minutes for Adult's occupation × education (57,360 rows),
-    and formatting a McMullen bound beyond the float range raises ``OverflowError``; this check
-    uses the float cone's row count and integer arithmetic only.
-    """
-    cone = problem.definition.row_cone(problem.n_inputs, options=problem.options)
-    bound = VertexEstimate.for_slice(problem.n_inputs, cone.n_rows).bound
-    if bound > problem.vertex_limit:
-        raise LimitError(
-            f"vertex enumeration not attempted: {problem.n_inputs} inputs, {cone.n_rows} cone rows, a McMullen "
-            f"bound of about 10^{len(str(int(bound))) - 1} vertices (vertex_limit = {problem.vertex_limit:g})"
-        )
-
-
 def _polyopt(F: RenyiBall, eps: float, *, self_pairs: bool = True, envelope: str = "lower") -> Mechanism:
     problem = Problem(
         SensitiveLDP(eps, F),
@@ -58,13 +40,11 @@ def _polyopt(F: RenyiBall, eps: float, *, self_pairs: bool = True, envelope: str
         envelope=envelope,
         timeout=CELL_TIMEOUT,
     )
-    refuse_large(problem)
     return problem.solve(route="vertex").mechanism
 
 
 def _nr(P: JointDistribution, eps: float) -> Mechanism:
     problem = Problem(SensitiveLDP(eps, P), MutualInformation(P), timeout=CELL_TIMEOUT)
-    refuse_large(problem)
     return problem.solve(route="vertex").mechanism
 
 
