@@ -8,7 +8,6 @@ Matlab); optimal LIP on the same instances < 0.02 s (paper: 0.0206 s); PolyOpt 3
 
 from __future__ import annotations
 
-import resource
 import statistics
 import sys
 import time
@@ -16,13 +15,7 @@ import time
 import numpy as np
 
 import privopt as po
-from benchmarks.timing import report
-
-
-def _peak_mib() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(own, children) / 1024.0
+from benchmarks.timing import peak_mib, report
 
 
 def _time(function) -> float:  # type: ignore[no-untyped-def]
@@ -105,7 +98,7 @@ def main() -> None:
                 f"median {statistics.median(times):7.2f} s, max {max(times):7.2f} s, vertices median {int(statistics.median(counts))}  ({goal})",
             )
         )
-    rows.append(("peak memory (process tree)", f"{_peak_mib():.0f} MiB  (goal < 2048 MiB)"))
+    rows.append(("peak memory (process tree)", f"{peak_mib():.0f} MiB  (goal < 2048 MiB)"))
     report("PolyOpt, paper-faithful (Jeffreys P*, n = 1000, β = 0.05)", rows)
 
 

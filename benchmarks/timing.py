@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import statistics
 import time
 import tracemalloc
@@ -29,6 +30,13 @@ def peak_bytes(function: Callable[[], Any]) -> int:
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def peak_mib() -> float:
+    """Peak resident memory of this process and of its (enumeration) children, from ``getrusage``."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, children) / 1024.0
 
 
 def report(title: str, rows: list[tuple[str, str]]) -> None:
