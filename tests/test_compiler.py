@@ -330,3 +330,15 @@ def test_cone_violation_shortcut_equals_the_pairwise_rows(rng):
             assert cone.violation(columns) == pytest.approx(reference, abs=1e-12), definition
             seen.append(reference)
     assert min(seen) > 0.0  # random columns violate every cone: the comparison is not 0 == 0
+
+
+@pytest.mark.data
+def test_large_eps_design_passes_its_audit_to_rounding(adult_dir):
+    """ε = 12, LIP on Adult's marital-status → relationship: entries ~5e-7, where an LP's feasibility
+    tolerance alone moved the realized ε to 12 + 7.8e-7 (an audit failure) before the weights were
+    re-solved on their support."""
+    frame = po.datasets.load_adult(adult_dir, ["marital-status", "relationship"])
+    P = po.JointDistribution.from_frame(frame, sensitive="marital-status", public="relationship")
+    solution = po.Problem(po.LIP(12.0, P, on="u"), po.MutualInformation(P, on="u")).solve()
+    assert solution.certificate.audit.upper - 12.0 < 1e-12
+    assert np.abs(solution.mechanism.matrix.sum(axis=1) - 1.0).max() < 1e-14
