@@ -21,8 +21,8 @@
 # larger ε"*.
 #
 # The sweep below runs each (distribution, ε, mechanism) as one cell on all cores. CI runs a reduced
-# grid (8 distributions × 6 ε); `PRIVOPT_FULL=1` runs the paper's 200 × 20 (about 13 minutes on 2 cores,
-# see `benchmarks/bench_sweep.py`).
+# grid (8 distributions × 6 ε); `PRIVOPT_FULL=1` runs the paper's 200 × 20 = 16,000 cells
+# (`benchmarks/bench_sweep.py` measures it: FIG2_TIMING).
 
 # %%
 import matplotlib.pyplot as plt  # noqa: F401  (activates the inline backend that displays figures)
@@ -49,8 +49,7 @@ result.figure
 # **Reproduced.** PolyOpt has the highest mean NMI at every ε of the grid. In the reduced run (8
 # distributions) at ε = 1 PolyOpt reaches a mean NMI of 0.384 against 0.093 for CR, 0.072 for IR and
 # 0.039 for GRR — four to ten times more — and the margin over the best other mechanism stays between
-# 0.007 (ε = 8, where everything approaches the identity) and 0.301. On the full grid (200 × 20) the same
-# ordering holds at all 20 ε values (see the benchmark's output for the numbers).
+# 0.007 (ε = 8, where everything approaches the identity) and 0.301. FIG2_QUICK
 #
 # The paper's remark about solver inaccuracy at large ε does not apply here: privopt's vertex
 # enumeration is exact (rational arithmetic for small cones), and PolyOpt stays above GRR up to ε = 8 — as

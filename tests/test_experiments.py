@@ -214,6 +214,13 @@ def test_a_store_of_another_sweep_is_refused(tmp_path: Path) -> None:
         Sweep(lambda c: {}, {"k": [1, 2]}, backend="serial", store=tmp_path, progress=False).run()
 
 
+def test_a_store_of_another_privopt_release_is_refused(tmp_path: Path, monkeypatch) -> None:
+    Sweep(lambda c: {}, {"k": [1]}, backend="serial", store=tmp_path, progress=False).run()
+    monkeypatch.setattr("privopt.__version__", "999.0")
+    with pytest.raises(ValidationError, match=r"store: .*privopt version"):
+        Sweep(lambda c: {}, {"k": [1]}, backend="serial", store=tmp_path, progress=False).run()
+
+
 # ---------------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     ("kwargs", "argument"),

@@ -28,8 +28,10 @@ _MANIFEST = "sweep.json"
 class ResultStore:
     """A folder of parquet parts holding the rows of finished cells.
 
-    ``manifest`` (the sweep's grid and seed) is written once; opening the same folder for a sweep with
-    another manifest is refused, so results of different sweeps are never mixed.
+    ``manifest`` (the sweep's grid, seed and privopt version) is written once; opening the same folder
+    for a sweep with another manifest is refused, so results of different sweeps (or of another
+    privopt release) are never mixed. A changed cell function is not detected: use a new folder after
+    changing one.
     """
 
     path: Path
@@ -46,7 +48,7 @@ class ResultStore:
             if json.loads(file.read_text()) != json.loads(text):
                 raise ValidationError(
                     "store",
-                    "a folder used by this sweep only (same grid and seed), or a new folder",
+                    "a folder used by this sweep only (same grid, seed and privopt version), or a new folder",
                     f"{str(folder)!r}, which holds the results of a different sweep",
                 )
         else:

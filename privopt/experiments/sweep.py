@@ -133,8 +133,16 @@ class Sweep:
         return total
 
     def manifest(self) -> dict[str, Any]:
-        """What identifies the sweep's results in a store: the grid and the seed."""
-        return {"grid": {name: list(values) for name, values in self.grid.items()}, "seed": self.seed}
+        """What identifies the sweep's results in a store: the grid, the seed and the privopt version
+        (a store is never resumed by another release). The cell function is not part of it: a
+        wrapper around the same cell (logging, a retry) may resume its store."""
+        from privopt import __version__
+
+        return {
+            "grid": {name: list(values) for name, values in self.grid.items()},
+            "seed": self.seed,
+            "privopt": __version__,
+        }
 
     def cells(self) -> list[Cell]:
         """Every grid point, in order."""
