@@ -34,3 +34,15 @@ def test_notebook_runs(path: Path) -> None:
     finally:
         if env_full is not None:
             os.environ["PRIVOPT_FULL"] = env_full
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_in_sync_with_its_python_twin(path: Path) -> None:
+    """The jupytext pair (``.py`` percent script and ``.ipynb``) holds the same cells."""
+    import jupytext
+
+    twin = path.with_suffix(".py")
+    assert twin.is_file(), f"{path.name} has no paired {twin.name} (jupytext --set-formats ipynb,py:percent)"
+    cells = [(c.cell_type, c.source.strip()) for c in nbformat.read(path, as_version=4).cells]
+    twin_cells = [(c.cell_type, c.source.strip()) for c in jupytext.read(twin).cells]
+    assert cells == twin_cells, f"{path.name} and {twin.name} differ: run jupytext --sync {twin}"
