@@ -8,7 +8,8 @@ Back ends (DESIGN.md §5b):
 - ``"cdd"``: ``pycddlib``'s floating-point double description. Often much faster (measured on a
   2×6 Γ cone with self pairs: 6.5 s against 72 s for ppl, same 6,046 vertices), but it can stop with
   "numerical inconsistency" on cones with small entries.
-- ``"auto"`` (default): ``"cdd"``, then validation — every vertex must satisfy the constraints
+- ``"auto"`` (default): redundant inequalities removed (cdd's LP test), ``"cdd"``, then validation
+  against the full system — every vertex must satisfy the constraints
   (after rounding noise of exact zeros is snapped to zero) and random linear objectives must reach
   the same optimum over the vertices as an LP over the inequalities — and on any failure the exact
   ``"ppl"``. A failed or partial enumeration never passes silently.
@@ -167,11 +168,34 @@ def _validate(
     return ""
 
 
+def _irredundant(a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray) -> np.ndarray:
+    """Indices of the inequalities that cdd's LP-based redundancy removal keeps (floating point).
+
+    Measured on 3×4 PolyOpt cones (120 inequalities): 0.1 s; at ε = 0.5 it drops 2–3 rows and the
+    enumeration takes 10.1 s instead of 18.6 s (57.7 s instead of 65.7 s on a second instance); at
+    ε = 2 nothing is redundant and the time is unchanged. A row dropped by mistake (rounding) cannot
+    go unnoticed: the vertices are validated against the full system.
+    """
+    import cdd
+
+    a_ub, b_ub, a_eq, b_eq = (np.asarray(v, dtype=np.float64) for v in (a_ub, b_ub, a_eq, b_eq))
+    rows = np.vstack([np.column_stack([b_ub, -a_ub]), np.column_stack([b_eq, -a_eq])])
+    matrix = cdd.matrix_from_array(
+        rows, rep_type=cdd.RepType.INEQUALITY, lin_set=set(range(len(b_ub), rows.shape[0]))
+    )
+    try:
+        redundant, _ = cdd.matrix_redundancy_remove(matrix)
+    except RuntimeError:
+        return np.arange(len(b_ub))
+    return np.array([i for i in range(len(b_ub)) if i not in redundant], dtype=np.int64)
+
+
 def _auto_vertices(
     a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray
 ) -> tuple[np.ndarray, str]:
     try:
-        vertices = _cdd_vertices(a_ub, b_ub, a_eq, b_eq)
+        kept = _irredundant(a_ub, b_ub, a_eq, b_eq)
+        vertices = _cdd_vertices(a_ub[kept], b_ub[kept], a_eq, b_eq)
         problem = _validate(vertices, a_ub, b_ub, a_eq, b_eq)
         if not problem:
             return vertices, "cdd (validated)"

@@ -342,3 +342,18 @@ def test_large_eps_design_passes_its_audit_to_rounding(adult_dir):
     solution = po.Problem(po.LIP(12.0, P, on="u"), po.MutualInformation(P, on="u")).solve()
     assert solution.certificate.audit.upper - 12.0 < 1e-12
     assert np.abs(solution.mechanism.matrix.sum(axis=1) - 1.0).max() < 1e-14
+
+
+def test_auto_backend_drops_redundant_rows_and_validates_against_all_of_them():
+    """The unit square with x + y <= 3 (redundant) and x <= 1 twice: cdd keeps the four facets, and
+    the vertices are those of the full system."""
+    from privopt.solvers.vertex_enumeration import _irredundant
+
+    a_ub = np.array([[1.0, 0], [0, 1], [-1, 0], [0, -1], [1, 1], [1, 0]])
+    b_ub = np.array([1.0, 1, 0, 0, 3, 1])
+    kept = _irredundant(a_ub, b_ub, np.zeros((0, 2)), np.zeros(0))
+    assert 4 not in kept and len(kept) == 4
+    result = polytope_vertices(a_ub, b_ub, backend="auto")
+    assert result.backend == "cdd (validated)"
+    expected = {(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)}
+    assert {tuple(np.round(v, 12) + 0.0) for v in result.vertices} == expected
