@@ -352,7 +352,8 @@ def test_auto_backend_drops_redundant_rows_and_validates_against_all_of_them():
     a_ub = np.array([[1.0, 0], [0, 1], [-1, 0], [0, -1], [1, 1], [1, 0]])
     b_ub = np.array([1.0, 1, 0, 0, 3, 1])
     kept = _irredundant(a_ub, b_ub, np.zeros((0, 2)), np.zeros(0))
-    assert 4 not in kept and len(kept) == 4
+    assert 4 not in kept
+    assert len(kept) == 4
     result = polytope_vertices(a_ub, b_ub, backend="auto")
     assert result.backend == "cdd (validated)"
     expected = {(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)}
