@@ -100,6 +100,28 @@ def _finish(figure: Figure, title: str | None, xlabel: str, ylabel: str, legend:
     return figure
 
 
+def _centre_and_band(
+    ax: Axes,
+    group: pd.DataFrame,
+    x: str,
+    y: str,
+    hue: str | None,
+    centre: str,
+    band: tuple[float, float] | None,
+) -> None:
+    """One line per ``hue`` value: the ``centre`` ("mean" or "median") of ``y`` at each ``x``, and the
+    shaded band between the ``band`` quantiles."""
+    for name, series in _series(group, hue):
+        stats = series.groupby(x)[y]
+        middle = stats.agg(centre)
+        (line,) = ax.plot(
+            middle.index, middle.to_numpy(), marker="o", ms=3, label=name, color=PALETTE.get(name)
+        )
+        if band is not None:
+            low, high = stats.quantile(band[0]), stats.quantile(band[1])
+            ax.fill_between(middle.index, low.to_numpy(), high.to_numpy(), alpha=0.15, color=line.get_color())
+
+
 def utility_curves(
     table: pd.DataFrame,
     *,
@@ -118,17 +140,7 @@ def utility_curves(
     band = _check_band(band)
     figure, panels = _panels(table, facet)
     for panel_title, group, ax in panels:
-        for name, series in _series(group, hue):
-            stats = series.groupby(x)[y]
-            mean = stats.mean()
-            (line,) = ax.plot(
-                mean.index, mean.to_numpy(), marker="o", ms=3, label=name, color=PALETTE.get(name)
-            )
-            if band is not None:
-                low, high = stats.quantile(band[0]), stats.quantile(band[1])
-                ax.fill_between(
-                    mean.index, low.to_numpy(), high.to_numpy(), alpha=0.15, color=line.get_color()
-                )
+        _centre_and_band(ax, group, x, y, hue, "mean", band)
         if logx:
             ax.set_xscale("log")
         ax.set_title(panel_title, fontsize="medium")
@@ -195,17 +207,7 @@ def time_vs_size(
     band = _check_band(band)
     figure, panels = _panels(table, facet)
     for panel_title, group, ax in panels:
-        for name, series in _series(group, hue):
-            stats = series.groupby(x)[y]
-            median = stats.median()
-            (line,) = ax.plot(
-                median.index, median.to_numpy(), marker="o", ms=3, label=name, color=PALETTE.get(name)
-            )
-            if band is not None:
-                ax.fill_between(
-                    median.index, stats.quantile(band[0]).to_numpy(), stats.quantile(band[1]).to_numpy(),
-                    alpha=0.15, color=line.get_color(),
-                )  # fmt: skip
+        _centre_and_band(ax, group, x, y, hue, "median", band)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(panel_title, fontsize="medium")

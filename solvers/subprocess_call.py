@@ -24,15 +24,26 @@ def _child(connection: Any, function: Callable[..., Any], args: tuple[Any, ...])
     try:
         connection.send(("ok", function(*args)))
     except BaseException as exc:  # report every failure to the parent
-        connection.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+        last = traceback.format_exc().strip().splitlines()[-3:]  # where it was raised
+        connection.send(
+            ("error", f"{type(exc).__name__}: {exc} [{' | '.join(line.strip() for line in last)}]")
+        )
     finally:
         connection.close()
 
 
 def call_with_timeout(
-    function: Callable[..., Any], args: tuple[Any, ...], timeout: float, description: str, poll: float = 0.2
+    function: Callable[..., Any],
+    args: tuple[Any, ...],
+    timeout: float,
+    description: str,
+    poll: float = 0.2,
+    progress: bool = True,
 ) -> Any:
-    """``function(*args)`` in a forked child; :class:`BackendTimeout` after ``timeout`` seconds."""
+    """``function(*args)`` in a forked child; :class:`BackendTimeout` after ``timeout`` seconds.
+
+    ``progress=False`` never shows the bar (callers that make many short calls, e.g. privopt.verify).
+    """
     context = mp.get_context("fork")
     parent, child = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(child, function, args), daemon=True)
@@ -53,7 +64,7 @@ def call_with_timeout(
                     raise BackendError(f"{description} failed: {payload}")
                 return payload
             elapsed = time.perf_counter() - start
-            if bar is None and elapsed > _QUIET_SECONDS:
+            if progress and bar is None and elapsed > _QUIET_SECONDS:
                 bar = tqdm(total=round(timeout), desc=description, unit="s", leave=False)
             if bar is not None:
                 bar.n = min(round(elapsed), bar.total)

@@ -1,14 +1,16 @@
 """The symbolic checker: sympy proofs of identities and inequalities, bounded in time.
 
-Each claim is proved in a forked child process (:func:`privopt.verify.bounded.call_bounded`) that is
-stopped at the per-claim time limit; the outcome is then ``"undecided (time limit)"``.
+Each claim is proved in a forked child process (:func:`privopt.solvers.subprocess_call.call_with_timeout`:
+sympy cannot be interrupted from inside Python, a child can be killed) that is stopped at the per-claim
+time limit; the outcome is then ``"undecided (time limit)"``.
 """
 
 from __future__ import annotations
 
 import time
 
-from privopt.verify.bounded import ChildError, TimeLimit, call_bounded
+from privopt.solvers.errors import BackendError, BackendTimeout
+from privopt.solvers.subprocess_call import call_with_timeout
 from privopt.verify.claims import Claim
 from privopt.verify.prover import prove_sign, prove_zero
 from privopt.verify.region import Region
@@ -50,11 +52,11 @@ def run_bounded(function, args: tuple, time_limit: float, description: str, chec
     ``time_limit`` seconds."""
     start = time.perf_counter()
     try:
-        result = call_bounded(function, args, time_limit)
-    except TimeLimit as exc:
-        return Attempt(checker, TIME_LIMIT, time.perf_counter() - start, f"{description}: {exc}")
-    except ChildError as exc:
-        return Attempt(checker, ERROR, time.perf_counter() - start, f"{description}: {exc}"[:400])
+        result = call_with_timeout(function, args, time_limit, description, poll=0.05, progress=False)
+    except BackendTimeout as exc:
+        return Attempt(checker, TIME_LIMIT, time.perf_counter() - start, str(exc))
+    except BackendError as exc:
+        return Attempt(checker, ERROR, time.perf_counter() - start, str(exc)[:400])
     outcome, detail = result[0], result[1]
     counterexample = result[2] if len(result) > 2 else None
     return Attempt(checker, outcome, time.perf_counter() - start, detail, counterexample)
