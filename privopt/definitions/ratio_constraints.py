@@ -244,6 +244,18 @@ class RatioConstraints(PrivacyDefinition):
                 cache[key] = builder.group(vectors, terms, name)
             return cache[key]
 
+        def sides(pair: RatioPair, P: Any, context: object, where: str) -> tuple[int, int]:
+            """The groups of both sides of ``pair`` evaluated at the distribution ``P``."""
+            return tuple(  # type: ignore[return-value]
+                group(
+                    side,
+                    context,
+                    lambda side=side: self._evaluate(side, P, labels, where),
+                    f"{_names(side)} at {where or 'P'}",
+                )
+                for side in (pair.left, pair.right)
+            )
+
         for pair in self.pairs_for(labels, options):
             rule = self._rule(pair)
             text = f"{pair} [{rule} rule]"
@@ -268,34 +280,11 @@ class RatioConstraints(PrivacyDefinition):
                 for i, P in enumerate(members):
                     member = None if len(members) == 1 else i
                     where = "" if member is None else f"member {i}"
-                    a = group(
-                        pair.left,
-                        ("member", i),
-                        lambda p=pair, P=P, w=where: self._evaluate(p.left, P, labels, w),
-                        f"{_names(pair.left)} at {where or 'P'}",
-                    )
-                    b = group(
-                        pair.right,
-                        ("member", i),
-                        lambda p=pair, P=P, w=where: self._evaluate(p.right, P, labels, w),
-                        f"{_names(pair.right)} at {where or 'P'}",
-                    )
+                    a, b = sides(pair, P, ("member", i), where)
                     builder.block(a, b, text, member)
             elif rule == "vertex":
                 for k, P in enumerate(self._vertex_distributions()):
-                    where = f"vertex {k} of F"
-                    a = group(
-                        pair.left,
-                        ("vertex", k),
-                        lambda p=pair, P=P, w=where: self._evaluate(p.left, P, labels, w),
-                        f"{_names(pair.left)} at {where}",
-                    )
-                    b = group(
-                        pair.right,
-                        ("vertex", k),
-                        lambda p=pair, P=P, w=where: self._evaluate(p.right, P, labels, w),
-                        f"{_names(pair.right)} at {where}",
-                    )
+                    a, b = sides(pair, P, ("vertex", k), f"vertex {k} of F")
                     builder.block(a, b, text)
             else:
                 assert F is not None
