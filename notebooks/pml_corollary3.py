@@ -21,7 +21,7 @@
 #
 # **The paper's claim** (N = 20; (a) ε = log 5, (b) δ = 10⁻⁵): *"the required sample size decreases
 # quickly with small increases in the allowed variation in ε"*, and many samples make δ vanish.
-# These are closed forms (`privopt.pml_accounting`); the grid is the same in CI and full mode up to its
+# These are closed forms (`privopt.mechanisms.pml_accounting`); the grid is the same in CI and full mode up to its
 # resolution.
 
 # %%

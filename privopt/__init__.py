@@ -9,8 +9,16 @@ The public API (DESIGN.md §7)::
     po.audit(W, po.SensitiveLDP(eps, po.Simplex((2, 2))))     # realized ε, pass/fail, witness
 """
 
-from privopt import datasets, mechanisms, statistics
+from privopt import mechanisms
+from privopt._version import __version__ as __version__
+from privopt.app.serialization import from_json, load, save, to_json
 from privopt.audit import AuditReport, Witness, audit
+from privopt.audit.robust import realized_eps
+from privopt.data import datasets, statistics
+from privopt.data.distribution import JointDistribution
+from privopt.data.information import entropy, mutual_information
+from privopt.data.mechanism import Mechanism
+from privopt.data.statistics import given, joint, marginal, weights
 from privopt.definitions import (
     LDP,
     LIP,
@@ -23,7 +31,6 @@ from privopt.definitions import (
     RatioPairs,
     SensitiveLDP,
 )
-from privopt.distribution import JointDistribution
 from privopt.errors import (
     InfeasibleError,
     LimitError,
@@ -33,11 +40,7 @@ from privopt.errors import (
     SolverError,
     ValidationError,
 )
-from privopt.information import entropy, mutual_information
-from privopt.mechanism import Mechanism
 from privopt.problem import Certificate, Problem, Solution
-from privopt.robust_audit import realized_eps
-from privopt.serialization import from_json, load, save, to_json
 from privopt.sets import (
     ConditionalBounds,
     FiniteSet,
@@ -48,7 +51,6 @@ from privopt.sets import (
     Simplex,
     UncertaintySet,
 )
-from privopt.statistics import given, joint, marginal, weights
 from privopt.utilities import (
     ConcaveUtility,
     ExpectedDistortion,
@@ -59,8 +61,6 @@ from privopt.utilities import (
     SibsonMutualInformation,
     SubConvexUtility,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "LDP",
@@ -120,10 +120,18 @@ __all__ = [
     "weights",
 ]
 
-from privopt import pml_accounting
-from privopt.compare import compare
+from privopt import designs
+from privopt.designs import compare
+from privopt.mechanisms import pml_accounting
 
-__all__ += ["compare", "pml_accounting"]
+__all__ += ["compare", "designs", "pml_accounting"]
+
+mechanisms.DEPRECATED.update(
+    {
+        name: (f"privopt.designs.{name}", getattr(designs, name))
+        for name in ("nr", "optimal", "polyopt", "srlip_product")
+    }
+)
 
 from privopt import verify  # noqa: E402  (after the __all__ extension above)
 

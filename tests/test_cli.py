@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 import privopt as po
-from privopt.cli import app
+from privopt.app.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = """
@@ -109,7 +109,17 @@ def test_subprocess_entry_point(spec: Path):
     assert process.returncode == 0, process.stderr
     assert json.loads(process.stdout)["rows"][0]["pass"] is True
     process = subprocess.run(
-        [sys.executable, "-m", "privopt.cli", "audit", "nothing.csv", "--definition", "ldp", "--eps", "1"],
+        [
+            sys.executable,
+            "-m",
+            "privopt.app.cli",
+            "audit",
+            "nothing.csv",
+            "--definition",
+            "ldp",
+            "--eps",
+            "1",
+        ],
         capture_output=True,
         text=True,
         check=False,

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.column_generation import ColumnGenerationOptions, _SliceLP, column_generation
-from privopt.upper_bounds import chain_rule_bound, ldp_mutual_information_max
+from privopt.routes.bounds import chain_rule_bound, ldp_mutual_information_max
+from privopt.routes.colgen import ColumnGenerationOptions, _SliceLP, column_generation
 from tests.test_independent_reporting import random_ball
 
 #: Options shared by the comparisons: a small node budget keeps the bound quick (it stays valid).

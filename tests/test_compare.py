@@ -115,7 +115,7 @@ def test_compare_bad_input(example1):
 
 
 def test_named_mechanisms_for_lip_and_ldp(example1):
-    from privopt.named_mechanisms import available, resolve
+    from privopt.designs.named import available, resolve
 
     lip = po.Problem(po.LIP(1.0, example1), po.MutualInformation(example1))
     assert set(available(lip)) == {"grr", "oue", "cr"}

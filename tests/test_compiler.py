@@ -279,7 +279,7 @@ def test_srlip(rng):
     table = rng.dirichlet(np.ones(18)).reshape(2, 9)
     P = po.JointDistribution(table)
     attributes = (3, 3)
-    product = po.mechanisms.srlip_product(P, attributes, 1.0)
+    product = po.designs.srlip_product(P, attributes, 1.0)
     assert po.audit(product, po.SRLIP(1.0, P, attributes)).satisfied  # Theorem 4
     mi = po.MutualInformation(P, on="u")
     srlip = po.Problem(po.SRLIP(1.0, P, attributes), mi).solve().value

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.cone import CompileOptions, ConeBuilder, RowCone
+from privopt.compiler.cone import CompileOptions, ConeBuilder, RowCone
+from privopt.data.terms import Term
 from privopt.definitions.base import PrivacyDefinition
-from privopt.ratio_pairs import Term
 
 
 class _Contradiction(PrivacyDefinition):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.information import mutual_information
+from privopt.data.information import mutual_information
 from privopt.mechanisms import calibrate_cr_lip, cr_lip_channel, cr_lip_leakage
 from tests.conftest import random_distribution
 from tests.test_independent_reporting import random_ball

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import privopt as po
+import privopt.data.information
 from tests.conftest import random_distribution
 
 
@@ -141,7 +142,7 @@ def test_user_sublinear_utility_is_accepted_and_exact(rng):
     p = rng.dirichlet(np.ones(4))
     builtin = po.MutualInformation(p)
     user = po.SubConvexUtility(
-        lambda V: po.information.mutual_information_mu(p, V), input_size=4, name="my MI"
+        lambda V: privopt.data.information.mutual_information_mu(p, V), input_size=4, name="my MI"
     )
     assert po.Problem(po.LDP(0.8), user).solve().value == pytest.approx(
         po.Problem(po.LDP(0.8), builtin).solve().value, abs=1e-12

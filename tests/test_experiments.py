@@ -216,7 +216,7 @@ def test_a_store_of_another_sweep_is_refused(tmp_path: Path) -> None:
 
 def test_a_store_of_another_privopt_release_is_refused(tmp_path: Path, monkeypatch) -> None:
     Sweep(lambda c: {}, {"k": [1]}, backend="serial", store=tmp_path, progress=False).run()
-    monkeypatch.setattr("privopt.__version__", "999.0")
+    monkeypatch.setattr("privopt._version.__version__", "999.0")
     with pytest.raises(ValidationError, match=r"store: .*privopt version"):
         Sweep(lambda c: {}, {"k": [1]}, backend="serial", store=tmp_path, progress=False).run()
 

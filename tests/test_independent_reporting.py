@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.information import mutual_information
+from privopt.data.information import mutual_information
 from privopt.mechanisms.independent_reporting import maximise_on_interval, relaxed_eps
 from tests.conftest import random_distribution
 

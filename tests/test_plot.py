@@ -1,4 +1,4 @@
-"""privopt.plot: the drawn data is the table's summary, figures save to PNG and PDF, bad input is named."""
+"""privopt.app.plot: the drawn data is the table's summary, figures save to PNG and PDF, bad input is named."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privopt.app.plot import quantile_curves, time_vs_size, utility_curves
 from privopt.errors import ValidationError
-from privopt.plot import quantile_curves, time_vs_size, utility_curves
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.pml_accounting import (
+from privopt.mechanisms.pml_accounting import (
     beta_star,
     delta_min,
     eps_prime,

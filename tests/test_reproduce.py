@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 import privopt as po
-from privopt.cli import app
+from privopt.app.cli import app
 from privopt.errors import ValidationError
 from privopt.experiments import FIGURES, RunOptions, figure, reproduce
 from privopt.experiments.figures import entropy

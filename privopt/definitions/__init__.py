@@ -1,5 +1,7 @@
 """Privacy definitions: each compiles to linear-ratio constraints on the mechanism's columns."""
 
+from privopt.compiler.ratio_pairs import RatioPairs
+from privopt.data.terms import PairLabel, Term
 from privopt.definitions.base import PrivacyDefinition
 from privopt.definitions.ldp import LDP
 from privopt.definitions.lip import LIP
@@ -8,7 +10,6 @@ from privopt.definitions.pufferfish import Pufferfish
 from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.definitions.srlip import SRLIP, SRLIPComponent
-from privopt.ratio_pairs import PairLabel, RatioPairs, Term
 
 __all__ = [
     "LDP",

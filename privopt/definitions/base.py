@@ -1,7 +1,7 @@
 """The base classes of privacy definitions.
 
 A definition is a privacy parameter ε plus a rule that compiles it into a
-:class:`~privopt.cone.RowCone`: blocks of linear-ratio constraints on the columns of a mechanism
+:class:`~privopt.compiler.cone.RowCone`: blocks of linear-ratio constraints on the columns of a mechanism
 (DESIGN.md §3). The same cone serves the exact audit (for sets the cone describes exactly) and the
 optimisation routes.
 """
@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from privopt.audit import AuditReport, Witness
-from privopt.cone import CompileOptions, ConeBuilder, RowCone
-from privopt.distribution import JointDistribution
+from privopt.compiler.cone import CompileOptions, ConeBuilder, RowCone
+from privopt.compiler.ratio_pairs import RatioPairs
+from privopt.data.distribution import JointDistribution
 from privopt.errors import NotSupportedError, ShapeError, ValidationError
-from privopt.ratio_pairs import RatioPairs
 from privopt.sets.base import UncertaintySet
 from privopt.sets.finite import Point
 
 if TYPE_CHECKING:
-    from privopt.mechanism import Mechanism
+    from privopt.data.mechanism import Mechanism
 
 
 class PrivacyDefinition(ABC):
@@ -57,7 +57,7 @@ class PrivacyDefinition(ABC):
         input_labels: tuple[Hashable, ...] | None = None,
         options: CompileOptions | None = None,
     ) -> RowCone:
-        """Compile to a :class:`~privopt.cone.RowCone` on ``n_inputs`` inputs (default: the definition's)."""
+        """Compile to a :class:`~privopt.compiler.cone.RowCone` on ``n_inputs`` inputs (default: the definition's)."""
         expected = self.input_size()
         if n_inputs is None:
             if expected is None:

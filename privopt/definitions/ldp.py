@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from privopt.cone import CompileOptions
+from privopt.compiler.cone import CompileOptions
+from privopt.data.statistics import given
 from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
-from privopt.statistics import given
 
 
 class LDP(RatioConstraints):

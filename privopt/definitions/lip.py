@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from privopt.cone import CompileOptions
+from privopt.compiler.cone import CompileOptions
+from privopt.data.distribution import InputAlphabet
+from privopt.data.statistics import given, marginal
 from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
-from privopt.distribution import InputAlphabet
-from privopt.statistics import given, marginal
 
 
 class LIP(RatioConstraints):

@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from privopt.cone import CompileOptions, ConeBuilder
+from privopt.compiler.cone import CompileOptions, ConeBuilder
+from privopt.data.statistics import given, marginal
+from privopt.data.terms import Term
 from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
-from privopt.ratio_pairs import Term
 from privopt.sets.l1 import L1Ball
-from privopt.statistics import given, marginal
 
 if TYPE_CHECKING:
     from privopt.audit import AuditReport
-    from privopt.mechanism import Mechanism
+    from privopt.data.mechanism import Mechanism
 
 
 def pml_shift(eps: float, beta: float) -> float:
@@ -87,7 +87,7 @@ class PML(RatioConstraints):
 
     def audit(self, mechanism: Mechanism, *, tolerance: float) -> AuditReport:
         if isinstance(self.uncertainty, L1Ball):
-            from privopt.robust_audit import audit_pml_over_l1_ball
+            from privopt.audit.robust import audit_pml_over_l1_ball
 
             self.check_mechanism(mechanism)
             return audit_pml_over_l1_ball(self, mechanism, tolerance)

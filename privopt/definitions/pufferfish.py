@@ -9,8 +9,8 @@ pairs* of secrets, and the *data-generating distributions* ``F``. It demands, fo
 ``Pufferfish(...)`` returns the equivalent :class:`~privopt.RatioConstraints`, recognising the events
 that make it a known definition, so that the same robust-counterpart rules apply:
 
-- the whole record space: ``P(Y=y | X ∈ X) = P(Y=y)`` (:func:`~privopt.statistics.marginal`);
-- all records with ``S = s``: ``P(Y=y | S=s)`` (:func:`~privopt.statistics.given` with ``s=``);
+- the whole record space: ``P(Y=y | X ∈ X) = P(Y=y)`` (:func:`~privopt.data.statistics.marginal`);
+- all records with ``S = s``: ``P(Y=y | S=s)`` (:func:`~privopt.data.statistics.given` with ``s=``);
 - a single record (with ``on="u"``: its public value): a column entry, independent of ``P``.
 
 With one secret per record and all pairs it is LDP; with one secret per sensitive value it is LDP
@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
+from privopt.data.distribution import InputAlphabet, JointDistribution
+from privopt.data.statistics import Statistic, given, marginal
 from privopt.definitions.base import as_uncertainty_set
 from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
-from privopt.distribution import InputAlphabet, JointDistribution
 from privopt.errors import ValidationError
-from privopt.statistics import Statistic, given, marginal
 
 Secret = Iterable[Hashable] | Callable[[Hashable], bool]
 

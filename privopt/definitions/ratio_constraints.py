@@ -4,7 +4,7 @@
 
     max_{a ∈ A} a(P)ᵀw  <=  e^ε · min_{b ∈ B} b(P)ᵀw        for each pair (A, B),
 
-where ``A`` and ``B`` are groups of :mod:`privopt.statistics` (a single statistic is a group of one).
+where ``A`` and ``B`` are groups of :mod:`privopt.data.statistics` (a single statistic is a group of one).
 The built-in definitions (LDP, LDP w.r.t. S, LIP, PML) are thin subclasses that only say which pairs
 they impose. The robust counterpart over ``F`` is formed by the first rule that applies to a pair —
 the analogue of cvxpy's DCP rules, decided from how each side depends on ``P``:
@@ -38,20 +38,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from privopt.cone import CompileOptions, ConeBuilder
+from privopt.compiler.cone import CompileOptions, ConeBuilder
+from privopt.data.distribution import InputAlphabet, JointDistribution, _check_on
+from privopt.data.statistics import CONDITIONAL, CONSTANT, JOINT, Statistic
+from privopt.data.terms import Term
 from privopt.definitions.base import PrivacyDefinition, as_uncertainty_set, pairs_report
-from privopt.distribution import InputAlphabet, JointDistribution, _check_on
 from privopt.errors import NotSupportedError, ValidationError
-from privopt.ratio_pairs import Term
 from privopt.sets.base import UncertaintySet
 from privopt.sets.conditional_bounds import ConditionalBounds
 from privopt.sets.simplex import Simplex
-from privopt.statistics import CONDITIONAL, CONSTANT, JOINT, Statistic
 from privopt.validation import FloatArray, check_eps, check_positive_int
 
 if TYPE_CHECKING:
     from privopt.audit import AuditReport
-    from privopt.mechanism import Mechanism
+    from privopt.data.mechanism import Mechanism
 
 #: Sets on which the rectangular rule is exact (their conditionals vary independently).
 _RECTANGULAR_EXACT = (Simplex, ConditionalBounds)
@@ -358,7 +358,7 @@ class RatioConstraints(PrivacyDefinition):
         cone = self.row_cone(mechanism.n_inputs, mechanism.input_labels)
         if cone.exact and not np.any(cone.shifts() != 0.0):
             return pairs_report(self, mechanism, cone.pairs(), tolerance)
-        from privopt.robust_audit import audit_rectangular
+        from privopt.audit.robust import audit_rectangular
 
         return audit_rectangular(self, mechanism, tolerance)
 
@@ -374,6 +374,6 @@ def _names(statistics: tuple[Statistic, ...]) -> str:
 
 def sensitive_value_pairs(s_labels: Sequence[Hashable], self_pairs: bool) -> list[RatioPair]:
     """``P(Y=y|S=s) <= e^ε P(Y=y|S=s')`` for ``s != s'`` (and ``s = s'`` when asked)."""
-    from privopt.statistics import given
+    from privopt.data.statistics import given
 
     return [RatioPair.of(given(s=a), given(s=b)) for a in s_labels for b in s_labels if a != b or self_pairs]

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from privopt.cone import CompileOptions
+from privopt.compiler.cone import CompileOptions
+from privopt.data.distribution import InputAlphabet
 from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair, sensitive_value_pairs
-from privopt.distribution import InputAlphabet
 
 
 class SensitiveLDP(RatioConstraints):

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privopt.cone import CompileOptions, ConeBuilder
+from privopt.compiler.cone import CompileOptions, ConeBuilder
+from privopt.data.distribution import JointDistribution, as_distribution
+from privopt.data.terms import Term
 from privopt.definitions.base import PrivacyDefinition
-from privopt.distribution import JointDistribution, as_distribution
 from privopt.errors import ShapeError, ValidationError
-from privopt.ratio_pairs import Term
 from privopt.validation import check_eps
 
 

@@ -5,7 +5,7 @@ polytope had 57,840 inequalities in 240 dimensions and vertex enumeration ran ou
 (Entropy paper §8.1). :func:`adult_colgen_run` designs the (ε, χ²-ball)-RLDP mechanism there by
 ``route="colgen"`` and sets it beside the papers' low-complexity mechanisms on the same data:
 
-* ``grr``, ``srr``, ``ir``, ``cr`` — built as :mod:`privopt.named_mechanisms` builds them;
+* ``grr``, ``srr``, ``ir``, ``cr`` — built as :mod:`privopt.designs.named` builds them;
 * ``nr`` (bounded) — the non-robust optimum at the point P̂ (Entropy §8), itself too large to
   enumerate at these sizes: column generation at the point with ``nr_time_limit`` seconds gives a
   lower bound on it (its value is reported with its own upper bound);
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from privopt.data.information import mutual_information
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.experiments.figures.adult import adult_joint
-from privopt.information import mutual_information
 from privopt.problem import Problem
 from privopt.sets.renyi import RenyiBall
 from privopt.utilities import MutualInformation
@@ -126,8 +126,8 @@ def adult_colgen_run(
     Entropy paper eq. 20). The utility is ``I_P̂(X; Y)``. The run is audited by
     :meth:`Problem.solve` (robust audit over ``F``).
     """
-    from privopt.compare import as_mechanism
-    from privopt.named_mechanisms import available
+    from privopt.designs.compare import as_mechanism
+    from privopt.designs.named import available
 
     P = adult_joint(sensitive, public)
     F = RenyiBall.confidence(P, level=1.0 - beta)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.distribution import JointDistribution
+from privopt.data.distribution import JointDistribution
 from privopt.errors import ValidationError
 
 #: The Jeffreys prior on the simplex is the symmetric Dirichlet distribution with this parameter.

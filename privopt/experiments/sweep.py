@@ -136,7 +136,7 @@ class Sweep:
         """What identifies the sweep's results in a store: the grid, the seed and the privopt version
         (a store is never resumed by another release). The cell function is not part of it: a
         wrapper around the same cell (logging, a retry) may resume its store."""
-        from privopt import __version__
+        from privopt._version import __version__
 
         return {
             "grid": {name: list(values) for name, values in self.grid.items()},

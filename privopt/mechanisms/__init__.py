@@ -1,4 +1,13 @@
-"""Explicit mechanisms: randomized response, unary encodings, SRR, k-singular, LIP calibrations."""
+"""Explicit mechanisms: randomized response, unary encodings, SRR, k-singular, LIP calibrations, IR, CR,
+additive noise, the binary PML closed form.
+
+The optimisation-based designs (``nr``, ``optimal``, ``polyopt``, ``srlip_product``) live in
+:mod:`privopt.designs`; their old names here still work, with a :class:`DeprecationWarning`.
+"""
+
+import warnings
+from collections.abc import Callable
+from typing import Any
 
 from privopt.mechanisms.lip_calibration import (
     calibrate_grr_lip,
@@ -8,11 +17,9 @@ from privopt.mechanisms.lip_calibration import (
     grr_lip,
     oue_calibrated_lip,
 )
-from privopt.mechanisms.optimal import nr, optimal, polyopt
 from privopt.mechanisms.randomized_response import grr, randomized_response
 from privopt.mechanisms.secret_randomized_response import srr
 from privopt.mechanisms.singular import k_singular
-from privopt.mechanisms.srlip_product import srlip_product
 from privopt.mechanisms.unary_encoding import (
     UnaryEncoding,
     optimised_unary_encoding,
@@ -33,14 +40,10 @@ __all__ = [
     "grr_calibrated_lip",
     "grr_lip",
     "k_singular",
-    "nr",
-    "optimal",
     "optimised_unary_encoding",
     "oue",
     "oue_calibrated_lip",
-    "polyopt",
     "randomized_response",
-    "srlip_product",
     "srr",
     "sue",
     "symmetric_unary_encoding",
@@ -110,3 +113,17 @@ __all__ += [
     "projection_l1_radii",
     "randomized_response_limit",
 ]
+
+#: Deprecated names → their new home, filled by ``privopt/__init__.py`` (the API layer): this package
+#: sits below :mod:`privopt.designs` and does not import it.
+DEPRECATED: dict[str, tuple[str, Callable[..., Any]]] = {}
+
+
+def __getattr__(name: str) -> Any:
+    if name in DEPRECATED:
+        where, function = DEPRECATED[name]
+        warnings.warn(
+            f"privopt.mechanisms.{name} is deprecated: use {where}", DeprecationWarning, stacklevel=2
+        )
+        return function
+    raise AttributeError(f"module 'privopt.mechanisms' has no attribute {name!r}")

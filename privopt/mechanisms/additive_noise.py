@@ -43,10 +43,10 @@ from scipy.optimize import brentq
 from scipy.special import logsumexp
 
 from privopt.audit import AuditReport, Witness
-from privopt.distribution import JointDistribution
+from privopt.data.distribution import JointDistribution
+from privopt.data.terms import PairLabel, Term
 from privopt.errors import ValidationError
 from privopt.mechanisms.independent_reporting import maximise_on_interval
-from privopt.ratio_pairs import PairLabel, Term
 from privopt.sets.finite import FiniteSet, Point
 from privopt.sets.l1 import L1Ball, weissman_radius
 from privopt.tolerances import AUDIT_EPS_ATOL, PRIOR_XTOL, ROOT_XTOL

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from privopt.audit import AuditReport
+from privopt.data.mechanism import Mechanism
 from privopt.errors import PrivoptError, ValidationError
-from privopt.mechanism import Mechanism
 from privopt.mechanisms.independent_reporting import (
     DEFAULT_SCAN_POINTS,
     ComponentFactory,

@@ -29,10 +29,10 @@ from __future__ import annotations
 import numpy as np
 
 from privopt.audit import audit
+from privopt.data.distribution import JointDistribution
+from privopt.data.mechanism import Mechanism
 from privopt.definitions import LIP
-from privopt.distribution import JointDistribution
 from privopt.errors import SolverError, ValidationError
-from privopt.mechanism import Mechanism
 from privopt.mechanisms.lip_calibration import calibrate_monotone
 from privopt.validation import FloatArray, check_eps
 

@@ -32,9 +32,9 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from privopt.audit import AuditReport, audit
+from privopt.data.mechanism import Mechanism
 from privopt.definitions import SensitiveLDP
 from privopt.errors import InfeasibleError, PrivoptError, SolverError, ValidationError
-from privopt.mechanism import Mechanism
 from privopt.mechanisms.randomized_response import grr
 from privopt.sets.renyi import RenyiBall
 from privopt.tolerances import COMPONENT_EPS_MAX, SPLIT_XTOL

@@ -13,9 +13,9 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import brentq
 
-from privopt.distribution import InputAlphabet, JointDistribution
+from privopt.data.distribution import InputAlphabet, JointDistribution
+from privopt.data.mechanism import Mechanism
 from privopt.errors import ValidationError
-from privopt.mechanism import Mechanism
 from privopt.mechanisms.randomized_response import grr_matrix
 from privopt.mechanisms.unary_encoding import optimised_unary_encoding, unary_lip, unary_matrix
 from privopt.tolerances import MEMORY_BUDGET_BYTES, ROOT_XTOL

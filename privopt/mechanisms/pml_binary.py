@@ -29,12 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from privopt.definitions import PML
+from privopt.data.mechanism import Mechanism
 from privopt.errors import ValidationError
-from privopt.mechanism import Mechanism
-from privopt.problem import Problem, register_closed_form
-from privopt.sets.l1 import L1Ball
-from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray, check_eps
 
 
@@ -112,30 +108,3 @@ def randomized_response_limit(eps: float) -> Mechanism:
     return Mechanism(
         _eq41(0.5, 1.0, eps), ("x1", "x2"), ("y1", "y2"), name=f"PML-binary limit = RR(eps={eps:.4g})"
     )
-
-
-@register_closed_form
-def theorem5_closed_form(problem: Problem) -> tuple[Mechanism, str] | None:
-    """The closed-form route for ``Problem(PML(ε, L1Ball(P̂, β)), utility)`` on binary X.
-
-    Applies to sub-convex utilities when Theorem 5's conditions hold (after ordering the two symbols
-    so that ``x1`` is the more likely); returns ``None`` otherwise, so the vertex route runs.
-    """
-    definition = problem.definition
-    if not isinstance(definition, PML) or problem.n_inputs != 2:
-        return None
-    ball = definition.uncertainty
-    if not isinstance(ball, L1Ball) or not isinstance(problem.utility, SubConvexUtility):
-        return None
-    p = ball.center.p_x
-    first = int(np.argmax(p))
-    p1, beta, eps = float(p[first]), ball.radius, definition.eps
-    if not (beta < 2.0 * (1.0 - p1) and p1 < 1.0 and eps <= -np.log(p1 - beta / 2.0)):
-        return None
-    matrix = _eq41(p1, beta, eps)
-    if first == 1:  # the more likely symbol is the second input: reorder rows and outputs alike
-        matrix = matrix[::-1, ::-1]
-    mechanism = Mechanism(
-        np.ascontiguousarray(matrix), definition.input_labels(), None, name="PML-binary (Theorem 5)"
-    )
-    return mechanism, "PML paper Theorem 5 (binary X, ℓ1 ball, ε <= −log(p1 − β/2))"

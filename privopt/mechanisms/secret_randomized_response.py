@@ -6,7 +6,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from privopt.mechanism import Mechanism
+from privopt.data.mechanism import Mechanism
 from privopt.validation import check_eps, check_positive_int
 
 

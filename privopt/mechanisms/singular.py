@@ -6,8 +6,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from privopt.data.mechanism import Mechanism
 from privopt.errors import ValidationError
-from privopt.mechanism import Mechanism
 from privopt.validation import check_positive_int
 
 

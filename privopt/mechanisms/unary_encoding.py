@@ -27,9 +27,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import rel_entr
 
-from privopt.distribution import InputAlphabet, JointDistribution
+from privopt.data.distribution import InputAlphabet, JointDistribution
+from privopt.data.mechanism import Mechanism
 from privopt.errors import LimitError, ShapeError, ValidationError
-from privopt.mechanism import Mechanism
 from privopt.tolerances import MEMORY_BUDGET_BYTES
 from privopt.validation import FloatArray, check_eps, check_positive_int, check_probability_vector
 

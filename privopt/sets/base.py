@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from privopt.distribution import JointDistribution
+from privopt.data.distribution import JointDistribution
 
 
 class UncertaintySet(ABC):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privopt.distribution import JointDistribution, as_distribution
+from privopt.data.distribution import JointDistribution, as_distribution
 from privopt.errors import LimitError, ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
 from privopt.solvers.vertex_enumeration import merge_close

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from numpy.typing import ArrayLike
 
-from privopt.distribution import JointDistribution, as_distribution
+from privopt.data.distribution import JointDistribution, as_distribution
 from privopt.errors import ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privopt.distribution import JointDistribution
+from privopt.data.distribution import JointDistribution
 from privopt.errors import ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
 from privopt.solvers.vertex_enumeration import merge_close, polytope_vertices

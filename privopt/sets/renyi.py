@@ -26,7 +26,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import logsumexp
 from scipy.stats import chi2
 
-from privopt.distribution import JointDistribution, as_distribution
+from privopt.data.distribution import JointDistribution, as_distribution
 from privopt.errors import LimitError, NotSupportedError, ValidationError
 from privopt.sets.base import UncertaintySet
 from privopt.sets.conditional_bounds import box_simplex_vertices, lower_envelope_vertices

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from privopt.datasets import load_adult
-from privopt.distribution import JointDistribution
+from privopt.data.datasets import load_adult
+from privopt.data.distribution import JointDistribution
 from privopt.errors import ValidationError
 
 #: Where the figures look for ``adult.data``: ``$PRIVOPT_ADULT``, then ``../shared/data/adult`` from the

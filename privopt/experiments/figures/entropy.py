@@ -17,6 +17,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from privopt.app.plot import quantile_curves, utility_curves
+from privopt.audit.robust import realized_eps
+from privopt.data.information import mutual_information
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.experiments.cell import Cell
 from privopt.experiments.figures.adult import adult_joint
@@ -24,9 +27,6 @@ from privopt.experiments.figures.base import ClaimCheck, FigureExperiment, RunOp
 from privopt.experiments.figures.rldp import nmi, parse_shape, rldp_mechanism
 from privopt.experiments.figures.summary import mean_table, ok_rows, wins
 from privopt.experiments.generators import jeffreys_draw
-from privopt.information import mutual_information
-from privopt.plot import quantile_curves, utility_curves
-from privopt.robust_audit import realized_eps
 from privopt.sets.renyi import RenyiBall
 
 ADULT_N = 32_561

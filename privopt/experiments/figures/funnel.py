@@ -13,15 +13,16 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from privopt.app.plot import utility_curves
+from privopt.data.distribution import JointDistribution
+from privopt.data.information import entropy, mutual_information
 from privopt.definitions.lip import LIP
 from privopt.definitions.sensitive_ldp import SensitiveLDP
-from privopt.distribution import JointDistribution
 from privopt.experiments.cell import Cell
 from privopt.experiments.figures.adult import adult_joint
 from privopt.experiments.figures.base import ClaimCheck, FigureExperiment, RunOptions
 from privopt.experiments.figures.summary import mean_table, nearest, ok_rows
 from privopt.experiments.generators import jeffreys, uniform_weights
-from privopt.information import entropy, mutual_information
 from privopt.mechanisms import (
     calibrate_cr_lip,
     calibrate_grr_lip,
@@ -31,7 +32,6 @@ from privopt.mechanisms import (
     optimised_unary_encoding,
     unary_mutual_information,
 )
-from privopt.plot import utility_curves
 from privopt.problem import Problem
 from privopt.tolerances import COMPONENT_EPS_MAX
 from privopt.utilities import MutualInformation

@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from privopt.app.plot import utility_curves
 from privopt.experiments.cell import Cell
 from privopt.experiments.figures.base import ClaimCheck, FigureExperiment, RunOptions
 from privopt.experiments.figures.rldp import nmi, parse_shape, rldp_mechanism
 from privopt.experiments.figures.summary import mean_table, nearest, wins
 from privopt.experiments.generators import jeffreys_draw
-from privopt.plot import utility_curves
 from privopt.sets.renyi import RenyiBall
 
 #: ε in [0.2, 8] (Fig. 2's axis): 20 values for the full grid.

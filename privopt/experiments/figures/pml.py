@@ -18,14 +18,14 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy.special import erfc
 
+from privopt.app.plot import utility_curves
 from privopt.errors import ValidationError
 from privopt.experiments.cell import Cell
 from privopt.experiments.figures.adult import adult_frame
 from privopt.experiments.figures.base import ClaimCheck, FigureExperiment, RunOptions
 from privopt.experiments.figures.summary import ok_rows
 from privopt.mechanisms import gaussian_pml_guarantee, laplace_scale_estimated
-from privopt.plot import utility_curves
-from privopt.pml_accounting import delta_min, eps_prime
+from privopt.mechanisms.pml_accounting import delta_min, eps_prime
 
 # --------------------------------------------------------------------------- Fig. 3: Corollary 3
 N_SYMBOLS = 20

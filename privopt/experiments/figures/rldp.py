@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from privopt.data.distribution import JointDistribution
+from privopt.data.information import entropy, mutual_information
+from privopt.data.mechanism import Mechanism
 from privopt.definitions.sensitive_ldp import SensitiveLDP
-from privopt.distribution import JointDistribution
 from privopt.errors import ValidationError
-from privopt.information import entropy, mutual_information
-from privopt.mechanism import Mechanism
 from privopt.mechanisms import conditional_reporting, grr, independent_reporting, srr
 from privopt.problem import Problem
 from privopt.sets.renyi import RenyiBall

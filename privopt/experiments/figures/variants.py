@@ -14,14 +14,14 @@ import time
 import pandas as pd
 from matplotlib.figure import Figure
 
+from privopt.app.plot import time_vs_size, utility_curves
+from privopt.audit.robust import realized_eps
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.experiments.cell import Cell
 from privopt.experiments.figures.base import ClaimCheck, FigureExperiment, RunOptions
 from privopt.experiments.figures.rldp import nmi, parse_shape, rldp_mechanism
 from privopt.experiments.figures.summary import mean_table, ok_rows
 from privopt.experiments.generators import jeffreys_draw
-from privopt.plot import time_vs_size, utility_curves
-from privopt.robust_audit import realized_eps
 from privopt.sets.renyi import RenyiBall
 from privopt.tolerances import AUDIT_EPS_ATOL
 

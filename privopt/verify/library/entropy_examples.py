@@ -326,8 +326,8 @@ def claims() -> list[Claim]:
         import privopt as po
 
         P = po.JointDistribution(P_HAT, n=N_SAMPLES)
-        value = po.MutualInformation(P).value(po.mechanisms.polyopt(po.RenyiBall.confidence(P), EPS))
-        return close(value, float(q()["I"]), "po.mechanisms.polyopt: I_P̂(X;Y)")  # type: ignore[arg-type]
+        value = po.MutualInformation(P).value(po.designs.polyopt(po.RenyiBall.confidence(P), EPS))
+        return close(value, float(q()["I"]), "po.designs.polyopt: I_P̂(X;Y)")  # type: ignore[arg-type]
 
     def ir_library(rng: np.random.Generator) -> Discrepancy:
         import privopt as po
@@ -483,7 +483,7 @@ def claims() -> list[Claim]:
             f"{ex} 3 (Q_PolyOpt)",
             _printed(q_labels, q_polyopt, slack=2e-6),
             description="The PolyOpt mechanism (columns θ̂_v v).",
-            library=library_check(("po.mechanisms.polyopt (paper-faithful) utility", polyopt_library)),
+            library=library_check(("po.designs.polyopt (paper-faithful) utility", polyopt_library)),
         ),
         Claim(
             "entropy.ex3.I",

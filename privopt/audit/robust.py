@@ -26,17 +26,17 @@ import numpy as np
 from scipy.optimize import minimize
 
 from privopt.audit import AuditReport, Witness
-from privopt.distribution import JointDistribution
-from privopt.ratio_pairs import PairLabel, Term
+from privopt.data.distribution import JointDistribution
+from privopt.data.statistics import Statistic
+from privopt.data.terms import PairLabel, Term
 from privopt.sets.polytope import Polytope
 from privopt.sets.renyi import RenyiBall, renyi_divergence
-from privopt.statistics import Statistic
 from privopt.tolerances import ZERO_ATOL
 
 if TYPE_CHECKING:
+    from privopt.data.mechanism import Mechanism
     from privopt.definitions.pml import PML
     from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
-    from privopt.mechanism import Mechanism
 
 #: Local searches run from the best candidates of the lower bound.
 _LOCAL_SEARCHES = 3
@@ -162,7 +162,7 @@ def audit_rectangular(definition: RatioConstraints, mechanism: Mechanism, tolera
 
 
 def _default_options():  # type: ignore[no-untyped-def]
-    from privopt.cone import CompileOptions
+    from privopt.compiler.cone import CompileOptions
 
     return CompileOptions()
 

@@ -1,6 +1,6 @@
 """Valid upper bounds on a problem's optimum from theorems, to tighten column generation's gap.
 
-Column generation's own bound (:mod:`privopt.column_generation`) holds for every sub-convex utility
+Column generation's own bound (:mod:`privopt.routes.colgen`) holds for every sub-convex utility
 and every cone, but in hundreds of dimensions it stays near the trivial ``Σ_x μ(e_x)`` (``H(X)`` for
 mutual information). A definition and a utility together often imply a much better one. A bound is a
 function ``problem -> (value, explanation) | None`` registered with :func:`register_upper_bound`;
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from privopt.data.information import entropy
 from privopt.definitions.sensitive_ldp import SensitiveLDP
-from privopt.information import entropy
 from privopt.sets.finite import FiniteSet, Point
 from privopt.sets.l1 import L1Ball
 from privopt.sets.renyi import RenyiBall

@@ -31,15 +31,16 @@ from typing import Any
 import numpy as np
 
 from privopt.audit import AuditReport, audit
-from privopt.column_generation import ColumnGenerationOptions, column_generation, relative_gap
-from privopt.cone import CompileOptions, RowCone
+from privopt.compiler.cone import CompileOptions, RowCone
+from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate, format_count
+from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import InfeasibleError, LimitError, PrivoptError, SolverError, ValidationError
-from privopt.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate, format_count
-from privopt.mechanism import Mechanism
+from privopt.routes.bounds import best_upper_bound
+from privopt.routes.closed_form import theorem5_closed_form
+from privopt.routes.colgen import ColumnGenerationOptions, column_generation, relative_gap
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.tolerances import AUDIT_EPS_ATOL
-from privopt.upper_bounds import best_upper_bound
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 from privopt.validation import FloatArray
 
@@ -58,7 +59,7 @@ THETA_RTOL = 1e-12
 _SEED_MECHANISMS = ("grr", "srr", "ir", "cr")
 
 #: Closed forms: functions ``(problem) -> (mechanism, explanation) | None`` tried first by ``route="auto"``.
-CLOSED_FORMS: list[Callable[[Problem], tuple[Mechanism, str] | None]] = []
+CLOSED_FORMS: list[Callable[[Problem], tuple[Mechanism, str] | None]] = [theorem5_closed_form]
 
 
 def register_closed_form(
@@ -183,7 +184,7 @@ class Problem:
         A sub-convex utility (``po.MutualInformation``, ``po.FDivergence``) for the vertex route, or a
         concave one (``po.ExpectedGain``, ``po.ExpectedDistortion``) for the cvxpy route.
     envelope, self_pairs:
-        Compile options (:class:`~privopt.cone.CompileOptions`).
+        Compile options (:class:`~privopt.compiler.cone.CompileOptions`).
     vertex_limit:
         Refuse a vertex enumeration whose McMullen bound exceeds this.
     timeout:
@@ -192,7 +193,7 @@ class Problem:
         Vertex enumeration back end: ``"auto"`` (default: floating-point cdd, validated, else exact
         ppl), ``"cdd"`` (on failure retried with ``"ppl"``) or ``"ppl"`` (exact).
     colgen:
-        Budgets of the column-generation route (:class:`~privopt.column_generation.ColumnGenerationOptions`).
+        Budgets of the column-generation route (:class:`~privopt.routes.colgen.ColumnGenerationOptions`).
     """
 
     def __init__(
@@ -350,8 +351,8 @@ class Problem:
         of them. A mechanism that cannot be built here (a definition it does not apply to, a
         calibration that fails) is skipped: the seeds are a head start, not a requirement.
         """
-        from privopt.compare import as_mechanism
-        from privopt.named_mechanisms import available
+        from privopt.designs.compare import as_mechanism
+        from privopt.designs.named import available
 
         builders = available(self)
         columns = []

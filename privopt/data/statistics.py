@@ -34,9 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privopt.distribution import InputAlphabet, JointDistribution
+from privopt.data.distribution import InputAlphabet, JointDistribution
+from privopt.data.terms import Term
 from privopt.errors import ValidationError
-from privopt.ratio_pairs import Term
 from privopt.validation import FloatArray
 
 #: The ways a statistic may depend on the distribution.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from privopt.data.distribution import JointDistribution
+from privopt.data.mechanism import Mechanism
 from privopt.definitions.srlip import SRLIPComponent, _attribute_table
-from privopt.distribution import JointDistribution
-from privopt.mechanism import Mechanism
 from privopt.problem import Problem
 from privopt.utilities import MutualInformation
 from privopt.validation import check_eps

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from privopt.data.information import entropy
 from privopt.errors import ValidationError
-from privopt.information import entropy
 from privopt.validation import (
     FloatArray,
     as_float_array,

@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 from privopt.audit import AuditReport, Witness
-from privopt.cone import RatioBlock, RatioGroup, RowCone
+from privopt.compiler.cone import RatioBlock, RatioGroup, RowCone
+from privopt.compiler.estimate import VertexEstimate
+from privopt.data.mechanism import Mechanism
+from privopt.data.terms import PairLabel, Term
 from privopt.errors import ValidationError
-from privopt.estimate import VertexEstimate
-from privopt.mechanism import Mechanism
 from privopt.problem import Certificate, CompiledProblem, Solution
-from privopt.ratio_pairs import PairLabel, Term
 
 _TUPLE = "__tuple__"
 
@@ -257,7 +257,7 @@ def to_json(obj: Any) -> str:
     """A JSON text for a Solution, Mechanism, AuditReport, Certificate, RowCone or CompiledProblem."""
     for cls, (name, writer) in _WRITERS.items():
         if isinstance(obj, cls):
-            from privopt import __version__
+            from privopt._version import __version__
 
             return json.dumps({"privopt": __version__, "type": name, "data": writer(obj)}, indent=1)
     raise ValidationError("obj", f"one of {', '.join(n for n, _ in _WRITERS.values())}", type(obj).__name__)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from privopt.data.distribution import InputAlphabet, JointDistribution
+from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.definitions.sensitive_ldp import SensitiveLDP
-from privopt.distribution import InputAlphabet, JointDistribution
-from privopt.mechanism import Mechanism
 from privopt.problem import Problem, Solution
 from privopt.sets.renyi import RenyiBall
 from privopt.utilities import ConcaveUtility, MutualInformation, SubConvexUtility

@@ -4,7 +4,7 @@
   time, and write the mechanism (CSV) and the solution (JSON) named in ``[output]``.
 - ``privopt audit mechanism.csv --spec spec.toml`` (or ``--definition ldp --eps 1``) — audit a
   mechanism; exit code 1 when it fails the definition.
-- ``privopt compare spec.toml`` — the comparison table of :func:`privopt.compare`.
+- ``privopt compare spec.toml`` — the comparison table of :func:`privopt.designs.compare`.
 - ``privopt verify`` — the verification report of the papers' claims.
 - ``privopt reproduce NAME [--full] [--out DIR]`` — one paper figure's experiment: its table (CSV),
   plot (PNG) and the paper's claims checked against it.
@@ -30,8 +30,8 @@ from rich.markup import escape
 from rich.table import Table
 
 import privopt as po
+from privopt.app.spec import Spec
 from privopt.errors import PrivoptError, ValidationError
-from privopt.spec import Spec
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="Design and verify local privacy mechanisms."
@@ -137,7 +137,7 @@ def design(
 
 
 def _plain(value: Any) -> Any:
-    from privopt.serialization import _plain as plain
+    from privopt.app.serialization import _plain as plain
 
     return plain(value)
 
@@ -204,7 +204,7 @@ def compare(
     json_output: bool = JSON,
     debug: bool = DEBUG,
 ) -> None:
-    """Compare the optimum with low-complexity mechanisms (``privopt.compare``)."""
+    """Compare the optimum with low-complexity mechanisms (``privopt.designs.compare``)."""
     parsed = Spec.load(spec)
     P, problem = parsed.problem()
     rows = _comparison_rows(parsed, problem, optimum=True)
@@ -218,7 +218,7 @@ def compare(
 def _comparison_rows(parsed: Spec, problem: po.Problem, *, optimum: bool) -> list[dict[str, Any]]:
     """Rows for the mechanisms named in ``[compare]`` (default: every one defined for the definition),
     in the layout of ``privopt design``; the optimum only when asked for and ``optimum`` is true."""
-    from privopt.named_mechanisms import available, resolve
+    from privopt.designs.named import available, resolve
 
     names = parsed.compare.get("mechanisms")
     if names is None:

@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 
 from privopt.audit import audit
+from privopt.data.distribution import JointDistribution
+from privopt.data.information import entropy
+from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
-from privopt.distribution import JointDistribution
 from privopt.errors import InfeasibleError, LimitError, NotSupportedError, ValidationError
-from privopt.information import entropy
-from privopt.mechanism import Mechanism
 from privopt.problem import Problem
 from privopt.utilities import ConcaveUtility, MutualInformation, SubConvexUtility, as_utility
 

@@ -1,4 +1,4 @@
-"""``make demo``: compare mechanisms on the Entropy paper's Example 1 (run ``python -m privopt.demo``).
+"""``make demo``: compare mechanisms on the Entropy paper's Example 1 (run ``python -m privopt.app.demo``).
 
 Data: ``P̂ = [[0.07, 0.10], [0.26, 0.57]]`` on ``S × U = {s1, s2} × {u1, u2}`` from n = 100 samples,
 ``ε = log 2``, and the 95% χ² confidence set ``F``. The optimal mechanisms (NR, PolyOpt and PolyOpt
@@ -27,9 +27,9 @@ def comparison(P: po.JointDistribution, eps: float) -> pd.DataFrame:
     F = po.RenyiBall.confidence(P, level=0.95)
     mi = po.MutualInformation(P)
     mechanisms = {
-        "NR (optimal at P̂ only)": po.mechanisms.nr(P, eps),
-        "PolyOpt (paper-faithful)": po.mechanisms.polyopt(F, eps),
-        "PolyOpt, no s1=s2 pairs": po.mechanisms.polyopt(F, eps, self_pairs=False),
+        "NR (optimal at P̂ only)": po.designs.nr(P, eps),
+        "PolyOpt (paper-faithful)": po.designs.polyopt(F, eps),
+        "PolyOpt, no s1=s2 pairs": po.designs.polyopt(F, eps, self_pairs=False),
         "GRR (ε-LDP)": po.mechanisms.grr(P.n_x, eps, labels),
         "OUE (ε-LDP)": po.mechanisms.oue(P.n_x, eps, labels),
         "SRR (ε, simplex)-RLDP": po.mechanisms.srr(n_s, n_u, eps, P.s_labels, P.u_labels),

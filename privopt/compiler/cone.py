@@ -24,8 +24,9 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from privopt.compiler.ratio_pairs import RatioPairs
+from privopt.data.terms import PairLabel, Term
 from privopt.errors import ValidationError
-from privopt.ratio_pairs import PairLabel, RatioPairs, Term
 from privopt.validation import FloatArray
 
 ENVELOPES = ("lower", "box")

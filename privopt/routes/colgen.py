@@ -15,7 +15,7 @@ master* over the columns found so far and adds columns with positive reduced cos
   are seeded (deterministic for a seed).
 - **Bound**: any mechanism ``W = Σ_y c_y v_y`` (``v_y ∈ Q``, ``Σ_y c_y = |X|``) has utility
   ``Σ_y c_y μ(v_y) <= 1ᵀλ + |X| · max_{v∈Q} f(v)``. The maximum is bounded from above by
-  :func:`privopt.convex_bound.convex_max_over_slice` (simplex-vertex bound refined by branch and
+  :func:`privopt.routes.convex_bound.convex_max_over_slice` (simplex-vertex bound refined by branch and
   bound), so ``1ᵀλ + |X| · max(0, R̄)`` is a valid bound on the optimum over the cone. A second one
   comes from the same search: the vertex LP over the vertices of the simplices that cover ``Q``
   (:func:`_cover_bound`). The smaller is reported as ``upper``, with ``gap = (upper − lower) / upper``.
@@ -33,9 +33,9 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 from tqdm.auto import tqdm
 
-from privopt.cone import RowCone
-from privopt.convex_bound import convex_max_over_slice
+from privopt.compiler.cone import RowCone
 from privopt.errors import InfeasibleError, SolverError, ValidationError
+from privopt.routes.convex_bound import convex_max_over_slice
 from privopt.solvers.errors import BackendError
 from privopt.solvers.lp import solve_lp
 from privopt.utilities import SubConvexUtility

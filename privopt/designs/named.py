@@ -15,7 +15,7 @@ name       SensitiveLDP(ε, F) (RLDP)                     LIP(ε, P)
 =========  ===========================================  ============================================
 
 For :class:`~privopt.LDP` the names ``grr`` and ``oue`` are the plain ε-LDP mechanisms. ``optimal``
-(or ``optimum``) is the compiler's optimum and is handled by :func:`privopt.compare` itself.
+(or ``optimum``) is the compiler's optimum and is handled by :func:`privopt.designs.compare` itself.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from privopt.data.mechanism import Mechanism
 from privopt.definitions.ldp import LDP
 from privopt.definitions.lip import LIP
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.errors import ValidationError
-from privopt.mechanism import Mechanism
 from privopt.problem import Problem
 from privopt.sets.finite import Point
 from privopt.sets.renyi import RenyiBall
@@ -56,7 +56,8 @@ def _ldp_builders(problem: Problem) -> dict[str, Builder]:
 
 
 def _sensitive_builders(problem: Problem) -> dict[str, Builder]:
-    from privopt.mechanisms import conditional_reporting, independent_reporting, nr, srr
+    from privopt.designs.optimal import nr
+    from privopt.mechanisms import conditional_reporting, independent_reporting, srr
 
     definition = problem.definition
     assert isinstance(definition, SensitiveLDP)

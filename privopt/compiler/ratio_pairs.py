@@ -23,37 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from privopt.data.terms import PairLabel, Term
 from privopt.errors import ShapeError
 from privopt.tolerances import ZERO_ATOL
 from privopt.validation import FloatArray
 
 #: Columns are processed in chunks so that ``pairs × chunk`` stays below this many entries.
 _CHUNK_ENTRIES = 4_000_000
-
-
-@dataclass(frozen=True)
-class Term:
-    """What one side of a pair measures, e.g. ``Term("x", 3)`` for ``P(Y=y|X=3)`` or
-    ``Term("s", "Male")`` for ``P(Y=y|S=Male)``; ``Term("P", None)`` is the output marginal.
-    ``detail`` locates a term inside a set, e.g. ``"vertex 2 of D_s"``."""
-
-    kind: str
-    label: Hashable
-    detail: str = ""
-
-    def __str__(self) -> str:
-        text = "P(Y=y)" if self.kind == "P" else f"P(Y=y|{self.kind.upper()}={self.label!r})"
-        return f"{text} at {self.detail}" if self.detail else text
-
-
-@dataclass(frozen=True)
-class PairLabel:
-    """Provenance of one pair: its two sides and the member of the distribution set it came from."""
-
-    numerator: Term
-    denominator: Term
-    member: int | None = None
-    rule: str = ""
 
 
 @dataclass(frozen=True, eq=False)

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privopt.distribution import JointDistribution, as_distribution
+from privopt.data.distribution import JointDistribution, as_distribution
+from privopt.data.mechanism import Mechanism
 from privopt.errors import ShapeError, ValidationError
-from privopt.mechanism import Mechanism
 from privopt.sets.base import UncertaintySet
 from privopt.sets.l1 import L1Ball, weissman_radius
 from privopt.tolerances import AUDIT_EPS_ATOL, ZERO_ATOL

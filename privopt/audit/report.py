@@ -1,4 +1,4 @@
-"""Audit a mechanism against a privacy definition, independently of how it was made.
+"""What an audit reports: the realized ε (or an interval), pass/fail and the witness.
 
 ``audit(mechanism, definition)`` computes the *realized* privacy parameter: the smallest ε for which
 the mechanism satisfies the definition (for a set of distributions, over the whole set), says whether
@@ -21,9 +21,7 @@ import numpy as np
 from privopt.tolerances import AUDIT_EPS_ATOL
 
 if TYPE_CHECKING:
-    from privopt.definitions.base import PrivacyDefinition
-    from privopt.mechanism import Mechanism
-    from privopt.ratio_pairs import PairLabel
+    from privopt.data.terms import PairLabel
 
 
 @dataclass(frozen=True)
@@ -116,30 +114,3 @@ class AuditReport:
             "witness": None if self.witness is None else str(self.witness),
             "per_output": [float(v) for v in self.per_output],
         }
-
-
-def audit(
-    mechanism: Mechanism, definition: PrivacyDefinition, *, tolerance: float = AUDIT_EPS_ATOL
-) -> AuditReport:
-    """Realized ε of ``mechanism`` under ``definition``, pass/fail, and the witness.
-
-    Examples
-    --------
-    >>> import privopt as po, numpy as np
-    >>> report = po.audit(po.mechanisms.grr(4, np.log(2)), po.LDP(np.log(2)))
-    >>> round(report.eps, 12), report.satisfied
-    (0.693147180559945, True)
-    """
-    from privopt.definitions.base import PrivacyDefinition
-    from privopt.errors import ValidationError
-    from privopt.mechanism import Mechanism
-
-    if not isinstance(mechanism, Mechanism):
-        raise ValidationError("mechanism", "a privopt.Mechanism", type(mechanism).__name__)
-    if not isinstance(definition, PrivacyDefinition):
-        raise ValidationError(
-            "definition", "a privacy definition such as po.LDP(eps)", type(definition).__name__
-        )
-    if not (tolerance >= 0.0):
-        raise ValidationError("tolerance", "a number >= 0", repr(tolerance))
-    return definition.audit(mechanism, tolerance=tolerance)

@@ -73,7 +73,7 @@ class Mechanism:
         return self.matrix.shape  # type: ignore[return-value]
 
     def _check_input_distribution(self, p: ArrayLike, argument: str) -> FloatArray:
-        from privopt.distribution import JointDistribution
+        from privopt.data.distribution import JointDistribution
 
         vector = p.p_x if isinstance(p, JointDistribution) else check_probability_vector(p, argument)
         if vector.size != self.n_inputs:

@@ -1,0 +1,1 @@
+"""The application layer: command line, spec files, JSON serialization, the demo, plots."""

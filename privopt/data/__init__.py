@@ -1,0 +1,1 @@
+"""The data layer: distributions, mechanisms, linear statistics of a column, information measures."""

@@ -1,0 +1,1 @@
+"""Routes: the algorithms that solve a compiled problem (vertex LP, column generation, cvxpy, closed forms)."""
