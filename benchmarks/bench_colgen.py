@@ -47,14 +47,14 @@ def _versus_vertex(
                 exact = problem.solve(route="vertex")
             except po.LimitError:  # the enumeration's timeout
                 unfinished.append(
-                    f"ε = {eps:g}: colgen {colgen_seconds:.1f} s, MI {colgen.value:.4f} ≤ {colgen.stats['upper']:.4f}"
+                    f"ε = {eps:g}: colgen {colgen_seconds:.1f} s, MI {colgen.value:.4f} ≤ {colgen.upper:.4f}"
                 )
                 continue
             vertex_seconds = time.perf_counter() - start
             vertex_times.append(vertex_seconds)
             time_ratios.append(colgen_seconds / vertex_seconds)
             value_ratios.append(colgen.value / exact.value)
-            bound_ok.append(colgen.stats["upper"] >= exact.value * (1 - 1e-9))
+            bound_ok.append(colgen.upper >= exact.value * (1 - 1e-9))
     label = f"{shape[0]}×{shape[1]} ({len(time_ratios) + len(unfinished)} runs)"
     parts = []
     if time_ratios:

@@ -58,7 +58,7 @@ def main() -> None:
     lip_enum = []
     for P in instances:
         solution = po.Problem(po.LIP(0.5, P, on="u"), po.MutualInformation(P, on="u")).solve()
-        lip_enum.append(sum(v for k, v in solution.stats["seconds"].items() if k != "audit"))
+        lip_enum.append(sum(v for k, v in solution.stats.seconds.items() if k != "audit"))
     report(
         "Privacy-funnel §VIII-A: |S| = 2, |X| = 5, ε = 0.5, 10 random p_{S,X} (median)",
         [
@@ -91,7 +91,7 @@ def main() -> None:
                     po.SensitiveLDP(eps, F), po.MutualInformation(F.center), self_pairs=True
                 ).solve()
                 times.append(time.perf_counter() - start)
-                counts.append(solution.stats["vertices"])
+                counts.append(solution.stats.vertices)
         rows.append(
             (
                 f"PolyOpt {shape[0]}×{shape[1]} ({len(times)} runs)",

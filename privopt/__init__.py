@@ -13,7 +13,7 @@ from privopt import mechanisms
 from privopt._version import __version__ as __version__
 from privopt.app.serialization import from_json, load, save, to_json
 from privopt.audit import AuditReport, Witness, audit
-from privopt.audit.robust import realized_eps
+from privopt.audit.exact import realized_eps
 from privopt.data import datasets, statistics
 from privopt.data.distribution import JointDistribution
 from privopt.data.information import entropy, mutual_information
@@ -24,6 +24,7 @@ from privopt.definitions import (
     LIP,
     PML,
     SRLIP,
+    MetricLDP,
     PrivacyDefinition,
     Pufferfish,
     RatioConstraints,
@@ -40,7 +41,7 @@ from privopt.errors import (
     SolverError,
     ValidationError,
 )
-from privopt.problem import Certificate, Problem, Solution
+from privopt.problem import Certificate, Problem, Solution, SolveStats, Status
 from privopt.sets import (
     ConditionalBounds,
     FiniteSet,
@@ -80,6 +81,7 @@ __all__ = [
     "L1Ball",
     "LimitError",
     "Mechanism",
+    "MetricLDP",
     "MutualInformation",
     "NormalizedMutualInformation",
     "NotSupportedError",
@@ -98,7 +100,9 @@ __all__ = [
     "SibsonMutualInformation",
     "Simplex",
     "Solution",
+    "SolveStats",
     "SolverError",
+    "Status",
     "SubConvexUtility",
     "UncertaintySet",
     "ValidationError",

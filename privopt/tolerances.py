@@ -54,3 +54,15 @@ VERIFY_REGION_DRAWS: int = 2000
 
 #: Default per-claim time limit (seconds) of the symbolic checker.
 VERIFY_SYMBOLIC_SECONDS: float = 60.0
+
+#: A solve is reported optimal (``Status.OPTIMAL``) when its certified relative gap is at most this.
+GAP_OPTIMAL_RTOL: float = 1e-9
+
+#: Default relative gap at which column generation reports ``Status.OPTIMAL_WITHIN_GAP``.
+GAP_TOLERANCE: float = 1e-4
+
+#: LP weights θ_v below this (relative to the largest) are zero when a mechanism is read off an LP.
+THETA_RTOL: float = 1e-12
+
+#: A floating-point vertex entry below this is rounding noise of an exact zero (vertex route).
+VERTEX_NEGATIVE_ATOL: float = 1e-7

@@ -100,7 +100,9 @@ def test_other_arguments():
         po.mechanisms.k_singular(3, 4)
     with pytest.raises(po.ValidationError, match=r"on: expected 'x'"):
         po.LIP(1.0, [[0.5, 0.5]], on="s")
-    with pytest.raises(po.ValidationError, match=r"F: expected a JointDistribution, a probability array"):
+    with pytest.raises(
+        po.ValidationError, match=r"uncertainty: expected a JointDistribution, a probability array"
+    ):
         po.SensitiveLDP(1.0, "not a distribution")
     with pytest.raises(po.ValidationError, match=r"distributions: expected at least one distribution"):
         po.FiniteSet([])

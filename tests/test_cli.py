@@ -107,7 +107,7 @@ def test_subprocess_entry_point(spec: Path):
         check=False,
     )
     assert process.returncode == 0, process.stderr
-    assert json.loads(process.stdout)["rows"][0]["pass"] is True
+    assert json.loads(process.stdout)["rows"][0]["satisfied"] is True
     process = subprocess.run(
         [
             sys.executable,
@@ -142,8 +142,8 @@ def test_adult_example_spec(adult_dir, tmp_path: Path):
     result = CliRunner().invoke(app, ["design", str(spec), "--json"])
     assert result.exit_code == 0, result.output
     row = json.loads(result.output)["rows"][0]
-    assert row["pass"] is True
-    assert 0 < row["NMI"] < 1
+    assert row["satisfied"] is True
+    assert 0 < row["nmi"] < 1
 
 
 COMPARE = '\n[compare]\nmechanisms = ["grr", "srr", "ir", "optimal"]\n'
@@ -154,13 +154,13 @@ def test_compare_names_resolve_to_the_papers_mechanisms(spec: Path):
     result = CliRunner().invoke(app, ["compare", str(spec), "--json"])
     assert result.exit_code == 0, result.output
     rows = {row["mechanism"]: row for row in json.loads(result.output)}
-    assert list(rows) == ["grr", "srr", "ir", "optimum"]
+    assert list(rows) == ["grr", "srr", "ir", "optimal"]
     # Entropy paper Examples 4 (GRR, SRR), 5 (IR) and 3 (PolyOpt with the s1 = s2 pairs).
     assert rows["grr"]["utility"] == pytest.approx(0.0419, abs=1e-4)
     assert rows["srr"]["utility"] == pytest.approx(0.1005, abs=1e-4)
     assert rows["ir"]["utility"] == pytest.approx(0.0755, abs=1e-4)
-    assert rows["optimum"]["utility"] == pytest.approx(0.4228, abs=1e-4)
-    assert all(row["pass"] for row in rows.values())
+    assert rows["optimal"]["utility"] == pytest.approx(0.4228, abs=1e-4)
+    assert all(row["satisfied"] for row in rows.values())
 
 
 def test_design_prints_the_comparison_of_its_spec(spec: Path):
@@ -176,10 +176,10 @@ def test_compare_default_lists_every_mechanism_of_the_definition(spec: Path):
     result = CliRunner().invoke(app, ["compare", str(spec), "--json"])
     assert result.exit_code == 0, result.output
     rows = {row["mechanism"]: row for row in json.loads(result.output)}
-    assert set(rows) == {"grr", "oue", "srr", "ir", "cr", "nr", "optimum"}
+    assert set(rows) == {"grr", "oue", "srr", "ir", "cr", "nr", "optimal"}
     # NR is optimal for the point P̂ only: more utility, and it fails the robust audit.
-    assert rows["nr"]["utility"] > rows["optimum"]["utility"]
-    assert not rows["nr"]["pass"]
+    assert rows["nr"]["utility"] > rows["optimal"]["utility"]
+    assert not rows["nr"]["satisfied"]
 
 
 def test_compare_unknown_mechanism_is_a_one_line_error(spec: Path):

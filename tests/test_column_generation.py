@@ -24,13 +24,13 @@ def _compare_with_exact(problem: po.Problem) -> tuple[float, float, po.Solution]
 
 
 def _check(exact: float, solution: po.Solution, label: object) -> None:
-    lower, upper = solution.stats["lower"], solution.stats["upper"]
+    lower, upper = solution.lower, solution.upper
     assert lower == pytest.approx(solution.value, rel=1e-9, abs=1e-12), label
     # Within 0.5% of the exact optimum, never above it (it is a feasible mechanism) ...
     assert exact * (1 - 5e-3) <= solution.value <= exact * (1 + 1e-9) + 1e-12, (label, exact, solution.value)
     # ... and the reported upper bound is valid: >= the exact optimum.
     assert upper >= exact * (1 - 1e-9) - 1e-12, (label, exact, upper)
-    assert solution.stats["gap"] == pytest.approx(max(0.0, (upper - lower) / upper), abs=1e-12)
+    assert solution.gap == pytest.approx(max(0.0, (upper - lower) / upper), abs=1e-12)
 
 
 def _instances(rng: np.random.Generator, count: int):
@@ -153,12 +153,14 @@ def _large_problem(**options) -> po.Problem:
 def test_iteration_budget_stops_early_with_an_audited_mechanism_and_its_gap():
     solution = _large_problem(max_iterations=3).solve(route="colgen")
     stats = solution.stats
-    assert stats["stopped"] == "iteration limit"
-    assert stats["iterations"] == 3
-    assert "stopped: iteration limit" in solution.route
+    assert stats.stopped == "iteration limit"
+    assert stats.iterations == 3
+    assert "stopped: iteration limit" in solution.reason
+    assert solution.route == "colgen"
+    assert solution.status is po.Status.LIMIT_REACHED
     assert solution.certificate.passed
-    assert 0.0 < stats["gap"] < 1.0
-    assert stats["lower"] <= stats["upper"]
+    assert 0.0 < solution.gap < 1.0
+    assert solution.lower <= solution.upper
     # More iterations never lower the value (the master only gains columns).
     longer = _large_problem(max_iterations=12).solve(route="colgen")
     assert longer.value >= solution.value - 1e-12
@@ -166,10 +168,10 @@ def test_iteration_budget_stops_early_with_an_audited_mechanism_and_its_gap():
 
 def test_time_budget_stops_early_and_says_so():
     solution = _large_problem(time_limit=1.0).solve(route="colgen")
-    assert solution.stats["stopped"] == "time limit"
-    assert "stopped: time limit" in solution.route
+    assert solution.stats.stopped == "time limit"
+    assert "stopped: time limit" in solution.reason
     assert solution.certificate.passed
-    trace = np.array(solution.stats["trace"])
+    trace = np.array(solution.stats.trace)
     assert np.all(np.diff(trace[:, 1]) >= -1e-9)  # the master's value never decreases
 
 

@@ -51,7 +51,9 @@ def test_closed_form_route_and_symbol_order():
     for prior in ([0.7, 0.3], [0.3, 0.7]):
         problem = po.Problem(po.PML(0.4, po.L1Ball(prior, 0.1)), po.MutualInformation(prior))
         closed = problem.solve()
-        assert closed.route.startswith("closed form")
+        assert closed.route == "closed_form"
+        assert closed.status is po.Status.OPTIMAL
+        assert "Theorem 5" in closed.reason
         assert closed.value == pytest.approx(problem.solve(route="vertex").value, abs=1e-10)
         assert closed.certificate.audit.eps == pytest.approx(0.4, abs=1e-12)
 
@@ -62,7 +64,7 @@ def test_closed_form_serves_other_subconvex_utilities():
     utility = po.FDivergence("tv", [0.9, 0.1], [0.2, 0.8])
     problem = po.Problem(po.PML(0.5, po.L1Ball(prior, 0.2)), utility)
     closed = problem.solve()
-    assert closed.route.startswith("closed form")
+    assert closed.route == "closed_form"
     assert closed.value == pytest.approx(problem.solve(route="vertex").value, abs=1e-10)
 
 
@@ -70,10 +72,10 @@ def test_closed_form_declines_outside_its_range():
     # ε above −log(p1 − β/2) (= 0.511 here) and non-binary X fall through to the vertex route.
     prior = [0.7, 0.3]
     solution = po.Problem(po.PML(0.6, po.L1Ball(prior, 0.2)), po.MutualInformation(prior)).solve()
-    assert solution.route.startswith("vertex")
+    assert solution.route == "vertex"
     three = [0.5, 0.3, 0.2]
     solution = po.Problem(po.PML(0.5, po.L1Ball(three, 0.1)), po.MutualInformation(three)).solve()
-    assert solution.route.startswith("vertex")
+    assert solution.route == "vertex"
 
 
 def test_remark3_randomized_response():

@@ -62,7 +62,8 @@ def _guarded(command: Callable[..., None]) -> Callable[..., None]:
 def _table(title: str, rows: list[dict[str, Any]]) -> Table:
     table = Table(title=title)
     for column in rows[0]:
-        table.add_column(column, justify="left" if column in ("mechanism", "route", "witness") else "right")
+        header = "audited ε" if column == "audited_eps" else column.replace("_", " ")
+        table.add_column(header, justify="left" if column in ("mechanism", "route", "witness") else "right")
     for row in rows:
         table.add_row(*[escape(_fmt(v)) for v in row.values()])
     return table
@@ -71,11 +72,10 @@ def _table(title: str, rows: list[dict[str, Any]]) -> Table:
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4f}"
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, float) for v in value):
+        low, high = value  # an audited ε: one number when exact, else the interval
+        return f"{high:.4f}" if abs(high - low) <= 1e-12 else f"[{low:.4f}, {high:.4f}]"
     return str(value)
-
-
-def _eps_text(report: po.AuditReport) -> str:
-    return f"{report.upper:.4f}" if report.exact else f"[{report.lower:.4f}, {report.upper:.4f}]"
 
 
 def _nmi(P: po.JointDistribution, mechanism: po.Mechanism, on: str) -> float:
@@ -101,10 +101,11 @@ def design(
         "mechanism": "optimal",
         "outputs": solution.mechanism.n_outputs,
         "utility": solution.value,
-        "NMI": _nmi(P, solution.mechanism, on),
-        "audited ε": _eps_text(report),
-        "pass": report.satisfied,
-        "route": solution.route.split(" (")[0],
+        "nmi": _nmi(P, solution.mechanism, on),
+        "audited_eps": [report.lower, report.upper],
+        "satisfied": report.satisfied,
+        "route": solution.route,
+        "status": solution.status.value,
         "seconds": seconds,
     }
     others = _comparison_rows(parsed, problem, optimum=False) if parsed.compare else []
@@ -122,11 +123,17 @@ def design(
             json.dumps(
                 {
                     "definition": str(problem.definition),
+                    "status": solution.status.value,
+                    "value": solution.value,
+                    "lower": solution.lower,
+                    "upper": solution.upper,
+                    "gap": solution.gap,
+                    "route": solution.route,
+                    "reason": solution.reason,
                     "rows": [row, *others],
                     "written": written,
-                    "stats": _plain(solution.stats),
+                    "stats": _plain(vars(solution.stats)),
                 },
-                default=str,
             )
         )
         return
@@ -184,9 +191,9 @@ def audit(
     report = po.audit(W, target)
     row = {
         "definition": str(target),
-        "target ε": report.target,
-        "realized ε": _eps_text(report),
-        "pass": report.satisfied,
+        "target_eps": report.target,
+        "audited_eps": [report.lower, report.upper],
+        "satisfied": report.satisfied,
         "witness": str(report.witness) if report.witness else "-",
     }
     if json_output:
@@ -232,12 +239,11 @@ def _comparison_rows(parsed: Spec, problem: po.Problem, *, optimum: bool) -> lis
             "mechanism": r["mechanism"],
             "outputs": r["outputs"],
             "utility": r["utility"],
-            "NMI": r["nmi"],
-            "audited ε": f"{r['eps']:.4f}"
-            if abs(r["eps_upper"] - r["eps_lower"]) <= 1e-12
-            else f"[{r['eps_lower']:.4f}, {r['eps_upper']:.4f}]",
-            "pass": r["satisfied"],
-            "route": (r["note"] or "explicit").split(" (")[0],
+            "nmi": r["nmi"],
+            "audited_eps": [r["eps_lower"], r["eps_upper"]],
+            "satisfied": r["satisfied"],
+            "route": r["note"] or "explicit",
+            "status": r["status"] or "",
             "seconds": r["seconds"] + r["audit_seconds"]
             if r["seconds"] == r["seconds"]
             else r["audit_seconds"],

@@ -21,7 +21,7 @@ from privopt.compiler.estimate import VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.data.terms import PairLabel, Term
 from privopt.errors import ValidationError
-from privopt.problem import Certificate, CompiledProblem, Solution
+from privopt.problem import Certificate, CompiledProblem, Solution, SolveStats, Status
 
 _TUPLE = "__tuple__"
 
@@ -94,6 +94,7 @@ def _audit(report: AuditReport) -> dict[str, Any]:
             "member": pair.member,
             "rule": pair.rule,
             "log_ratio": report.witness.log_ratio,
+            "scale": pair.scale,
         }
     return {
         "definition": report.definition,
@@ -112,7 +113,13 @@ def _audit_back(data: dict[str, Any]) -> AuditReport:
     witness = None
     if data["witness"] is not None:
         w = data["witness"]
-        pair = PairLabel(_term_back(w["numerator"]), _term_back(w["denominator"]), w["member"], w["rule"])
+        pair = PairLabel(
+            _term_back(w["numerator"]),
+            _term_back(w["denominator"]),
+            w["member"],
+            w["rule"],
+            w.get("scale", 1.0),
+        )
         witness = Witness(decode_label(w["output"]), pair, w["log_ratio"])
     return AuditReport(
         data["definition"], data["target"], data["lower"], data["upper"], data["satisfied"], witness,
@@ -127,6 +134,7 @@ def _certificate(certificate: Certificate) -> dict[str, Any]:
         "lp_duals": None if certificate.lp_duals is None else certificate.lp_duals.tolist(),
         "dual_bound": certificate.dual_bound,
         "max_reduced_cost": certificate.max_reduced_cost,
+        "upper_source": certificate.upper_source,
         "tolerance": certificate.tolerance,
     }
 
@@ -139,16 +147,32 @@ def _certificate_back(data: dict[str, Any]) -> Certificate:
         duals,
         data["dual_bound"],
         data["max_reduced_cost"],
+        data["upper_source"],
         data["tolerance"],
     )
+
+
+def _stats(stats: SolveStats) -> dict[str, Any]:
+    return {name: _plain(getattr(stats, name)) for name in SolveStats.__dataclass_fields__}
+
+
+def _stats_back(data: dict[str, Any]) -> SolveStats:
+    values = dict(data)
+    values["trace"] = tuple((float(t), float(v)) for t, v in values.get("trace", ()))
+    return SolveStats(**values)
 
 
 def _solution(solution: Solution) -> dict[str, Any]:
     return {
         "mechanism": _mechanism(solution.mechanism),
         "value": solution.value,
+        "status": solution.status.value,
+        "lower": solution.lower,
+        "upper": solution.upper,
+        "gap": solution.gap,
         "route": solution.route,
-        "stats": _plain(solution.stats),
+        "reason": solution.reason,
+        "stats": _stats(solution.stats),
         "certificate": _certificate(solution.certificate),
     }
 
@@ -157,8 +181,12 @@ def _solution_back(data: dict[str, Any]) -> Solution:
     return Solution(
         _mechanism_back(data["mechanism"]),
         data["value"],
+        Status(data["status"]),
+        data["lower"],
+        data["upper"],
         data["route"],
-        data["stats"],
+        data["reason"],
+        _stats_back(data["stats"]),
         _certificate_back(data["certificate"]),
     )
 
@@ -178,8 +206,10 @@ def _cone(cone: RowCone) -> dict[str, Any]:
                 "numerator": b.numerator,
                 "denominator": b.denominator,
                 "rule": b.rule,
+                "log_factor": b.log_factor,
+                "counterpart": b.counterpart,
                 "member": b.member,
-                "log_shift": b.log_shift,
+                "scale": b.scale,
                 "exact_factor": None if b.exact_factor is None else str(b.exact_factor),
             }
             for b in cone.blocks
@@ -199,8 +229,10 @@ def _cone_back(data: dict[str, Any]) -> RowCone:
             b["numerator"],
             b["denominator"],
             b["rule"],
+            b["log_factor"],
+            b["counterpart"],
             b["member"],
-            b["log_shift"],
+            b["scale"],
             None if b.get("exact_factor") is None else Fraction(b["exact_factor"]),
         )
         for b in data["blocks"]

@@ -1,21 +1,47 @@
-"""``po.audit``: the realized ε of a mechanism under a definition, pass/fail and the witness."""
+"""``po.audit``: the realized ε of a mechanism under a definition, pass/fail and the witness.
+
+The audit is independent of how the mechanism was made. It matches the mechanism's rows to the
+definition's inputs *by label* (:mod:`privopt.data.labels`), compiles the definition, and audits each
+declared pair by the rule that compiled it:
+
+- pairs whose rows are the constraint itself (constant, member and vertex rules; the rectangular rule
+  on rectangular sets): exactly, from the rows (the realized ε of a row is its log-ratio over its scale);
+- point masses against the marginal over an ℓ1 ball (ε′ transform): exactly, by the worst prior;
+- pairs under the rectangular rule over a Rényi ball or a polytope: an interval
+  (:mod:`privopt.audit.robust`).
+
+Exact audits have ``lower == upper``; ``satisfied`` is decided by the upper end, so an interval audit is
+never optimistic.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import numpy as np
 
-from privopt.audit.report import AuditReport
+from privopt.audit.report import AuditReport, Witness
+from privopt.audit.robust import AuditPart, l1_marginal_part, rectangular_part
+from privopt.compiler.compile import compile_pairs, select_rule
+from privopt.compiler.cone import CompileOptions
+from privopt.compiler.ratio_pairs import RatioPair, RatioPairs
+from privopt.data.labels import align_rows
+from privopt.data.mechanism import Mechanism
+from privopt.definitions.base import PrivacyDefinition
+from privopt.errors import NotSupportedError, ShapeError, ValidationError
+from privopt.sets.counterparts import L1TransformRule
+from privopt.sets.l1 import L1Ball
+from privopt.sets.polytope import Polytope
+from privopt.sets.renyi import RenyiBall
 from privopt.tolerances import AUDIT_EPS_ATOL
-
-if TYPE_CHECKING:
-    from privopt.data.mechanism import Mechanism
-    from privopt.definitions.base import PrivacyDefinition
 
 
 def audit(
     mechanism: Mechanism, definition: PrivacyDefinition, *, tolerance: float = AUDIT_EPS_ATOL
 ) -> AuditReport:
     """Realized ε of ``mechanism`` under ``definition``, pass/fail, and the witness.
+
+    The mechanism's rows are matched to the definition's inputs by label, in any order; labels that
+    match nothing raise a :class:`~privopt.errors.ShapeError` (an unlabelled matrix keeps its positional
+    meaning).
 
     Examples
     --------
@@ -24,16 +50,98 @@ def audit(
     >>> round(report.eps, 12), report.satisfied
     (0.693147180559945, True)
     """
-    from privopt.data.mechanism import Mechanism
-    from privopt.definitions.base import PrivacyDefinition
-    from privopt.errors import ValidationError
-
     if not isinstance(mechanism, Mechanism):
         raise ValidationError("mechanism", "a privopt.Mechanism", type(mechanism).__name__)
     if not isinstance(definition, PrivacyDefinition):
         raise ValidationError(
             "definition", "a privacy definition such as po.LDP(eps)", type(definition).__name__
         )
-    if not (tolerance >= 0.0):
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not tolerance >= 0.0:
         raise ValidationError("tolerance", "a number >= 0", repr(tolerance))
-    return definition.audit(mechanism, tolerance=tolerance)
+    return _audit_aligned(_aligned(mechanism, definition), definition, float(tolerance))
+
+
+def _aligned(mechanism: Mechanism, definition: PrivacyDefinition) -> Mechanism:
+    labels = definition.input_labels()
+    expected = definition.input_size()
+    if expected is not None and mechanism.n_inputs != expected:
+        hint = ""
+        F = definition.uncertainty
+        if F is not None and definition.on == "x" and F.n_u > 1 and mechanism.n_inputs == F.n_u:
+            hint = " (this mechanism reads U only: pass on='u')"
+        raise ShapeError(
+            "mechanism", f"{expected} inputs to match {definition.name}{hint}", f"{mechanism.n_inputs}"
+        )
+    return mechanism if labels is None else align_rows(mechanism, labels)
+
+
+def _audit_aligned(mechanism: Mechanism, definition: PrivacyDefinition, tolerance: float) -> AuditReport:
+    """The audit of a mechanism whose rows are in the order of the definition's inputs: each pair by
+    the rule that compiles it (module docstring)."""
+    labels = mechanism.input_labels
+    options = CompileOptions()
+    layout = definition.layout(labels, options)
+    F = definition.uncertainty
+    rules = () if F is None else F.counterpart_rules()
+    plain: list[RatioPair] = []
+    l1: list[RatioPair] = []
+    interval: list[RatioPair] = []
+    for pair in definition.pairs_for(labels, options):
+        rule = select_rule(pair, F, rules, layout, definition.name)
+        if isinstance(rule, L1TransformRule):
+            l1.append(pair)
+        elif not rule.exact:
+            interval.append(pair)
+        else:
+            plain.append(pair)
+    parts = []
+    if plain or not (l1 or interval):
+        cone = compile_pairs(plain, definition.eps, F, layout, str(definition))
+        parts.append(_rows_part(cone.pairs(), mechanism))
+    if l1:
+        assert isinstance(F, L1Ball)
+        parts.append(l1_marginal_part(l1, F, mechanism, layout))
+    if interval:
+        if not isinstance(F, (RenyiBall, Polytope)):
+            raise NotSupportedError(f"{definition}: no audit for an inexact counterpart over {F!r}")
+        parts.append(rectangular_part(F, interval, mechanism, layout))
+    return _report(definition, parts, tolerance)
+
+
+def _rows_part(chosen: RatioPairs, mechanism: Mechanism) -> AuditPart:
+    """Exact leakage of the rows that are the constraint itself."""
+    per_output, arg = chosen.leakage(mechanism.matrix)
+    realized = float(per_output.max()) if per_output.size else 0.0
+    witness = None
+    if per_output.size and arg[int(np.argmax(per_output))] >= 0:
+        y = int(np.argmax(per_output))
+        witness = Witness(mechanism.output_labels[y], chosen.labels[arg[y]], float(per_output[y]))
+    return AuditPart(realized, per_output, witness, f"exact: {chosen.n_pairs} ratio pairs")
+
+
+def _report(definition: PrivacyDefinition, parts: list[AuditPart], tolerance: float) -> AuditReport:
+    per_output = np.max(np.vstack([part.upper_per_output for part in parts]), axis=0)
+    worst = max(
+        parts, key=lambda part: float(part.upper_per_output.max()) if part.upper_per_output.size else 0.0
+    )
+    upper = float(per_output.max()) if per_output.size else 0.0
+    lower = min(max(part.lower for part in parts), upper)
+    return AuditReport(
+        definition=str(definition),
+        target=definition.eps,
+        lower=lower,
+        upper=upper,
+        satisfied=upper <= definition.eps + tolerance,
+        witness=worst.witness,
+        per_output=per_output,
+        tolerance=tolerance,
+        method="; ".join(part.method for part in parts),
+    )
+
+
+def realized_eps(
+    mechanism: Mechanism, definition: PrivacyDefinition, true_distribution: object
+) -> AuditReport:
+    """The realized ε* of ``mechanism`` under the *true* distribution (Entropy paper §8.3, eq. 85):
+    the same definition, audited at the single point ``P*`` instead of its uncertainty set."""
+    return audit(mechanism, definition.with_uncertainty(true_distribution))

@@ -1,15 +1,21 @@
-"""Audits over uncertainty sets the compiled cone does not describe exactly.
+"""Audits of the pairs whose compiled rows are not the definition itself.
 
-- **PML over an ℓ1 ball** is exact: the worst prior for output ``y`` minimises ``Qᵀw`` over the ball,
-  a transport problem solved greedily (:meth:`~privopt.sets.L1Ball.min_linear`).
-- **Ratio constraints under the rectangular rule over a Rényi ball or a polytope** (LDP w.r.t. S, or
-  user pairs of conditionals given S) are reported as an interval ``[lower, upper]``:
+:func:`privopt.audit.audit` splits a definition's pairs by the robust-counterpart rule that compiled
+them (:mod:`privopt.sets.counterparts`). Pairs whose rows *are* the constraint (constant, member and
+vertex rules, the rectangular rule on rectangular sets) are audited exactly from those rows; the others
+here:
+
+- **Point masses against the output marginal over an ℓ1 ball** (PML, compiled by the ε′ transform)
+  are audited exactly: the worst prior for output ``y`` minimises ``Qᵀw`` over the ball, a transport
+  problem solved greedily (:meth:`~privopt.sets.L1Ball.min_linear`; PML paper eq. 23).
+- **Pairs under the rectangular rule over a Rényi ball or a polytope** (LDP w.r.t. S, or user pairs of
+  conditionals given S) are reported as an interval ``[lower, upper]``:
 
   - *upper*: the exact worst case over the product of the conditional projections: each side's
-    extreme ``max/min_{R ∈ F_{U|s}} Rᵀw_s`` is a convex program over a Rényi ball (Theorem 1), solved
-    exactly from its KKT conditions (:mod:`privopt.sets.renyi_extremes`; cvxpy's power-cone
-    formulation was off by up to 5e-3), or the best vertex of a polytope's projection. The product
-    contains ``F``'s conditionals, so this bounds the true worst case from above.
+    extreme ``max/min_{R ∈ F_{U|s}} Rᵀw_s`` is a convex program over a Rényi ball (Entropy paper
+    Theorem 1), solved exactly from its KKT conditions (:mod:`privopt.sets.renyi_extremes`; cvxpy's
+    power-cone formulation was off by up to 5e-3), or the best vertex of a polytope's projection. The
+    product contains ``F``'s conditionals, so this bounds the true worst case from above.
   - *lower*: the ratio at distributions that lie in ``F`` itself — ``P̂`` and, for every extreme
     conditional found above, the closest distribution of ``F`` with that conditional (the
     construction behind Theorem 1) — refined by a local search (SLSQP with exact gradients) and
@@ -20,31 +26,43 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
 
-from privopt.audit import AuditReport, Witness
+from privopt.audit.report import Witness
+from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.distribution import JointDistribution
+from privopt.data.mechanism import Mechanism
 from privopt.data.statistics import Statistic
 from privopt.data.terms import PairLabel, Term
+from privopt.sets.counterparts import Layout
+from privopt.sets.l1 import L1Ball
 from privopt.sets.polytope import Polytope
 from privopt.sets.renyi import RenyiBall, renyi_divergence
 from privopt.tolerances import ZERO_ATOL
+from privopt.validation import FloatArray
 
-if TYPE_CHECKING:
-    from privopt.data.mechanism import Mechanism
-    from privopt.definitions.pml import PML
-    from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
-
-#: Local searches run from the best candidates of the lower bound.
+#: Local searches for the lower end of an interval audit (the best-scoring candidates are refined).
 _LOCAL_SEARCHES = 3
-#: Outputs (largest upper ends first) whose extreme conditionals seed the lower bound's candidates.
+#: Outputs (by upper end) whose extreme conditionals become lower-bound candidates.
 _CANDIDATE_OUTPUTS = 4
 #: Above this many inputs the lower bound uses the constructions only (SLSQP over |X| variables is slow);
 #: the pass/fail verdict depends on the upper end and is unaffected.
 _LOCAL_SEARCH_MAX_INPUTS = 64
+
+
+@dataclass(frozen=True)
+class AuditPart:
+    """The audit of some of a definition's pairs: a lower bound on their realized ε, the upper end per
+    output, the witness of the upper end and how it was computed."""
+
+    lower: float
+    upper_per_output: FloatArray
+    witness: Witness | None
+    method: str
 
 
 def _log_ratio(num: float, den: float) -> float:
@@ -55,138 +73,133 @@ def _log_ratio(num: float, den: float) -> float:
     return float(np.log(num / den))
 
 
-def audit_pml_over_l1_ball(definition: PML, mechanism: Mechanism, tolerance: float) -> AuditReport:
-    """Exact ``sup_{Q ∈ ball} max_y ℓ_Q(X → y)`` (the ℓ1-local leakage capacity, PML paper eq. 23)."""
-    ball = definition.uncertainty
+def l1_marginal_part(
+    pairs: Sequence[RatioPair], ball: L1Ball, mechanism: Mechanism, layout: Layout
+) -> AuditPart:
+    """Exact ``sup_{Q ∈ ball} log(max_a aᵀw / Qᵀw) / c`` per output for constant-left, marginal-right
+    pairs (the ℓ1-local leakage capacity, PML paper eq. 23)."""
     W = mechanism.matrix
-    worst_prior = ball.min_linear(W)  # type: ignore[union-attr]
-    top = W.max(axis=0)
-    per_output = np.array([max(0.0, _log_ratio(t, m)) for t, m in zip(top, worst_prior, strict=True)])
-    realized = float(per_output.max())
-    y = int(np.argmax(per_output))
-    x = int(np.argmax(W[:, y]))
+    worst_prior = ball.min_linear(W)
+    per_output = np.zeros(W.shape[1])
+    best: tuple[float, int, int, int] | None = None  # (value, pair, statistic, output)
+    for index, pair in enumerate(pairs):
+        tops = np.vstack([st.vector(None, layout.labels, layout.on) @ W for st in pair.left])
+        arg = np.argmax(tops, axis=0)
+        top = tops[arg, np.arange(W.shape[1])]
+        values = np.array([_log_ratio(t, m) for t, m in zip(top, worst_prior, strict=True)]) / pair.scale
+        values = np.maximum(values, 0.0)
+        per_output = np.maximum(per_output, values)
+        y = int(np.argmax(values))
+        if top[y] > ZERO_ATOL and (best is None or values[y] > best[0]):
+            best = (float(values[y]), index, int(arg[y]), y)
     witness = None
-    if top[y] > ZERO_ATOL:
-        pair = PairLabel(
-            Term("x", mechanism.input_labels[x]),
+    if best is not None:
+        value, index, i, y = best
+        left = pairs[index].left[i].term()
+        label = PairLabel(
+            left,
             Term("P", None, "worst prior in the ℓ1 ball"),
             None,
             "exact ℓ1-ball worst case",
-        )  # type: ignore[index]
-        witness = Witness(mechanism.output_labels[y], pair, realized)  # type: ignore[index]
-    return AuditReport(
-        str(definition), definition.eps, realized, realized, realized <= definition.eps + tolerance,
-        witness, per_output, tolerance, "exact: worst prior of the ℓ1 ball per output",
-    )  # fmt: skip
+            pairs[index].scale,
+        )
+        witness = Witness(mechanism.output_labels[y], label, value)
+    realized = float(per_output.max()) if per_output.size else 0.0
+    return AuditPart(realized, per_output, witness, "exact: worst prior of the ℓ1 ball per output")
 
 
 class _SideExtremes:
     """Per output ``y``, the extremes of ``R ↦ Rᵀw_s`` over each conditional projection ``F_{U|s}``."""
 
-    def __init__(self, definition: RatioConstraints, mechanism: Mechanism) -> None:
-        F = definition.uncertainty
-        self.definition, self.W = definition, mechanism.matrix
-        n_s = F.n_s  # type: ignore[union-attr]
-        self.blocks = [self.W[definition._block(s)] if definition.on == "x" else self.W for s in range(n_s)]  # type: ignore[index]
+    def __init__(self, F: RenyiBall | Polytope, mechanism: Mechanism, layout: Layout) -> None:
+        self.W, self.layout = mechanism.matrix, layout
+        n_s = F.n_s
+        blocks = [self.W[self._rows(s)] for s in range(n_s)]
         self.low = np.zeros((n_s, self.W.shape[1]))
         self.high = np.zeros_like(self.low)
-        self.arg_low: dict[int, np.ndarray] = {}
-        self.arg_high: dict[int, np.ndarray] = {}
+        self.arg_low: dict[int, FloatArray] = {}
+        self.arg_high: dict[int, FloatArray] = {}
         for s in range(n_s):
             if isinstance(F, RenyiBall):
                 self.low[s], self.high[s], self.arg_low[s], self.arg_high[s] = F.projection_extremes(
-                    s, self.blocks[s]
+                    s, blocks[s]
                 )
             else:
-                values = F.conditional_envelope(s) @ self.blocks[s]  # type: ignore[union-attr]
+                values = F.conditional_envelope(s) @ blocks[s]
                 self.low[s], self.high[s] = values.min(axis=0), values.max(axis=0)
 
-    def side(self, statistic: Statistic, labels: tuple, high: bool) -> np.ndarray:  # type: ignore[type-arg]
+    def _rows(self, s: int) -> slice:
+        block = self.layout.block(s)
+        return block if block is not None else slice(None)
+
+    def side(self, statistic: Statistic, high: bool) -> FloatArray:
         """The max (or min) over the set of one statistic, per output."""
-        constant = statistic.constant_part(labels) @ self.W
+        constant: FloatArray = statistic.constant_part(self.layout.labels) @ self.W
         s = statistic.sensitive_value
         if s is None:
             return constant
         coefficient = sum(c for c, kind, _ in statistic.atoms if kind == "s")
-        position = self.definition.s_position(s)
+        position = self.layout.s_position(s)
         return coefficient * (self.high if high else self.low)[position] + constant
 
 
-def audit_rectangular(definition: RatioConstraints, mechanism: Mechanism, tolerance: float) -> AuditReport:
-    """Interval audit of ratio constraints whose pairs fall under the rectangular rule (module docstring)."""
-    F = definition.uncertainty
-    labels = mechanism.input_labels
-    pairs = definition.pairs_for(labels, _default_options())  # type: ignore[arg-type]
-    extremes = _SideExtremes(definition, mechanism)
+def rectangular_part(
+    F: RenyiBall | Polytope, pairs: Sequence[RatioPair], mechanism: Mechanism, layout: Layout
+) -> AuditPart:
+    """Interval audit of pairs of conditionals over a Rényi ball or a polytope (module docstring)."""
+    extremes = _SideExtremes(F, mechanism, layout)
     n_out = mechanism.n_outputs
     upper_per_output = np.zeros(n_out)
     where: list[tuple[int, int, int] | None] = [None] * n_out  # (pair, left index, right index)
     for index, pair in enumerate(pairs):
-        tops = np.vstack([extremes.side(st, labels, True) for st in pair.left])  # type: ignore[arg-type]
-        bottoms = np.vstack([extremes.side(st, labels, False) for st in pair.right])  # type: ignore[arg-type]
+        tops = np.vstack([extremes.side(st, True) for st in pair.left])
+        bottoms = np.vstack([extremes.side(st, False) for st in pair.right])
         for y in range(n_out):
             i, j = int(np.argmax(tops[:, y])), int(np.argmin(bottoms[:, y]))
-            value = _log_ratio(float(tops[i, y]), float(bottoms[j, y]))
+            value = _log_ratio(float(tops[i, y]), float(bottoms[j, y])) / pair.scale
             if value > upper_per_output[y]:
                 upper_per_output[y], where[y] = value, (index, i, j)
     upper = float(upper_per_output.max()) if n_out else 0.0
-    lower = min(_lower_bound(definition, mechanism, pairs, extremes, upper_per_output, where), upper)
+    lower = min(_lower_bound(F, mechanism, pairs, layout, extremes, upper_per_output, where), upper)
     y = int(np.argmax(upper_per_output)) if n_out else 0
     witness = None
-    if n_out and where[y] is not None:
-        index, i, j = where[y]  # type: ignore[misc]
-        left, right = pairs[index].left[i], pairs[index].right[j]
-        pair_label = PairLabel(
-            Term(left.term().kind, left.term().label, "its worst case over F"),
-            Term(right.term().kind, right.term().label, "its worst case over F"),
+    found = where[y] if n_out else None
+    if found is not None:
+        index, i, j = found
+        left, right = pairs[index].left[i].term(), pairs[index].right[j].term()
+        label = PairLabel(
+            Term(left.kind, left.label, "its worst case over F"),
+            Term(right.kind, right.label, "its worst case over F"),
             None,
             f"{pairs[index]} over the product of conditional projections",
+            pairs[index].scale,
         )
-        witness = Witness(mechanism.output_labels[y], pair_label, upper)  # type: ignore[index]
+        witness = Witness(mechanism.output_labels[y], label, upper)
     method = (
         "interval: upper = worst case over the product of the Rényi projections (exact KKT solutions)"
         if isinstance(F, RenyiBall)
         else "interval: upper = product of the conditional projections' vertices; lower = polytope vertices"
     )
-    return AuditReport(
-        str(definition),
-        definition.eps,
-        lower,
-        upper,
-        upper <= definition.eps + tolerance,
-        witness,
-        upper_per_output,
-        tolerance,
-        method,
-    )
-
-
-def _default_options():  # type: ignore[no-untyped-def]
-    from privopt.compiler.cone import CompileOptions
-
-    return CompileOptions()
+    return AuditPart(lower, upper_per_output, witness, method)
 
 
 # ---------------------------------------------------------------------- lower bound
-def _side_value(
-    statistic: Statistic, P: JointDistribution, labels: tuple, on: str, W: np.ndarray
-) -> np.ndarray:  # type: ignore[type-arg]
-    return statistic.vector(P, labels, on) @ W  # type: ignore[arg-type]
-
-
 def _worst_at(
-    definition: RatioConstraints, P: np.ndarray, pairs: tuple[RatioPair, ...], W: np.ndarray, labels: tuple
-) -> tuple[float, tuple[int, int, int, int]]:  # type: ignore[type-arg]
-    """``max`` over pairs, sides and outputs of the log-ratio at the distribution ``P`` (flat)."""
-    F = definition.uncertainty
-    reference = F.reference()  # type: ignore[union-attr]
-    kwargs = {} if reference is None else {"s_labels": reference.s_labels, "u_labels": reference.u_labels}
-    joint = JointDistribution(P.reshape(F.shape), **kwargs)  # type: ignore[union-attr]
-    values: dict[Statistic, np.ndarray] = {}
+    P: FloatArray, F: RenyiBall | Polytope, pairs: Sequence[RatioPair], W: FloatArray, layout: Layout
+) -> tuple[float, tuple[int, int, int, int]]:
+    """``max`` over pairs, sides and outputs of the (scaled) log-ratio at the distribution ``P`` (flat)."""
+    reference = F.reference()
+    if reference is None:
+        joint = JointDistribution(P.reshape(F.shape))
+    else:
+        joint = JointDistribution(
+            P.reshape(F.shape), s_labels=reference.s_labels, u_labels=reference.u_labels
+        )
+    values: dict[Statistic, FloatArray] = {}
 
-    def side(statistic: Statistic) -> np.ndarray:
+    def side(statistic: Statistic) -> FloatArray:
         if statistic not in values:  # a statistic shared by many pairs is evaluated once
-            values[statistic] = _side_value(statistic, joint, labels, definition.on, W)
+            values[statistic] = statistic.vector(joint, layout.labels, layout.on) @ W
         return values[statistic]
 
     best, where = 0.0, (-1, -1, -1, -1)
@@ -196,6 +209,7 @@ def _worst_at(
             for j, right in enumerate(pair.right):
                 with np.errstate(divide="ignore", invalid="ignore"):
                     ratios = np.where(top > ZERO_ATOL, np.log(top / np.maximum(side(right), 1e-300)), -np.inf)
+                ratios = ratios / pair.scale
                 y = int(np.argmax(ratios))
                 if ratios[y] > best:
                     best, where = float(ratios[y]), (index, i, j, y)
@@ -203,66 +217,64 @@ def _worst_at(
 
 
 def _lower_bound(
-    definition: RatioConstraints,
+    F: RenyiBall | Polytope,
     mechanism: Mechanism,
-    pairs: tuple[RatioPair, ...],
+    pairs: Sequence[RatioPair],
+    layout: Layout,
     extremes: _SideExtremes,
-    upper_per_output: np.ndarray,
+    upper_per_output: FloatArray,
     where: list[tuple[int, int, int] | None],
 ) -> float:
-    F = definition.uncertainty
-    labels = mechanism.input_labels
     W = mechanism.matrix
     target = float(upper_per_output.max()) if upper_per_output.size else 0.0
     if isinstance(F, Polytope):
         return max(
             (
-                _worst_at(definition, v, pairs, W, labels)[0]
+                _worst_at(v, F, pairs, W, layout)[0]
                 for v in F.vertices()
                 if np.all(v.reshape(F.shape).sum(axis=1) > 0)
-            ),  # type: ignore[arg-type]
+            ),
             default=0.0,
         )
-    assert isinstance(F, RenyiBall)
     # Candidates: P̂, and for the outputs with the largest upper ends, the distributions of F closest
     # to P̂ whose conditionals sit at the extremes that produced those upper ends.
     candidates = [F.center.p_x]
     for y in np.argsort(-upper_per_output)[:_CANDIDATE_OUTPUTS]:
-        if where[y] is None:
+        found = where[int(y)]
+        if found is None:
             continue
-        index, i, j = where[y]  # type: ignore[misc]
+        index, i, j = found
         for statistic, args in (
             (pairs[index].left[i], extremes.arg_high),
             (pairs[index].right[j], extremes.arg_low),
         ):
             s = statistic.sensitive_value
-            if s is not None and definition.s_position(s) in args:
+            if s is not None and layout.s_position(s) in args:
+                position = layout.s_position(s)
                 candidates.append(
-                    _closest_with_conditional(
-                        F, definition.s_position(s), np.clip(args[definition.s_position(s)][y], 0.0, None)
-                    )
+                    _closest_with_conditional(F, position, np.clip(args[position][y], 0.0, None))
                 )
     scored = []
     for index, P in enumerate(candidates):
         if F.contains(P):
-            value, found = _worst_at(definition, P, pairs, W, labels)  # type: ignore[arg-type]
-            scored.append((value, index, found))
+            value, location = _worst_at(P, F, pairs, W, layout)
+            scored.append((value, index, location))
     scored.sort(key=lambda item: -item[0])
     best = scored[0][0] if scored else 0.0
     if F.n_x > _LOCAL_SEARCH_MAX_INPUTS:
         return best
     seen: set[tuple[int, int, int, int]] = set()
-    for _, index, found in scored:
+    for _, index, location in scored:
         if best >= target - 1e-9 or len(seen) >= _LOCAL_SEARCHES:
             break
-        if found in seen or found[0] < 0:
+        if location in seen or location[0] < 0:
             continue
-        seen.add(found)
-        pair_index, i, j, y = found
+        seen.add(location)
+        pair_index, i, j, y = location
         pair = pairs[pair_index]
-        refined = _local_search(definition, F, candidates[index], pair.left[i], pair.right[j], W[:, y])
+        refined = _local_search(F, layout, candidates[index], pair.left[i], pair.right[j], W[:, y])
         if refined is not None and F.contains(refined):
-            best = max(best, _worst_at(definition, refined, pairs, W, labels)[0])  # type: ignore[arg-type]
+            best = max(best, _worst_at(refined, F, pairs, W, layout)[0])
     return best
 
 
@@ -294,8 +306,8 @@ def _closest_with_conditional(F: RenyiBall, s: int, R: np.ndarray) -> np.ndarray
 
 
 def _local_search(
-    definition: RatioConstraints,
     F: RenyiBall,
+    layout: Layout,
     start: np.ndarray,
     left: Statistic,
     right: Statistic,
@@ -308,19 +320,20 @@ def _local_search(
     """
     floor = 1e-12
     shape = F.shape
-    labels = definition.input_labels()
+    labels = layout.labels
     p_hat = F.center.p_x
     support = p_hat > 0
     alpha = F.order
 
     def side(statistic: Statistic, joint: np.ndarray) -> tuple[float, np.ndarray]:
-        value = float(statistic.constant_part(labels) @ w)  # type: ignore[arg-type]
+        value = float(statistic.constant_part(labels) @ w)
         grad = np.zeros(shape)
         s = statistic.sensitive_value
         if s is not None:
             c = sum(coef for coef, kind, _ in statistic.atoms if kind == "s")
-            position = definition.s_position(s)
-            block = w[definition._block(position)] if definition.on == "x" else w
+            position = layout.s_position(s)
+            rows = layout.block(position)
+            block = w if rows is None else w[rows]
             mass = joint[position].sum()
             conditional = float(joint[position] @ block) / mass
             value += c * conditional
@@ -363,15 +376,3 @@ def _local_search(
     candidate = np.clip(result.x, 0.0, None)
     total = candidate.sum()
     return candidate / total if total > 0 else None
-
-
-def realized_eps(mechanism: Mechanism, definition: RatioConstraints, true_distribution) -> AuditReport:  # type: ignore[no-untyped-def]
-    """The realized ε* of ``mechanism`` under the *true* distribution (Entropy paper §8.3, eq. 85):
-    the same definition, audited at the single point ``P*`` instead of its uncertainty set."""
-    from privopt.audit import audit
-    from privopt.sets.finite import Point
-
-    clone = object.__new__(type(definition))
-    clone.__dict__.update(definition.__dict__)
-    object.__setattr__(clone, "uncertainty", Point(true_distribution))
-    return audit(mechanism, clone)

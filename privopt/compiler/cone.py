@@ -26,7 +26,8 @@ import scipy.sparse as sp
 
 from privopt.compiler.ratio_pairs import RatioPairs
 from privopt.data.terms import PairLabel, Term
-from privopt.errors import ValidationError
+from privopt.errors import ShapeError, ValidationError
+from privopt.sets.renyi import facet_count
 from privopt.validation import FloatArray
 
 ENVELOPES = ("lower", "box")
@@ -51,9 +52,9 @@ class CompileOptions:
     self_pairs: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.envelope, str):
+            raise ValidationError("envelope", "'lower', 'box' or 'facets:k' with k >= 1", repr(self.envelope))
         if self.envelope not in ENVELOPES:
-            from privopt.sets.renyi import facet_count
-
             facet_count(self.envelope)  # "facets:k", or a ValidationError
         if not isinstance(self.self_pairs, bool):
             raise ValidationError("self_pairs", "True or False", repr(self.self_pairs))
@@ -68,24 +69,37 @@ class RatioGroup:
     name: str
 
     def __post_init__(self) -> None:
-        vectors = np.atleast_2d(np.asarray(self.vectors, dtype=np.float64))
-        object.__setattr__(self, "vectors", vectors)
-        if len(self.terms) != vectors.shape[0]:
-            raise ValueError("one term per vector")
+        if self.vectors.ndim != 2 or self.vectors.dtype != np.float64:
+            raise ShapeError(
+                "vectors", "a 2-D float64 array (one statistic per row)", f"{self.vectors.shape}"
+            )
+        if len(self.terms) != self.vectors.shape[0]:
+            raise ShapeError("terms", f"one term per vector ({self.vectors.shape[0]})", f"{len(self.terms)}")
 
 
 @dataclass(frozen=True)
 class RatioBlock:
-    """``max_{a ∈ groups[numerator]} aᵀw <= e^{ε + log_shift} min_{b ∈ groups[denominator]} bᵀw``."""
+    """``max_{a ∈ groups[numerator]} aᵀw <= e^{log_factor} min_{b ∈ groups[denominator]} bᵀw``.
+
+    ``log_factor`` is ``scale·ε`` for most rules (``scale`` is the pair's level in units of ε, 1 but for
+    metric privacy); ``counterpart`` names the robust-counterpart rule that produced the block
+    (:mod:`privopt.sets.counterparts`) and ``rule`` describes the pair.
+    """
 
     numerator: int
     denominator: int
     rule: str
+    log_factor: float
+    counterpart: str = "constant"
     member: int | None = None
-    log_shift: float = 0.0
-    #: The factor ``e^{ε + shift}`` as an exact rational, when the definition knows it exactly (the
-    #: rational rows then keep coincidences that rounding ``exp`` would break, e.g. at ε = 0).
+    scale: float = 1.0
+    #: The factor as an exact rational, when the rule knows it exactly (the rational rows then keep
+    #: coincidences that rounding ``exp`` would break, e.g. at ε = 0).
     exact_factor: Fraction | None = None
+
+    @property
+    def factor(self) -> float:
+        return float(np.exp(self.log_factor))
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,25 +122,26 @@ class RowCone:
     )
 
     def _expand(self) -> tuple[RatioPairs, FloatArray, list[tuple[int, int, int]]]:
+        """Every block's pairs, each row's log factor, and each block's row range (computed once)."""
         if self._expanded:
             return self._expanded[0]
-        num_parts, den_parts, labels, shifts, ranges = [], [], [], [], []
+        num_parts, den_parts, labels, factors, ranges = [], [], [], [], []
         row = 0
         for index, block in enumerate(self.blocks):
             a_group, b_group = self.groups[block.numerator], self.groups[block.denominator]
             i, j = np.meshgrid(np.arange(len(a_group.terms)), np.arange(len(b_group.terms)), indexing="ij")
             i, j = i.ravel(), j.ravel()
             a, b = a_group.vectors[i], b_group.vectors[j]
-            # A row a <= e^{ε+shift} a is vacuous when shift >= 0 (and a >= 0): drop it.
-            keep = ~(np.all(a == b, axis=1) & (self.eps + block.log_shift >= 0))
+            # A row a <= e^{factor} a is vacuous when the factor is >= 0 (and a >= 0): drop it.
+            keep = ~(np.all(a == b, axis=1) & (block.log_factor >= 0))
             i, j = i[keep], j[keep]
             num_parts.append(sp.csr_matrix(a_group.vectors)[i])
             den_parts.append(sp.csr_matrix(b_group.vectors)[j])
             labels.extend(
-                PairLabel(a_group.terms[p], b_group.terms[q], block.member, block.rule)
+                PairLabel(a_group.terms[p], b_group.terms[q], block.member, block.rule, block.scale)
                 for p, q in zip(i.tolist(), j.tolist(), strict=True)
             )
-            shifts.append(np.full(i.size, block.log_shift))
+            factors.append(np.full(i.size, block.log_factor))
             ranges.append((index, row, row + i.size))
             row += i.size
         if num_parts:
@@ -136,16 +151,26 @@ class RowCone:
         else:
             empty = sp.csr_matrix((0, self.n_inputs))
             pairs = RatioPairs(empty, empty, ())
-        result = (pairs, np.concatenate(shifts) if shifts else np.zeros(0), ranges)
+        result = (pairs, np.concatenate(factors) if factors else np.zeros(0), ranges)
         self._expanded.append(result)
         return result
 
     def pairs(self) -> RatioPairs:
-        """Every row of every block as a ratio pair (shifts are in :meth:`shifts`)."""
+        """Every row of every block as a ratio pair (their factors are in :meth:`log_factors`)."""
         return self._expand()[0]
 
-    def shifts(self) -> FloatArray:
+    def log_factors(self) -> FloatArray:
+        """``log`` of each row's factor: ``a <= e^{log factor} b``."""
         return self._expand()[1]
+
+    @property
+    def plain(self) -> bool:
+        """Whether every row is ``a <= e^{cε} b`` with its pair's own scale ``c`` and the cone is exact:
+        then the expanded pairs describe the definition exactly and audit it directly."""
+        return self.exact and all(
+            np.isclose(block.log_factor, block.scale * self.eps, rtol=1e-12, atol=1e-15)
+            for block in self.blocks
+        )
 
     def block_rows(self) -> list[tuple[RatioBlock, int, int]]:
         """Each block with the range ``[start, stop)`` of its rows in :meth:`matrix` (provenance)."""
@@ -156,9 +181,9 @@ class RowCone:
         return self.pairs().n_pairs
 
     def matrix(self) -> sp.csr_matrix:
-        """The projected cone ``{w >= 0 : G w <= 0}``: rows ``a − e^{ε + shift} b``."""
-        pairs, shifts, _ = self._expand()
-        factors = sp.diags(np.exp(self.eps + shifts)) if shifts.size else sp.csr_matrix((0, 0))
+        """The projected cone ``{w >= 0 : G w <= 0}``: rows ``a − e^{log factor} b``."""
+        pairs, log_factors, _ = self._expand()
+        factors = sp.diags(np.exp(log_factors)) if log_factors.size else sp.csr_matrix((0, 0))
         return (pairs.numerators - factors @ pairs.denominators).tocsr()
 
     def exact_matrix(self) -> np.ndarray:
@@ -175,18 +200,14 @@ class RowCone:
         vectors = [[_exact_vector(row) for row in group.vectors] for group in self.groups]
         rows: list[list[Fraction]] = []
         for block in self.blocks:
-            factor = (
-                block.exact_factor
-                if block.exact_factor is not None
-                else Fraction(float(np.exp(self.eps + block.log_shift)))
-            )
+            factor = block.exact_factor if block.exact_factor is not None else Fraction(block.factor)
             a_group, b_group = vectors[block.numerator], vectors[block.denominator]
             same = block.numerator == block.denominator
             for i, a in enumerate(a_group):
                 for j, b in enumerate(b_group):
                     if same and i == j:
                         continue
-                    if a == b and self.eps + block.log_shift >= 0:
+                    if a == b and block.log_factor >= 0:
                         continue
                     rows.append([x - factor * y for x, y in zip(a, b, strict=True)])
         out = np.empty((len(rows), self.n_inputs), dtype=object)
@@ -225,13 +246,8 @@ class RowCone:
         for g in denominators:
             for vector in self.groups[g].vectors:  # z_g − bᵀw <= 0
                 add([(int(i), -float(vector[i])) for i in np.flatnonzero(vector)] + [(z_index[g], 1.0)])
-        for block in self.blocks:  # t_A − e^{ε+shift} z_B <= 0
-            add(
-                [
-                    (t_index[block.numerator], 1.0),
-                    (z_index[block.denominator], -float(np.exp(self.eps + block.log_shift))),
-                ]
-            )
+        for block in self.blocks:  # t_A − e^{log factor} z_B <= 0
+            add([(t_index[block.numerator], 1.0), (z_index[block.denominator], -block.factor)])
         return sp.csr_matrix((vals, (rows, cols)), shape=(row, total)), total
 
     def violation(self, columns: FloatArray) -> float:
@@ -245,7 +261,7 @@ class RowCone:
         columns = np.asarray(columns, dtype=np.float64)
         if columns.ndim == 1:
             columns = columns[:, None]
-        if all(self.eps + block.log_shift >= 0 for block in self.blocks):
+        if all(block.log_factor >= 0 for block in self.blocks):
             products: dict[int, FloatArray] = {}
 
             def product(group: int) -> FloatArray:
@@ -256,15 +272,15 @@ class RowCone:
             worst = 0.0
             for block in self.blocks:
                 num = product(block.numerator).max(axis=0)
-                den = product(block.denominator).min(axis=0) * np.exp(self.eps + block.log_shift)
+                den = product(block.denominator).min(axis=0) * block.factor
                 scale = np.maximum(np.maximum(num, den), 1e-300)
                 worst = max(worst, float(np.max((num - den) / scale)))
             return worst
-        pairs, shifts, _ = self._expand()
+        pairs, log_factors, _ = self._expand()
         if pairs.n_pairs == 0:
             return 0.0
         num = np.asarray(pairs.numerators @ columns)
-        den = np.asarray(pairs.denominators @ columns) * np.exp(self.eps + shifts)[:, None]
+        den = np.asarray(pairs.denominators @ columns) * np.exp(log_factors)[:, None]
         scale = np.maximum(np.maximum(num, den), 1e-300)
         return float(max(0.0, np.max((num - den) / scale)))
 
@@ -275,9 +291,8 @@ class RowCone:
         ]
         for block, start, stop in self.block_rows():
             a, b = self.groups[block.numerator], self.groups[block.denominator]
-            shift = f" (shift {block.log_shift:+.4g})" if block.log_shift else ""
             lines.append(
-                f"  rows {start}-{stop - 1}: max over {a.name} <= e^eps min over {b.name}{shift} [{block.rule}]"
+                f"  rows {start}-{stop - 1}: max over {a.name} <= {_factor_text(block, self.eps)} min over {b.name} [{block.rule}]"
             )
         return "\n".join(lines)
 
@@ -291,6 +306,12 @@ def _exact_vector(row: FloatArray) -> list[Fraction]:
     return exact
 
 
+def _factor_text(block: RatioBlock, eps: float) -> str:
+    if np.isclose(block.log_factor, block.scale * eps, rtol=1e-12, atol=1e-15):
+        return "e^eps" if np.isclose(block.scale, 1.0, rtol=0.0, atol=1e-15) else f"e^({block.scale:.4g}·eps)"
+    return f"e^{block.log_factor:.6g}"
+
+
 class ConeBuilder:
     """Accumulates groups and blocks while a definition compiles itself."""
 
@@ -300,19 +321,13 @@ class ConeBuilder:
         self.blocks: list[RatioBlock] = []
 
     def group(self, vectors: FloatArray, terms: list[Term] | tuple[Term, ...], name: str) -> int:
-        self.groups.append(RatioGroup(np.asarray(vectors, dtype=np.float64), tuple(terms), name))
+        self.groups.append(
+            RatioGroup(np.atleast_2d(np.asarray(vectors, dtype=np.float64)), tuple(terms), name)
+        )
         return len(self.groups) - 1
 
-    def block(
-        self,
-        numerator: int,
-        denominator: int,
-        rule: str,
-        member: int | None = None,
-        log_shift: float = 0.0,
-        exact_factor: Fraction | None = None,
-    ) -> None:
-        self.blocks.append(RatioBlock(numerator, denominator, rule, member, log_shift, exact_factor))
+    def block(self, block: RatioBlock) -> None:
+        self.blocks.append(block)
 
     def build(self, exact: bool) -> RowCone:
         return RowCone(

@@ -1,14 +1,20 @@
-"""Linear-ratio constraints on the columns of a mechanism: the common form of every definition.
+"""Ratio pairs: the common form of every privacy definition, declared and expanded.
 
 Each privacy notion in the papers is a family of inequalities that are linear and homogeneous in one
-column ``w = W[:, y]`` of the channel matrix (DESIGN.md §3)::
+column ``w = W[:, y]`` of the channel matrix (docs/design.md, "Row cones")::
 
-    a_iᵀ w  <=  e^ε · b_iᵀ w        for every pair i and every output y,
+    a_iᵀ w  <=  e^{c_i ε} · b_iᵀ w        for every pair i and every output y,
 
 with non-negative vectors ``a_i`` ("numerator") and ``b_i`` ("denominator") that may depend on a
-distribution. :class:`RatioPairs` stores the ``a_i`` and ``b_i`` as sparse matrices with a label per
-pair, and computes the leakage of a mechanism exactly: the smallest ``ε >= 0`` for which all
-inequalities hold, with the pair and output that attain it.
+distribution, and a scale ``c_i > 0`` (1 for every built-in definition but metric privacy, where
+``c_i = d(x, x')``).
+
+- :class:`RatioPair` is the *declared* form: two groups of :mod:`privopt.data.statistics`
+  (``max over left <= e^{cε} min over right``), still a function of the distribution.
+- :class:`RatioPairs` is the *expanded* form: the ``a_i`` and ``b_i`` as sparse matrices with a label
+  and a scale per pair, for one distribution (or one vertex of a set). It computes the leakage of a
+  mechanism exactly: the smallest ``ε >= 0`` for which all inequalities hold, with the pair and output
+  that attain it.
 
 Zero conventions (as in the definitions): when ``a_iᵀw = 0`` the inequality holds for every ε (this
 covers outputs of probability zero, the ``0/0`` case); when ``a_iᵀw > 0 = b_iᵀw`` it holds for no
@@ -17,14 +23,15 @@ finite ε. Linear statistics at or below :data:`~privopt.tolerances.ZERO_ATOL` c
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+from privopt.data.statistics import Statistic
 from privopt.data.terms import PairLabel, Term
-from privopt.errors import ShapeError
+from privopt.errors import ShapeError, ValidationError
 from privopt.tolerances import ZERO_ATOL
 from privopt.validation import FloatArray
 
@@ -32,12 +39,58 @@ from privopt.validation import FloatArray
 _CHUNK_ENTRIES = 4_000_000
 
 
+@dataclass(frozen=True)
+class RatioPair:
+    """``max over left <= e^{scale·ε} · min over right`` (both groups of statistics), with a label.
+
+    Build one with :meth:`of`, which accepts a single statistic or an iterable for each side and
+    validates them; ``scale`` is the pair's privacy level in units of ε (metric privacy).
+    """
+
+    left: tuple[Statistic, ...]
+    right: tuple[Statistic, ...]
+    label: str = ""
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        for side, name in ((self.left, "left"), (self.right, "right")):
+            if not side or not all(isinstance(st, Statistic) for st in side):
+                raise ValidationError(
+                    "pairs", f"statistics on the {name} side (po.given, po.marginal, ...)", repr(side)
+                )
+            for st in side:
+                st.dependence  # noqa: B018 - validates the statistic
+        if isinstance(self.scale, bool) or not isinstance(self.scale, (int, float, np.floating)):
+            raise ValidationError("scale", "a finite number > 0", repr(self.scale))
+        if not (np.isfinite(self.scale) and self.scale > 0):
+            raise ValidationError("scale", "a finite number > 0", repr(self.scale))
+
+    @classmethod
+    def of(
+        cls,
+        left: Statistic | Iterable[Statistic],
+        right: Statistic | Iterable[Statistic],
+        label: str = "",
+        scale: float = 1.0,
+    ) -> RatioPair:
+        lhs = (left,) if isinstance(left, Statistic) else tuple(left)
+        rhs = (right,) if isinstance(right, Statistic) else tuple(right)
+        return cls(lhs, rhs, label, float(scale) if isinstance(scale, (int, np.integer)) else scale)
+
+    def __str__(self) -> str:
+        def side(group: tuple[Statistic, ...], word: str) -> str:
+            return str(group[0]) if len(group) == 1 else f"{word} of {len(group)} statistics"
+
+        level = "e^ε" if np.isclose(self.scale, 1.0, rtol=0.0, atol=1e-15) else f"e^({self.scale:.6g}·ε)"
+        return self.label or f"{side(self.left, 'max')} <= {level}·{side(self.right, 'min')}"
+
+
 @dataclass(frozen=True, eq=False)
 class RatioPairs:
-    """Constraints ``A w <= e^ε B w`` on every column ``w``, with one label per row.
+    """Constraints ``a_iᵀw <= e^{c_i ε} b_iᵀw`` on every column ``w``, with one label per row.
 
     ``numerators`` (``A``) and ``denominators`` (``B``) are sparse CSR matrices of shape
-    ``(pairs, inputs)`` with non-negative entries.
+    ``(pairs, inputs)`` with non-negative entries; the scales ``c_i`` are the labels' ``scale``.
     """
 
     numerators: sp.csr_matrix
@@ -51,6 +104,11 @@ class RatioPairs:
                 "numerators, denominators and labels of equal length",
                 f"{self.numerators.shape}, {self.denominators.shape}, {len(self.labels)}",
             )
+
+    @property
+    def scales(self) -> FloatArray:
+        """``c_i`` of every pair."""
+        return np.array([label.scale for label in self.labels], dtype=np.float64)
 
     @property
     def n_pairs(self) -> int:
@@ -115,8 +173,9 @@ class RatioPairs:
     def leakage(self, matrix: FloatArray) -> tuple[FloatArray, np.ndarray]:
         """Per-output leakage of a channel matrix and the pair attaining it.
 
-        Returns ``(eps_per_output, pair_index)``: ``eps_per_output[y] = max(0, max_i log ratio)``
-        and ``pair_index[y]`` the maximising pair (``-1`` when no pair is active for that output).
+        Returns ``(eps_per_output, pair_index)``: ``eps_per_output[y] = max(0, max_i log ratio_i / c_i)``
+        (the smallest ε that pair ``i`` allows) and ``pair_index[y]`` the maximising pair (``-1`` when
+        no pair is active for that output).
         """
         if matrix.shape[0] != self.n_inputs:
             raise ShapeError("mechanism", f"{self.n_inputs} inputs", f"{matrix.shape[0]}")
@@ -126,8 +185,9 @@ class RatioPairs:
         if self.n_pairs == 0:
             return eps, arg
         chunk = max(1, _CHUNK_ENTRIES // self.n_pairs)
+        inverse_scales = 1.0 / self.scales[:, None]
         for start in range(0, n_out, chunk):
-            block = self.log_ratios(matrix[:, start : start + chunk])
+            block = self.log_ratios(matrix[:, start : start + chunk]) * inverse_scales
             best = np.argmax(block, axis=0)
             values = block[best, np.arange(block.shape[1])]
             active = values > -np.inf

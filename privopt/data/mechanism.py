@@ -226,3 +226,16 @@ class Mechanism:
     def __repr__(self) -> str:
         name = f"{self.name!r}, " if self.name else ""
         return f"Mechanism({name}shape={self.shape})"
+
+
+def as_mechanism(item: Any, name: str) -> Mechanism:
+    """``item`` itself if it is a :class:`~privopt.Mechanism`, else its ``.mechanism`` (a design or a
+    Solution); a :class:`~privopt.errors.ValidationError` naming ``mechanisms[name]`` otherwise."""
+    found = item if isinstance(item, Mechanism) else getattr(item, "mechanism", None)
+    if not isinstance(found, Mechanism):
+        raise ValidationError(
+            f"mechanisms[{name!r}]",
+            "a Mechanism, an object with .mechanism (a Solution or a design), or a callable returning one",
+            type(item).__name__,
+        )
+    return found

@@ -28,9 +28,12 @@ class Term:
 
 @dataclass(frozen=True)
 class PairLabel:
-    """Provenance of one pair: its two sides and the member of the distribution set it came from."""
+    """Provenance of one pair: its two sides, the member of the distribution set it came from, the rule
+    that compiled it and its *scale* ``c`` (the pair demands ``numerator <= e^{c·ε} denominator``; ``c``
+    is 1 except for per-pair levels such as metric privacy's ``d(x, x')``)."""
 
     numerator: Term
     denominator: Term
     member: int | None = None
     rule: str = ""
+    scale: float = 1.0

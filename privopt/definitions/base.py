@@ -1,35 +1,55 @@
-"""The base classes of privacy definitions.
+"""The base class of privacy definitions: a parameter ε and declared ratio pairs over a set.
 
-A definition is a privacy parameter ε plus a rule that compiles it into a
-:class:`~privopt.compiler.cone.RowCone`: blocks of linear-ratio constraints on the columns of a mechanism
-(DESIGN.md §3). The same cone serves the exact audit (for sets the cone describes exactly) and the
-optimisation routes.
+A definition *declares* ratio pairs ``max over left <= e^{cε} min over right`` of linear statistics of a
+column (:class:`~privopt.compiler.ratio_pairs.RatioPair`) and the set of distributions they must hold
+for; the compiler turns them into a :class:`~privopt.compiler.cone.RowCone`
+(:func:`~privopt.compiler.compile.compile_pairs`). A definition knows nothing about how it is audited or
+solved: :mod:`privopt.audit` and :mod:`privopt.routes` read its compiled cone.
 """
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Self
 
-import numpy as np
-
-from privopt.audit import AuditReport, Witness
-from privopt.compiler.cone import CompileOptions, ConeBuilder, RowCone
-from privopt.compiler.ratio_pairs import RatioPairs
-from privopt.data.distribution import JointDistribution
+from privopt.compiler.compile import compile_pairs, select_rule
+from privopt.compiler.cone import CompileOptions, RowCone
+from privopt.compiler.ratio_pairs import RatioPair, RatioPairs
+from privopt.data.distribution import InputAlphabet, JointDistribution
 from privopt.errors import NotSupportedError, ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
+from privopt.sets.counterparts import Layout, layout_for
 from privopt.sets.finite import Point
-
-if TYPE_CHECKING:
-    from privopt.data.mechanism import Mechanism
+from privopt.validation import check_eps
 
 
 class PrivacyDefinition(ABC):
-    """A privacy notion with parameter ``eps`` (natural log)."""
+    """A privacy notion with parameter ``eps`` (natural log), declared as ratio pairs.
 
-    eps: float
+    Definitions are immutable: :meth:`with_eps` and :meth:`with_uncertainty` return new ones.
+    """
+
+    def __init__(self, eps: float, uncertainty: UncertaintySet | None, on: InputAlphabet) -> None:
+        self._eps = check_eps(eps)
+        self._uncertainty = uncertainty
+        self._on: InputAlphabet = on
+
+    @property
+    def eps(self) -> float:
+        """The privacy parameter (nats)."""
+        return self._eps
+
+    @property
+    def uncertainty(self) -> UncertaintySet | None:
+        """The distributions the definition must hold for (``None``: none are involved)."""
+        return self._uncertainty
+
+    @property
+    def on(self) -> InputAlphabet:
+        """``"x"`` when the mechanism reads ``X = S × U``, ``"u"`` when it reads ``U`` only."""
+        return self._on
 
     @property
     def name(self) -> str:
@@ -37,19 +57,66 @@ class PrivacyDefinition(ABC):
 
     def input_size(self) -> int | None:
         """Number of mechanism inputs the definition is about (``None``: any)."""
-        return None
+        F = self._uncertainty
+        if F is None:
+            return None
+        return F.n_x if self._on == "x" else F.n_u
 
     def input_labels(self) -> tuple[Hashable, ...] | None:
         """Labels of the mechanism inputs, when the definition knows them."""
-        return None
+        F = self._uncertainty
+        if F is None:
+            return None
+        reference = F.reference()
+        if reference is not None:
+            return reference.input_labels(self._on)
+        return tuple(range(F.n_x if self._on == "x" else F.n_u))
 
     @abstractmethod
-    def with_eps(self, eps: float) -> PrivacyDefinition:
-        """The same definition at another ε."""
+    def pairs_for(self, labels: tuple[Hashable, ...], options: CompileOptions) -> tuple[RatioPair, ...]:
+        """The ratio pairs imposed on a mechanism whose inputs are ``labels``."""
 
-    @abstractmethod
-    def build_cone(self, builder: ConeBuilder, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
-        """Add this definition's groups and blocks to ``builder``; return whether the cone is exact."""
+    def with_eps(self, eps: float) -> Self:
+        """The same definition at another ε (every ε-dependent factor is recomputed when compiled)."""
+        clone = copy.copy(self)
+        clone._eps = check_eps(eps)
+        return clone
+
+    def with_uncertainty(self, uncertainty: Any) -> Self:
+        """The same definition over another set of distributions (e.g. the true ``P*``, Entropy §8.3)."""
+        clone = copy.copy(self)
+        clone._uncertainty = as_uncertainty_set(uncertainty, "uncertainty")
+        clone._check_rules()
+        return clone
+
+    # ------------------------------------------------------------------ compilation
+    def layout(self, labels: tuple[Hashable, ...], options: CompileOptions | None = None) -> Layout:
+        """How statistics are laid on inputs ``labels`` (sensitive values, blocks, envelope)."""
+        F = self._uncertainty
+        reference = None if F is None else F.reference()
+        shape = None if F is None else F.shape
+        return layout_for(labels, self._on, reference, shape, (options or CompileOptions()).envelope)
+
+    def resolve_inputs(
+        self, n_inputs: int | None = None, input_labels: tuple[Hashable, ...] | None = None
+    ) -> tuple[Hashable, ...]:
+        """The input labels of a mechanism with ``n_inputs`` inputs (default: the definition's own)."""
+        expected = self.input_size()
+        if n_inputs is None:
+            if input_labels is not None:
+                n_inputs = len(input_labels)
+            elif expected is None:
+                raise ValidationError(
+                    "n_inputs", f"the number of mechanism inputs ({self.name} does not fix it)", "None"
+                )
+            else:
+                n_inputs = expected
+        if expected is not None and n_inputs != expected:
+            raise ShapeError("n_inputs", f"{expected} inputs for {self.name}", f"{n_inputs}")
+        labels = input_labels or self.input_labels() or tuple(range(n_inputs))
+        if len(labels) != n_inputs:
+            raise ShapeError("input_labels", f"{n_inputs} labels", f"{len(labels)}")
+        return tuple(labels)
 
     def row_cone(
         self,
@@ -57,77 +124,41 @@ class PrivacyDefinition(ABC):
         input_labels: tuple[Hashable, ...] | None = None,
         options: CompileOptions | None = None,
     ) -> RowCone:
-        """Compile to a :class:`~privopt.compiler.cone.RowCone` on ``n_inputs`` inputs (default: the definition's)."""
-        expected = self.input_size()
-        if n_inputs is None:
-            if expected is None:
-                raise ValidationError(
-                    "n_inputs", f"the number of mechanism inputs ({self.name} does not fix it)", "None"
-                )
-            n_inputs = expected
-        elif expected is not None and n_inputs != expected:
-            raise ShapeError("n_inputs", f"{expected} inputs for {self.name}", f"{n_inputs}")
-        labels = input_labels or self.input_labels() or tuple(range(n_inputs))
-        builder = ConeBuilder(self.eps, n_inputs, str(self))
-        exact = self.build_cone(builder, tuple(labels), options or CompileOptions())
-        return builder.build(exact)
-
-    def ratio_pairs(self, n_inputs: int, input_labels: tuple[Hashable, ...] | None = None) -> RatioPairs:
-        """The exact finite constraints ``a_iᵀw <= e^ε b_iᵀw`` (when the cone describes the definition exactly)."""
-        cone = self.row_cone(n_inputs, input_labels)
-        if not cone.exact or np.any(cone.shifts() != 0.0):
-            raise NotSupportedError(f"{self} has no exact description by ratio pairs at a common ε")
-        return cone.pairs()
-
-    def check_mechanism(self, mechanism: Mechanism) -> None:
-        expected = self.input_size()
-        if expected is not None and mechanism.n_inputs != expected:
-            hint = ""
-            F = getattr(self, "uncertainty", None)
-            if (
-                F is not None
-                and getattr(self, "on", "x") == "x"
-                and F.n_u > 1
-                and mechanism.n_inputs == F.n_u
-            ):
-                hint = " (this mechanism reads U only: pass on='u')"
-            raise ShapeError(
-                "mechanism", f"{expected} inputs to match {self.name}{hint}", f"{mechanism.n_inputs}"
-            )
-
-    def audit(self, mechanism: Mechanism, *, tolerance: float) -> AuditReport:
-        """Exact audit through the definition's ratio pairs (definitions over other sets override this)."""
-        self.check_mechanism(mechanism)
-        return pairs_report(
-            self, mechanism, self.ratio_pairs(mechanism.n_inputs, mechanism.input_labels), tolerance
+        """Compile to a :class:`~privopt.compiler.cone.RowCone` on ``n_inputs`` inputs (default: the
+        definition's)."""
+        options = options or CompileOptions()
+        labels = self.resolve_inputs(n_inputs, input_labels)
+        return compile_pairs(
+            self.pairs_for(labels, options),
+            self._eps,
+            self._uncertainty,
+            self.layout(labels, options),
+            str(self),
         )
 
+    def ratio_pairs(
+        self, n_inputs: int | None = None, input_labels: tuple[Hashable, ...] | None = None
+    ) -> RatioPairs:
+        """The exact finite constraints ``a_iᵀw <= e^{c_i ε} b_iᵀw`` (when the cone describes the definition
+        exactly with each pair at its own level)."""
+        cone = self.row_cone(n_inputs, input_labels)
+        if not cone.plain:
+            raise NotSupportedError(f"{self} has no exact description by ratio pairs at its own levels")
+        return cone.pairs()
 
-def pairs_report(
-    definition: PrivacyDefinition,
-    mechanism: Mechanism,
-    pairs: RatioPairs,
-    tolerance: float,
-    method: str | None = None,
-) -> AuditReport:
-    """An exact :class:`AuditReport` from ratio pairs that describe the definition exactly."""
-    per_output, arg = pairs.leakage(mechanism.matrix)
-    realized = float(per_output.max()) if per_output.size else 0.0
-    witness = None
-    if per_output.size and arg[int(np.argmax(per_output))] >= 0:
-        y = int(np.argmax(per_output))
-        witness = Witness(mechanism.output_labels[y], pairs.labels[arg[y]], float(per_output[y]))  # type: ignore[index]
-    return AuditReport(
-        definition=str(definition),
-        target=definition.eps,
-        lower=realized,
-        upper=realized,
-        satisfied=realized <= definition.eps + tolerance,
-        witness=witness,
-        per_output=per_output,
-        tolerance=tolerance,
-        method=method or f"exact: {pairs.n_pairs} ratio pairs",
-    )
+    def _check_rules(self) -> None:
+        """Refuse, when the definition is made, pairs that no rule of its set handles."""
+        labels = self.input_labels()
+        if labels is None:
+            return
+        options = CompileOptions()
+        layout = self.layout(labels, options)
+        rules = () if self._uncertainty is None else self._uncertainty.counterpart_rules()
+        for pair in self.pairs_for(labels, options):
+            select_rule(pair, self._uncertainty, rules, layout, self.name)
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def as_uncertainty_set(value: Any, argument: str) -> UncertaintySet:

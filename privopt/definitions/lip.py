@@ -36,11 +36,10 @@ class LIP(RatioConstraints):
         ``"x"`` if the mechanism reads ``X = S × U`` (default), ``"u"`` if it reads ``U`` only.
     """
 
-    def __init__(self, eps: float, uncertainty: Any, on: InputAlphabet = "x") -> None:
-        self._init(eps, uncertainty, on, None, "LIP", ())
+    _set_argument = "uncertainty"
 
-    def with_eps(self, eps: float) -> LIP:
-        return LIP(eps, self.uncertainty, self.on)
+    def __init__(self, eps: float, uncertainty: Any, on: InputAlphabet = "x") -> None:
+        super().__init__((), eps, uncertainty, on=on, name="LIP")
 
     def pairs_for(self, labels: tuple[Hashable, ...], options: CompileOptions) -> tuple[RatioPair, ...]:
         pairs = []

@@ -6,8 +6,8 @@ pairs* of secrets, and the *data-generating distributions* ``F``. It demands, fo
 
     P(Y=y | s_i) <= e^ε P(Y=y | s_j)      (and the reverse, unless ``directed=True``).
 
-``Pufferfish(...)`` returns the equivalent :class:`~privopt.RatioConstraints`, recognising the events
-that make it a known definition, so that the same robust-counterpart rules apply:
+:class:`Pufferfish` is a :class:`~privopt.RatioConstraints` whose pairs are built from the secrets,
+recognising the events that make it a known definition, so that the same robust-counterpart rules apply:
 
 - the whole record space: ``P(Y=y | X ∈ X) = P(Y=y)`` (:func:`~privopt.data.statistics.marginal`);
 - all records with ``S = s``: ``P(Y=y | S=s)`` (:func:`~privopt.data.statistics.given` with ``s=``);
@@ -23,26 +23,28 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
+from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.distribution import InputAlphabet, JointDistribution
 from privopt.data.statistics import Statistic, given, marginal
 from privopt.definitions.base import as_uncertainty_set
-from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
+from privopt.definitions.ratio_constraints import RatioConstraints
 from privopt.errors import ValidationError
+from privopt.sets.base import UncertaintySet
 
 Secret = Iterable[Hashable] | Callable[[Hashable], bool]
 
 
-def _record_labels(F: Any) -> tuple[tuple[Hashable, ...], JointDistribution | None]:
+def _record_labels(F: UncertaintySet) -> tuple[tuple[Hashable, ...], JointDistribution | None]:
     reference = F.reference()
     if reference is not None:
-        return reference.x_labels, reference  # type: ignore[return-value]
+        return reference.x_labels, reference
     n_s, n_u = F.shape
     labels = tuple((s, u) for s in range(n_s) for u in range(n_u)) if n_u > 1 else tuple(range(n_s))
     return labels, None
 
 
 def _statistic(
-    event: frozenset[Hashable], records: tuple[Hashable, ...], F: Any, on: InputAlphabet
+    event: frozenset[Hashable], records: tuple[Hashable, ...], F: UncertaintySet, on: InputAlphabet
 ) -> Statistic:
     """The statistic ``P(Y=y | X ∈ event)``, in the most specific form the rules know."""
     if event == frozenset(records):
@@ -62,17 +64,8 @@ def _statistic(
     return given(event=sorted(event, key=records.index))
 
 
-def Pufferfish(
-    secrets: Mapping[Hashable, Secret],
-    discriminative_pairs: Iterable[tuple[Hashable, Hashable]],
-    eps: float,
-    distributions: Any,
-    *,
-    on: InputAlphabet = "x",
-    directed: bool = False,
-    name: str = "Pufferfish",
-) -> RatioConstraints:
-    """The Pufferfish definition as :class:`~privopt.RatioConstraints` (module docstring).
+class Pufferfish(RatioConstraints):
+    """A Pufferfish privacy definition (module docstring), compiled as ratio constraints.
 
     Parameters
     ----------
@@ -89,32 +82,83 @@ def Pufferfish(
         What the mechanism reads: ``"x"`` (the record) or ``"u"`` (its public part).
     directed:
         Impose only ``P(y|s_i) <= e^ε P(y|s_j)`` for each listed pair (not the reverse).
+    name:
+        Used in reports.
+
+    Attributes
+    ----------
+    events:
+        Secret name → the set of records it stands for (predicates evaluated).
+    discriminative_pairs:
+        The pairs of secret names, as given.
+    directed:
+        Whether only one direction is imposed.
     """
-    F = as_uncertainty_set(distributions, "distributions")
-    records, _ = _record_labels(F)
-    if not secrets:
-        raise ValidationError("secrets", "at least one named event", "an empty mapping")
-    events: dict[Hashable, frozenset[Hashable]] = {}
-    for key, secret in secrets.items():
-        members = frozenset(r for r in records if secret(r)) if callable(secret) else frozenset(secret)
-        unknown = [r for r in members if r not in records]
-        if unknown:
-            shown = ", ".join(map(repr, records[:8]))
-            raise ValidationError(f"secrets[{key!r}]", f"record labels among {shown}", repr(unknown))
-        if not members:
-            raise ValidationError(f"secrets[{key!r}]", "a non-empty event", "no record")
-        events[key] = members
-    pairs = []
-    for a, b in discriminative_pairs:
-        for key in (a, b):
-            if key not in events:
+
+    def __init__(
+        self,
+        secrets: Mapping[Hashable, Secret],
+        discriminative_pairs: Iterable[tuple[Hashable, Hashable]],
+        eps: float,
+        distributions: Any,
+        *,
+        on: InputAlphabet = "x",
+        directed: bool = False,
+        name: str = "Pufferfish",
+    ) -> None:
+        F = as_uncertainty_set(distributions, "distributions")
+        records, _ = _record_labels(F)
+        if not isinstance(secrets, Mapping):
+            raise ValidationError(
+                "secrets", "a mapping name → event (records or a predicate)", type(secrets).__name__
+            )
+        if not secrets:
+            raise ValidationError("secrets", "at least one named event", "an empty mapping")
+        if not isinstance(directed, bool):
+            raise ValidationError("directed", "True or False", repr(directed))
+        events: dict[Hashable, frozenset[Hashable]] = {}
+        for key, secret in secrets.items():
+            if callable(secret):
+                members = frozenset(r for r in records if secret(r))
+            elif isinstance(secret, (str, bytes)) or not isinstance(secret, Iterable):
                 raise ValidationError(
-                    "discriminative_pairs", f"names of secrets ({', '.join(map(repr, events))})", repr(key)
+                    f"secrets[{key!r}]", "an iterable of record labels or a predicate on them", repr(secret)
                 )
-        left, right = (_statistic(events[k], records, F, on) for k in (a, b))
-        pairs.append(RatioPair.of(left, right, f"P(Y=y|{a}) <= e^ε P(Y=y|{b})"))
-        if not directed:
-            pairs.append(RatioPair.of(right, left, f"P(Y=y|{b}) <= e^ε P(Y=y|{a})"))
-    if not pairs:
-        raise ValidationError("discriminative_pairs", "at least one pair of secrets", "none")
-    return RatioConstraints(pairs, eps, F, on=on, name=name)
+            else:
+                members = frozenset(secret)
+            unknown = [r for r in members if r not in records]
+            if unknown:
+                shown = ", ".join(map(repr, records[:8]))
+                raise ValidationError(f"secrets[{key!r}]", f"record labels among {shown}", repr(unknown))
+            if not members:
+                raise ValidationError(f"secrets[{key!r}]", "a non-empty event", "no record")
+            events[key] = members
+        if discriminative_pairs is None or isinstance(discriminative_pairs, (str, bytes)):
+            raise ValidationError(
+                "discriminative_pairs", "pairs (a, b) of secret names", repr(discriminative_pairs)
+            )
+        listed = []
+        for item in discriminative_pairs:
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise ValidationError("discriminative_pairs", "pairs (a, b) of secret names", repr(item))
+            a, b = item
+            for key in (a, b):
+                if key not in events:
+                    raise ValidationError(
+                        "discriminative_pairs",
+                        f"names of secrets ({', '.join(map(repr, events))})",
+                        repr(key),
+                    )
+            listed.append((a, b))
+        if not listed:
+            raise ValidationError("discriminative_pairs", "at least one pair of secrets", "none")
+        self.events = events
+        self.discriminative_pairs = tuple(listed)
+        self.directed = directed
+        pairs = []
+        for a, b in listed:
+            left, right = (_statistic(events[k], records, F, on) for k in (a, b))
+            pairs.append(RatioPair.of(left, right, f"P(Y=y|{a}) <= e^ε P(Y=y|{b})"))
+            if not directed:
+                pairs.append(RatioPair.of(right, left, f"P(Y=y|{b}) <= e^ε P(Y=y|{a})"))
+        super().__init__(pairs, eps, F, on=on, name=name)

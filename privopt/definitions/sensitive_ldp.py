@@ -40,11 +40,10 @@ class SensitiveLDP(RatioConstraints):
     not under the rectangular rule, where they reproduce the published PolyOpt's Γ cone.
     """
 
-    def __init__(self, eps: float, uncertainty: Any, on: InputAlphabet = "x") -> None:
-        self._init(eps, uncertainty, on, None, "SensitiveLDP", ())
+    _set_argument = "uncertainty"
 
-    def with_eps(self, eps: float) -> SensitiveLDP:
-        return SensitiveLDP(eps, self.uncertainty, self.on)
+    def __init__(self, eps: float, uncertainty: Any, on: InputAlphabet = "x") -> None:
+        super().__init__((), eps, uncertainty, on=on, name="SensitiveLDP")
 
     def pairs_for(self, labels: tuple[Hashable, ...], options: CompileOptions) -> tuple[RatioPair, ...]:
         return tuple(sensitive_value_pairs(self.s_labels(), options.self_pairs))

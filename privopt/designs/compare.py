@@ -17,7 +17,7 @@ import pandas as pd
 from privopt.audit import audit
 from privopt.data.distribution import JointDistribution
 from privopt.data.information import entropy
-from privopt.data.mechanism import Mechanism
+from privopt.data.mechanism import Mechanism, as_mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import InfeasibleError, LimitError, NotSupportedError, ValidationError
 from privopt.problem import Problem
@@ -38,21 +38,9 @@ COLUMNS = [
     "satisfied",
     "seconds",
     "audit_seconds",
+    "status",
     "note",
 ]
-
-
-def as_mechanism(item: Any, name: str) -> Mechanism:
-    """``item`` itself if it is a :class:`~privopt.Mechanism`, else its ``.mechanism`` (a design or a
-    Solution); a :class:`~privopt.errors.ValidationError` naming ``mechanisms[name]`` otherwise."""
-    found = item if isinstance(item, Mechanism) else getattr(item, "mechanism", None)
-    if not isinstance(found, Mechanism):
-        raise ValidationError(
-            f"mechanisms[{name!r}]",
-            "a Mechanism, an object with .mechanism (a Solution or a design), or a callable returning one",
-            type(item).__name__,
-        )
-    return found
 
 
 def _entries(mechanisms: Iterable[Any] | Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -103,14 +91,14 @@ def compare(
         :class:`~privopt.Solution`, an IR/CR design), or a zero-argument callable returning one — then
         ``seconds`` is the time to build it.
     optimum:
-        Add a row ``"optimum"`` from ``Problem(definition, utility, **problem_options).solve()`` when the
+        Add a row ``"optimal"`` from ``Problem(definition, utility, **problem_options).solve()`` when the
         compiler can solve it within its limits (else the row is omitted and nothing is raised).
 
     Returns
     -------
     pandas.DataFrame
         Columns ``mechanism, outputs, utility, nmi, eps, eps_lower, eps_upper, satisfied, seconds,
-        audit_seconds, note``; ``eps`` is the audited (upper) ε, ``eps_lower`` the lower end of the
+        audit_seconds, status, note``; ``eps`` is the audited (upper) ε, ``eps_lower`` the lower end of the
         audit interval (equal to ``eps`` for exact audits); ``nmi`` is ``I(X;Y)/H(X)`` for the
         distribution of the utility (mutual information) or of the definition, ``NaN`` without one.
 
@@ -122,7 +110,7 @@ def compare(
     >>> table = po.compare(po.SensitiveLDP(np.log(2), F), po.MutualInformation(P),
     ...                    {"SRR": po.mechanisms.srr(2, 2, np.log(2))})
     >>> list(table["mechanism"])
-    ['SRR', 'optimum']
+    ['SRR', 'optimal']
     """
     if not isinstance(definition, PrivacyDefinition):
         raise ValidationError(
@@ -133,7 +121,7 @@ def compare(
     h = entropy(distribution) if distribution is not None else 0.0
     rows = []
 
-    def row(name: str, mechanism: Mechanism, seconds: float, note: str) -> dict[str, Any]:
+    def row(name: str, mechanism: Mechanism, seconds: float, note: str, status: str = "") -> dict[str, Any]:
         start = time.perf_counter()
         report = audit(mechanism, definition)
         audit_seconds = time.perf_counter() - start
@@ -152,6 +140,7 @@ def compare(
             "satisfied": report.satisfied,
             "seconds": seconds,
             "audit_seconds": audit_seconds,
+            "status": status,
             "note": note,
         }
 
@@ -169,5 +158,13 @@ def compare(
         except (LimitError, NotSupportedError, InfeasibleError):
             solution = None
         if solution is not None:
-            rows.append(row("optimum", solution.mechanism, time.perf_counter() - start, solution.route))
+            rows.append(
+                row(
+                    "optimal",
+                    solution.mechanism,
+                    time.perf_counter() - start,
+                    solution.route,
+                    solution.status.value,
+                )
+            )
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -126,7 +126,7 @@ def adult_colgen_run(
     Entropy paper eq. 20). The utility is ``I_P̂(X; Y)``. The run is audited by
     :meth:`Problem.solve` (robust audit over ``F``).
     """
-    from privopt.designs.compare import as_mechanism
+    from privopt.data.mechanism import as_mechanism
     from privopt.designs.named import available
 
     P = adult_joint(sensitive, public)
@@ -148,7 +148,7 @@ def adult_colgen_run(
             utility,
             colgen={"time_limit": nr_time_limit, "progress": False, "seed": seed},
         ).solve(route="colgen")
-        utilities["nr"], nr_upper = nr.value, float(nr.stats["upper"])
+        utilities["nr"], nr_upper = nr.value, nr.upper
     start = time.perf_counter()
     solution = problem.solve(route="colgen")
     seconds = time.perf_counter() - start
@@ -160,15 +160,15 @@ def adult_colgen_run(
         entropy=P.entropy(),
         utilities=utilities,
         lower=solution.value,
-        upper=float(stats["upper"]),
-        upper_source=str(stats["upper_source"]),
-        gap=float(stats["gap"]),
-        stopped=str(stats["stopped"]),
+        upper=solution.upper,
+        upper_source=solution.certificate.upper_source,
+        gap=solution.gap,
+        stopped=str(stats.stopped),
         seconds=seconds,
         audit_passed=solution.certificate.passed,
         realized_eps=solution.certificate.audit.upper,
-        columns=int(stats["columns"]),
-        iterations=int(stats["iterations"]),
+        columns=int(stats.columns or 0),
+        iterations=int(stats.iterations or 0),
         nr_upper=nr_upper,
-        trace=np.asarray(stats["trace"]),
+        trace=np.asarray(stats.trace),
     )

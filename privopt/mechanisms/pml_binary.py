@@ -34,7 +34,7 @@ from privopt.errors import ValidationError
 from privopt.validation import FloatArray, check_eps
 
 
-def _eq41(p1: float, beta: float, eps: float) -> FloatArray:
+def eq41_matrix(p1: float, beta: float, eps: float) -> FloatArray:
     """Eq. (41) as written, at any (p1, β, ε) (no range check)."""
     e = np.exp(eps)
     p2 = 1.0 - p1
@@ -94,7 +94,7 @@ def binary_pml_mechanism(p1: float, beta: float, eps: float) -> Mechanism:
             repr(eps),
         )
     return Mechanism(
-        _eq41(float(p1), float(beta), eps),
+        eq41_matrix(float(p1), float(beta), eps),
         ("x1", "x2"),
         ("y1", "y2"),
         name=f"PML-binary(p1={float(p1):.4g}, beta={float(beta):.4g}, eps={eps:.4g})",
@@ -106,5 +106,5 @@ def randomized_response_limit(eps: float) -> Mechanism:
     Warner's randomized response ``[[e^ε, 1], [1, e^ε]] / (1 + e^ε)``."""
     eps = check_eps(eps)
     return Mechanism(
-        _eq41(0.5, 1.0, eps), ("x1", "x2"), ("y1", "y2"), name=f"PML-binary limit = RR(eps={eps:.4g})"
+        eq41_matrix(0.5, 1.0, eps), ("x1", "x2"), ("y1", "y2"), name=f"PML-binary limit = RR(eps={eps:.4g})"
     )

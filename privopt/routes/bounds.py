@@ -3,8 +3,9 @@
 Column generation's own bound (:mod:`privopt.routes.colgen`) holds for every sub-convex utility
 and every cone, but in hundreds of dimensions it stays near the trivial ``Σ_x μ(e_x)`` (``H(X)`` for
 mutual information). A definition and a utility together often imply a much better one. A bound is a
-function ``problem -> (value, explanation) | None`` registered with :func:`register_upper_bound`;
-:meth:`privopt.Problem.solve` reports the smallest applicable one beside the heuristic's value.
+function ``data -> (value, explanation) | None`` of the compiled problem registered with :func:`register_upper_bound`;
+:class:`~privopt.routes.colgen_route.ColumnGenerationRoute` reports the smallest applicable one beside
+its own.
 
 Built in: :func:`chain_rule_bound` for mutual information under LDP w.r.t. a sensitive attribute.
 """
@@ -13,12 +14,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from privopt.data.information import entropy
 from privopt.definitions.sensitive_ldp import SensitiveLDP
+from privopt.routes.base import ProblemData
 from privopt.sets.finite import FiniteSet, Point
 from privopt.sets.l1 import L1Ball
 from privopt.sets.renyi import RenyiBall
@@ -27,10 +28,7 @@ from privopt.tolerances import PROBABILITY_ATOL
 from privopt.utilities import MutualInformation, NormalizedMutualInformation
 from privopt.validation import FloatArray
 
-if TYPE_CHECKING:
-    from privopt.problem import Problem
-
-UpperBound = Callable[["Problem"], "tuple[float, str] | None"]
+UpperBound = Callable[[ProblemData], "tuple[float, str] | None"]
 
 #: Registered bounds, tried in order; every applicable one is evaluated and the smallest kept.
 UPPER_BOUNDS: list[UpperBound] = []
@@ -46,9 +44,9 @@ def register_upper_bound(function: UpperBound) -> UpperBound:
     return function
 
 
-def best_upper_bound(problem: Problem) -> tuple[float, str] | None:
-    """The smallest registered bound that applies to ``problem``, with its explanation."""
-    found = [bound for function in UPPER_BOUNDS if (bound := function(problem)) is not None]
+def best_upper_bound(data: ProblemData) -> tuple[float, str] | None:
+    """The smallest registered bound that applies to the compiled problem, with its explanation."""
+    found = [bound for function in UPPER_BOUNDS if (bound := function(data)) is not None]
     return min(found, key=lambda item: item[0]) if found else None
 
 
@@ -80,7 +78,7 @@ def _reference_in_set(uncertainty: object) -> bool:
 
 
 @register_upper_bound
-def chain_rule_bound(problem: Problem) -> tuple[float, str] | None:
+def chain_rule_bound(data: ProblemData) -> tuple[float, str] | None:
     """``I_P(X;Y) <= max_{ε-LDP} I_P(S;Y) + H_P(U|S)`` for mechanisms ε-LDP w.r.t. S under P.
 
     The chain rule gives ``I(X;Y) = I(S;Y) + I(U;Y|S)`` with ``X = (S, U)``, and
@@ -91,13 +89,14 @@ def chain_rule_bound(problem: Problem) -> tuple[float, str] | None:
     over ``X = S × U``; every mechanism of the compiled cone is covered because the cone is an inner
     approximation of the definition.
     """
-    definition, utility = problem.definition, problem.utility
+    definition, utility = data.definition, data.utility
     if not (isinstance(definition, SensitiveLDP) and isinstance(utility, MutualInformation)):
         return None
     F = definition.uncertainty
     if definition.on != "x" or not _reference_in_set(F):
         return None
-    reference = F.reference()  # type: ignore[union-attr]
+    assert F is not None
+    reference = F.reference()
     if reference is None or reference.n_s > MAX_STAIRCASE_INPUTS:
         return None
     if utility.p.size != reference.n_x or np.max(np.abs(utility.p - reference.p_x)) > PROBABILITY_ATOL:

@@ -1,43 +1,54 @@
-"""Closed forms: mechanisms a theorem gives directly, tried first by ``route="auto"``.
+"""The closed-form route: mechanisms a theorem gives directly, tried first by ``route="auto"``.
 
-A closed form is a function ``(problem) -> (mechanism, explanation) | None``; the mechanism is audited
-like any other. Built in: the binary PML mechanism over an ℓ1 ball (PML paper Theorem 5).
+A closed form is a function ``(data) -> (matrix, explanation) | None`` of the compiled problem
+(:class:`~privopt.routes.base.ProblemData`), registered with :func:`register_closed_form` from its own
+module (the binary PML mechanism of the PML paper's Theorem 5: :mod:`privopt.routes.theorem5`). Its
+mechanism is audited like any other and reported optimal: the theorem is the certificate.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
-import numpy as np
+from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status
+from privopt.validation import FloatArray
 
-from privopt.data.mechanism import Mechanism
-from privopt.definitions.pml import PML
-from privopt.mechanisms.pml_binary import _eq41
-from privopt.sets.l1 import L1Ball
-from privopt.utilities import SubConvexUtility
+ClosedForm = Callable[[ProblemData], "tuple[FloatArray, str] | None"]
+
+#: Registered closed forms, tried in order.
+CLOSED_FORMS: list[ClosedForm] = []
 
 
-def theorem5_closed_form(problem: Any) -> tuple[Mechanism, str] | None:
-    """The closed-form route for ``Problem(PML(ε, L1Ball(P̂, β)), utility)`` on binary X.
+def register_closed_form(function: ClosedForm) -> ClosedForm:
+    """Register a closed form (usable as a decorator). It must return the *optimal* mechanism's matrix
+    (rows in the order of ``data.input_labels``) and the theorem that says so, or ``None``."""
+    if function not in CLOSED_FORMS:
+        CLOSED_FORMS.append(function)
+    return function
 
-    Applies to sub-convex utilities when Theorem 5's conditions hold (after ordering the two symbols
-    so that ``x1`` is the more likely); returns ``None`` otherwise, so the vertex route runs.
-    """
-    definition = problem.definition
-    if not isinstance(definition, PML) or problem.n_inputs != 2:
+
+class ClosedFormRoute:
+    """The first registered closed form that applies (module docstring)."""
+
+    name = "closed_form"
+
+    def _find(self, data: ProblemData) -> tuple[FloatArray, str] | None:
+        for function in CLOSED_FORMS:
+            found = function(data)
+            if found is not None:
+                return found
         return None
-    ball = definition.uncertainty
-    if not isinstance(ball, L1Ball) or not isinstance(problem.utility, SubConvexUtility):
-        return None
-    p = ball.center.p_x
-    first = int(np.argmax(p))
-    p1, beta, eps = float(p[first]), ball.radius, definition.eps
-    if not (beta < 2.0 * (1.0 - p1) and p1 < 1.0 and eps <= -np.log(p1 - beta / 2.0)):
-        return None
-    matrix = _eq41(p1, beta, eps)
-    if first == 1:  # the more likely symbol is the second input: reorder rows and outputs alike
-        matrix = matrix[::-1, ::-1]
-    mechanism = Mechanism(
-        np.ascontiguousarray(matrix), definition.input_labels(), None, name="PML-binary (Theorem 5)"
-    )
-    return mechanism, "PML paper Theorem 5 (binary X, ℓ1 ball, ε <= −log(p1 − β/2))"
+
+    def accepts(self, data: ProblemData) -> tuple[bool, str]:
+        found = self._find(data)
+        if found is None:
+            return False, "no registered closed form applies"
+        return True, found[1]
+
+    def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
+        found = self._find(data)
+        if found is None:
+            raise ValueError("ClosedFormRoute.solve called on a problem it does not accept")
+        matrix, theorem = found
+        value = data.utility.value(matrix)
+        return RouteResult(matrix, Status.OPTIMAL, value, value, theorem, theorem, SolveStats())

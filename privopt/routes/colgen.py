@@ -38,6 +38,7 @@ from privopt.errors import InfeasibleError, SolverError, ValidationError
 from privopt.routes.convex_bound import convex_max_over_slice
 from privopt.solvers.errors import BackendError
 from privopt.solvers.lp import solve_lp
+from privopt.tolerances import GAP_TOLERANCE
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -72,6 +73,9 @@ class ColumnGenerationOptions:
         Seed of the random starts.
     progress:
         Show a tqdm bar.
+    gap_tolerance:
+        The relative gap at which the result counts as optimal within the gap
+        (``Status.OPTIMAL_WITHIN_GAP``).
     """
 
     time_limit: float = 600.0
@@ -82,6 +86,7 @@ class ColumnGenerationOptions:
     bound_nodes: int = 2000
     seed: int = 0
     progress: bool = True
+    gap_tolerance: float = GAP_TOLERANCE
 
     def __post_init__(self) -> None:
         if not self.time_limit > 0:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+import numpy as np
+
 from privopt.data.distribution import JointDistribution
+from privopt.sets.counterparts import CounterpartRule, MemberRule
 
 
 class UncertaintySet(ABC):
@@ -41,3 +44,21 @@ class UncertaintySet(ABC):
         """A distribution that labels the alphabet (the centre or first member), if there is one."""
         members = self.members()
         return members[0] if members else None
+
+    def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
+        """The robust-counterpart rules this set supports, in order of preference
+        (:mod:`privopt.sets.counterparts`); a finite set imposes each pair at each member."""
+        members = self.members()
+        return () if members is None else (MemberRule(members),)
+
+    def distributions(self, flat: np.ndarray) -> tuple[JointDistribution, ...]:
+        """Rows of ``flat`` (s-major distributions on ``X``) as distributions with the set's labels."""
+        reference = self.reference()
+        if reference is None:
+            return tuple(JointDistribution(row.reshape(self.shape)) for row in flat)
+        return tuple(
+            JointDistribution(
+                row.reshape(self.shape), s_labels=reference.s_labels, u_labels=reference.u_labels
+            )
+            for row in flat
+        )

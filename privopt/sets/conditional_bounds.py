@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 from privopt.data.distribution import JointDistribution, as_distribution
 from privopt.errors import LimitError, ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
+from privopt.sets.counterparts import CounterpartRule, RectangularRule
 from privopt.solvers.vertex_enumeration import merge_close
 from privopt.validation import FloatArray, as_float_array
 
@@ -115,6 +116,10 @@ class ConditionalBounds(UncertaintySet):
         if self.upper is None:
             return lower_envelope_vertices(self.lower[s], s)
         return box_simplex_vertices(self.lower[s], self.upper[s])
+
+    def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
+        """Pairs of conditionals: the rectangular rule, exact (the set is rectangular)."""
+        return (RectangularRule(self, True),)
 
     def __repr__(self) -> str:
         kind = "lower" if self.upper is None else "lower and upper"

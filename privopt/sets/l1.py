@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 from privopt.data.distribution import JointDistribution, as_distribution
 from privopt.errors import ValidationError
 from privopt.sets.base import UncertaintySet
+from privopt.sets.counterparts import CounterpartRule, L1TransformRule, VertexRule
 from privopt.validation import FloatArray
 
 
@@ -94,6 +95,16 @@ class L1Ball(UncertaintySet):
         out[np.arange(i.size), j] += self.radius / 2.0
         out[np.arange(i.size), i] -= self.radius / 2.0
         return out
+
+    def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
+        """Point masses against the output marginal: Prop. 2's ε′ transform; other pairs affine in the
+        joint ``P``: the ball's vertices (both exact; compiling either needs ``β < 2 min P̂``, auditing
+        the first does not)."""
+        return (L1TransformRule(self), VertexRule(self))
+
+    def vertex_distributions(self) -> tuple[JointDistribution, ...]:
+        """The vertices as distributions labelled like the set."""
+        return self.distributions(self.vertices())
 
     def min_linear(self, columns: FloatArray) -> FloatArray:
         """``min_{Q ∈ ball ∩ simplex} Qᵀw`` for each column ``w`` (exact, any β).

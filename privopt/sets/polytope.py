@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 from privopt.data.distribution import JointDistribution
 from privopt.errors import ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
+from privopt.sets.counterparts import CounterpartRule, RectangularRule, VertexRule
 from privopt.solvers.vertex_enumeration import merge_close, polytope_vertices
 from privopt.validation import FloatArray, as_float_array, check_probability_vector
 
@@ -86,8 +87,13 @@ class Polytope(UncertaintySet):
             )
         return merge_close(joint[mass > 0] / mass[mass > 0, None], 1e-12)
 
+    def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
+        """Pairs affine in the joint ``P``: its vertices (exact); pairs of conditionals: the rectangular
+        rule over the projections of the vertices (sound, possibly conservative)."""
+        return (VertexRule(self), RectangularRule(self, False))
+
     def vertex_distributions(self) -> tuple[JointDistribution, ...]:
-        return tuple(JointDistribution(v.reshape(self.shape)) for v in self.vertex_array)
+        return self.distributions(self.vertex_array)
 
     def __repr__(self) -> str:
         return f"Polytope({len(self.vertex_array)} vertices, shape={self.shape})"

@@ -30,6 +30,7 @@ from privopt.data.distribution import JointDistribution, as_distribution
 from privopt.errors import LimitError, NotSupportedError, ValidationError
 from privopt.sets.base import UncertaintySet
 from privopt.sets.conditional_bounds import box_simplex_vertices, lower_envelope_vertices
+from privopt.sets.counterparts import CounterpartRule, RectangularRule
 from privopt.validation import FloatArray
 
 #: Bisection steps for ξ±: the bracket shrinks by 2^-100, far below double precision.
@@ -445,6 +446,11 @@ class RenyiBall(UncertaintySet):
             weights = np.exp(alpha * np.log(p) - alpha * np.log(q))
             grad[support] = -weights / np.sum(np.exp(alpha * np.log(p) + (1 - alpha) * np.log(q)))
         return grad
+
+    def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
+        """Pairs of conditionals: the rectangular rule over the envelopes ``D_s`` of the projections
+        (Entropy paper Theorem 2; a sound inner approximation of the ball's condition)."""
+        return (RectangularRule(self, False),)
 
     def __repr__(self) -> str:
         level = f", level={self.level}" if self.level is not None else ""

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privopt.data.distribution import JointDistribution
 from privopt.sets.base import UncertaintySet
+from privopt.sets.counterparts import CounterpartRule, RectangularRule, VertexRule
 from privopt.validation import check_positive_int
 
 
@@ -34,9 +36,18 @@ class Simplex(UncertaintySet):
         """The point masses ``e_x``."""
         return np.eye(self.n_x)
 
+    def vertex_distributions(self) -> tuple[JointDistribution, ...]:
+        """The vertices as distributions labelled like the set."""
+        return self.distributions(self.vertices())
+
     def conditional_envelope(self, s: int, envelope: str = "lower") -> np.ndarray:
         """``F_{U|s}`` is the whole simplex on U: its vertices are the point masses (exact)."""
         return np.eye(self.n_u)
+
+    def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
+        """Pairs affine in the joint ``P``: its vertices (point masses); pairs of conditionals: the
+        rectangular rule, exact here (every conditional ranges over the whole simplex)."""
+        return (VertexRule(self), RectangularRule(self, True))
 
     def __repr__(self) -> str:
         return f"Simplex({self.dims})"

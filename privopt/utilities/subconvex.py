@@ -11,13 +11,14 @@ so every utility here exposes ``mu`` (vectorised over columns) besides ``value``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from privopt.data.distribution import InputAlphabet, JointDistribution, _check_on
 from privopt.data.information import entropy, mutual_information_mu, perspective
+from privopt.data.labels import align_rows
 from privopt.data.mechanism import Mechanism
 from privopt.errors import ShapeError, ValidationError
 from privopt.tolerances import PROBABILITY_ATOL
@@ -30,6 +31,11 @@ def _input_distribution(
     if isinstance(p, JointDistribution):
         return p.marginal(_check_on(on))
     return check_probability_vector(p, argument)
+
+
+def _labels_of(P: JointDistribution | ArrayLike, on: InputAlphabet) -> tuple[Hashable, ...] | None:
+    """The input labels of a labelled distribution (``None`` for a bare vector)."""
+    return P.input_labels(_check_on(on)) if isinstance(P, JointDistribution) else None
 
 
 def _columns(mechanism: Mechanism | ArrayLike) -> FloatArray:
@@ -72,6 +78,9 @@ class SubConvexUtility:
             raise ValidationError("mu", "a callable of a (|X|, m) array of columns", type(mu).__name__)
         self._mu = mu
         self.input_size = input_size
+        #: Labels of the inputs, when the utility is measured under a labelled distribution: a
+        #: mechanism's rows are then matched to them by label (privopt.data.labels).
+        self.input_labels: tuple[Hashable, ...] | None = None
         self.name = name
         self.transform = transform
         self._checked: set[int] = set()
@@ -86,7 +95,7 @@ class SubConvexUtility:
         return values
 
     def value(self, mechanism: Mechanism | ArrayLike) -> float:
-        """``U(W) = g(Σ_y μ(W[:, y]))``."""
+        """``U(W) = g(Σ_y μ(W[:, y]))`` (a mechanism's rows matched to the utility's inputs by label)."""
         matrix = _columns(mechanism)
         if self.input_size is not None and matrix.shape[0] != self.input_size:
             raise ShapeError(
@@ -94,6 +103,8 @@ class SubConvexUtility:
                 f"{self.input_size} inputs to match the utility's distribution",
                 f"{matrix.shape[0]}",
             )
+        if isinstance(mechanism, Mechanism) and self.input_labels is not None:
+            matrix = align_rows(mechanism, self.input_labels).matrix
         total = float(np.sum(self.mu(matrix)))
         return total if self.transform is None else float(self.transform(total))
 
@@ -150,6 +161,7 @@ class MutualInformation(SubConvexUtility):
     def __init__(self, P: JointDistribution | ArrayLike, on: InputAlphabet = "x") -> None:
         self.p = _input_distribution(P, "P", on)
         super().__init__(self._mi_mu, input_size=self.p.size, name="I(X;Y)")
+        self.input_labels = _labels_of(P, on)
 
     def _mi_mu(self, columns: FloatArray) -> FloatArray:
         return mutual_information_mu(self.p, columns)
@@ -228,6 +240,7 @@ class FDivergence(SubConvexUtility):
             self.kind, self.f = None, f
         self.slope_at_infinity = slope_at_infinity
         super().__init__(self._f_mu, input_size=self.p0.size, name=f"D_{f if isinstance(f, str) else 'f'}")
+        self.input_labels = _labels_of(P0, "x") or _labels_of(P1, "x")
         # The perspective of a convex f is sublinear; a user f's convexity is checked through μ.
         self.proven_sublinear = self.kind is not None
 
@@ -288,6 +301,7 @@ class SibsonMutualInformation(SubConvexUtility):
             name=f"I_{order:g}(X;Y) (Sibson)",
             transform=lambda total: order / (order - 1.0) * float(np.log(total)),
         )
+        self.input_labels = _labels_of(P, on)
 
     def _norm_mu(self, columns: FloatArray) -> FloatArray:
         return (self.p @ np.power(columns, self.alpha)) ** (1.0 / self.alpha)

@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from privopt.app.plot import quantile_curves, utility_curves
-from privopt.audit.robust import realized_eps
+from privopt.audit import realized_eps
 from privopt.data.information import mutual_information
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.experiments.cell import Cell

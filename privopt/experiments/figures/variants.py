@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from privopt.app.plot import time_vs_size, utility_curves
-from privopt.audit.robust import realized_eps
+from privopt.audit import realized_eps
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.experiments.cell import Cell
 from privopt.experiments.figures.base import ClaimCheck, FigureExperiment, RunOptions

@@ -325,7 +325,7 @@ def prop2_claims() -> list[Claim]:
         return close(report.eps, _pml_over_ball(W, p, beta_), "po.audit over the ℓ1 ball vs LP worst case")
 
     def shift(rng: np.random.Generator) -> Discrepancy:
-        from privopt.definitions.pml import pml_shift
+        from privopt.sets.counterparts import pml_shift
 
         e, b = float(rng.uniform(0, 6)), float(rng.uniform(0, 2))
         want = float(np.log(np.exp(e) / (1 + b * np.exp(e) / 2))) - e
@@ -342,7 +342,7 @@ def prop2_claims() -> list[Claim]:
             description="With e^ε′ = e^ε/(1 + βe^ε/2) (43): e^ε(P̂ᵀw − β/2(max w − min w)) − max w = "
             "(1 + βe^ε/2)(e^ε′(P̂ᵀw + β/2·min w) − max w), so the worst case over the ball (97) is <= ε iff the "
             "Prop. 2 constraints hold at ε′ (the factor is positive).",
-            library=library_check(("privopt.definitions.pml.pml_shift", shift)),
+            library=library_check(("privopt.sets.counterparts.pml_shift", shift)),
         ),
         Claim(
             "pml.prop2.exact",

@@ -1,0 +1,205 @@
+"""What every route receives and returns: :class:`ProblemData`, :class:`RouteResult`, :class:`Status`.
+
+A route is an algorithm for a compiled problem (docs/design.md, "Routes"). It declares whether it
+applies, ``accepts(data) -> (bool, reason)``, and solves, ``solve(data, deadline) -> RouteResult``.
+Routes never see :class:`~privopt.Problem`: :meth:`privopt.Problem.get_problem_data` builds the
+:class:`ProblemData` once (the cone is compiled once per solve), and the problem turns the route's
+result into a :class:`~privopt.Solution` after the independent audit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+import numpy as np
+
+from privopt.compiler.cone import CompileOptions, RowCone
+from privopt.compiler.estimate import VertexEstimate
+from privopt.definitions.base import PrivacyDefinition
+from privopt.errors import ValidationError
+from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
+from privopt.tolerances import GAP_OPTIMAL_RTOL
+from privopt.utilities import ConcaveUtility, SubConvexUtility
+from privopt.validation import FloatArray
+
+
+class Status(StrEnum):
+    """What a solve can say about its mechanism (cvxpy's status constants, as an Enum).
+
+    Every status comes with a mechanism that passed its audit and with ``lower <= optimum <= upper``.
+    An infeasible problem raises :class:`~privopt.errors.InfeasibleError` instead of returning.
+    """
+
+    #: Certified optimal: ``gap <= GAP_OPTIMAL_RTOL`` (exact routes have ``lower == upper``).
+    OPTIMAL = "optimal"
+    #: Certified within the requested relative gap (column generation's ``gap_tolerance``).
+    OPTIMAL_WITHIN_GAP = "optimal_within_gap"
+    #: A budget (time, iterations) stopped the route before the gap closed; the bounds hold.
+    LIMIT_REACHED = "limit_reached"
+    #: The route finished without closing the gap (its bound is weaker than its mechanism's value).
+    FEASIBLE = "feasible"
+
+
+@dataclass(frozen=True)
+class SolveStats:
+    """Counts and times of one solve; fields a route does not produce stay ``None``.
+
+    ``seconds`` maps each stage (``compile``, ``enumerate``, ``lp``, ``column_generation``, ``solve``,
+    ``audit``) to its wall time.
+    """
+
+    seconds: Mapping[str, float] = field(default_factory=dict)
+    cone_rows: int | None = None
+    outputs: int | None = None
+    # the vertex route
+    inequalities: int | None = None
+    mcmullen_bound: int | None = None
+    vertices: int | None = None
+    vertices_before_merge: int | None = None
+    backend: str | None = None
+    lp_value: float | None = None
+    # column generation
+    iterations: int | None = None
+    columns: int | None = None
+    pricing_lps: int | None = None
+    bound_nodes: int | None = None
+    bound_complete: bool | None = None
+    stopped: str | None = None
+    trace: tuple[tuple[float, float], ...] = ()
+    # the cvxpy route
+    solver: str | None = None
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """The budgets and back ends of a solve (:class:`~privopt.Problem`'s keyword arguments)."""
+
+    vertex_limit: float
+    timeout: float | None
+    backend: str
+    colgen: ColumnGenerationOptions
+
+
+@dataclass(frozen=True, eq=False)
+class ProblemData:
+    """What a route receives: the compiled problem (``Problem.get_problem_data``).
+
+    Attributes
+    ----------
+    definition, utility:
+        The problem's definition and utility.
+    n_inputs, input_labels:
+        The mechanism's inputs.
+    cone:
+        The compiled row cone (every column of the mechanism must lie in it).
+    normalisation:
+        How columns are normalised for vertex enumeration and pricing.
+    estimate:
+        McMullen's bound on the vertices of the normalised slice.
+    compile_options, options:
+        How the cone was compiled; the solve's budgets and back ends.
+    """
+
+    definition: PrivacyDefinition
+    utility: SubConvexUtility | ConcaveUtility
+    n_inputs: int
+    input_labels: tuple[Hashable, ...]
+    cone: RowCone
+    normalisation: str
+    estimate: VertexEstimate
+    compile_options: CompileOptions
+    options: SolveOptions
+
+    def sub_convex(self) -> SubConvexUtility:
+        """The utility, which must be sub-convex (the vertex and column-generation routes)."""
+        if not isinstance(self.utility, SubConvexUtility):
+            raise ValidationError("utility", "a sub-convex utility", repr(self.utility))
+        return self.utility
+
+    def concave(self) -> ConcaveUtility:
+        """The utility, which must be concave (the cvxpy route)."""
+        if not isinstance(self.utility, ConcaveUtility):
+            raise ValidationError("utility", "a concave utility", repr(self.utility))
+        return self.utility
+
+    def describe(self) -> str:
+        return "\n".join(
+            [
+                self.cone.describe(),
+                f"normalisation: {self.normalisation}",
+                f"vertex estimate: {self.estimate}",
+            ]
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class RouteResult:
+    """What a route returns: the mechanism's matrix (rows in the order of ``data.input_labels``, not
+    yet renormalised), its status and bounds, why, and the route's counts.
+
+    ``duals`` and ``max_reduced_cost`` certify a vertex or column-generation bound: ``λ`` with
+    ``μ(v) <= λᵀv`` at every column considered (``max_reduced_cost = max μ(v) − λᵀv``).
+    """
+
+    matrix: FloatArray
+    status: Status
+    lower: float
+    upper: float
+    reason: str
+    upper_source: str
+    stats: SolveStats
+    duals: FloatArray | None = None
+    max_reduced_cost: float | None = None
+
+
+class Route(Protocol):
+    """A route (module docstring)."""
+
+    #: Short name: ``"vertex"``, ``"colgen"``, ``"cvxpy"``, ``"closed_form"``.
+    name: str
+
+    def accepts(self, data: ProblemData) -> tuple[bool, str]:
+        """``(True, why it applies)`` or ``(False, why not)``."""
+        ...
+
+    def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
+        """Solve ``data`` before ``deadline`` (a :func:`time.perf_counter` value; ``None``: no limit)."""
+        ...
+
+
+def remaining(deadline: float | None) -> float | None:
+    """Seconds left before ``deadline`` (``None`` without one), never negative."""
+    return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+
+def status_for(lower: float, upper: float, gap_tolerance: float, limited: bool) -> Status:
+    """The status of a result with these bounds: optimal when the gap closes, within the requested gap,
+    else limited by a budget or merely feasible."""
+    gap = relative_gap(lower, upper)
+    if gap <= GAP_OPTIMAL_RTOL:
+        return Status.OPTIMAL
+    if gap <= gap_tolerance:
+        return Status.OPTIMAL_WITHIN_GAP
+    return Status.LIMIT_REACHED if limited else Status.FEASIBLE
+
+
+def matrix_from_columns(columns: FloatArray, weights: FloatArray) -> FloatArray:
+    """The channel with columns ``θ_j v_j`` (``Σ_j θ_j v_j = 1``), rows renormalised (Entropy paper Thm. 3).
+
+    An LP solver meets ``Σ_j θ_j v_j = 1`` only to its feasibility tolerance (~1e-9 relative), and
+    renormalising the rows then moves every likelihood ratio by as much: at ε = 12 on Adult
+    (marital-status → relationship, entries ~5e-7) the audit saw ε + 7.8e-7. The weights are re-solved
+    on their support by least squares (exact to rounding when the support is a basis), and kept only if
+    they stay non-negative and fit better.
+    """
+    polished, *_ = np.linalg.lstsq(columns, np.ones(columns.shape[0]), rcond=None)
+    residual = np.abs(columns @ weights - 1.0).max()
+    if np.all(polished >= 0.0) and np.abs(columns @ polished - 1.0).max() < residual:
+        weights = polished
+    matrix = columns * weights[None, :]
+    normalised: FloatArray = matrix / matrix.sum(axis=1, keepdims=True)
+    return normalised

@@ -1,0 +1,68 @@
+"""The cvxpy route: a concave utility over the cone is one convex program.
+
+For concave utilities (expected gain, minus expected distortion): maximise ``U(W)`` over channel
+matrices with rows summing to 1 and every column in the cone ``G w <= 0`` (docs/design.md, "Routes").
+The solver's optimum is reported with ``lower = upper`` (to the solver's tolerance).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from privopt.errors import InfeasibleError, LimitError, SolverError
+from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status, remaining
+from privopt.solvers.errors import BackendError
+from privopt.utilities import ConcaveUtility
+
+
+class CvxpyRoute:
+    """One convex program over the whole channel (module docstring)."""
+
+    name = "cvxpy"
+
+    def accepts(self, data: ProblemData) -> tuple[bool, str]:
+        if isinstance(data.utility, ConcaveUtility):
+            return True, "the utility is concave: one convex program"
+        return False, "the utility is sub-convex: maximising a convex utility is not a convex program"
+
+    def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
+        import cvxpy as cp
+
+        from privopt.solvers.conic import solve
+
+        utility = data.concave()
+        n, k = data.n_inputs, utility.n_outputs
+        W = cp.Variable((n, k), nonneg=True)
+        constraints = [cp.sum(W, axis=1) == 1]
+        if data.cone.n_rows:
+            constraints.append(data.cone.matrix() @ W <= 0)
+        problem = cp.Problem(cp.Maximize(utility.expression(W)), constraints)
+        left = remaining(deadline)
+        if left is not None and left <= 0.0:
+            raise LimitError(
+                f"the timeout was reached before the convex program of {data.definition} started"
+            )
+        start = time.perf_counter()
+        try:
+            solver = solve(problem, description=f"{utility!r} over {data.definition}")
+        except BackendError as exc:
+            if problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+                raise InfeasibleError(
+                    f"{data.definition}: no mechanism with {k} outputs satisfies it"
+                ) from exc
+            raise SolverError(str(exc)) from exc
+        seconds = {"solve": time.perf_counter() - start}
+        matrix = np.clip(np.asarray(W.value), 0.0, None)
+        matrix = matrix / matrix.sum(axis=1, keepdims=True)
+        value = float(problem.value)
+        return RouteResult(
+            matrix,
+            Status.OPTIMAL,
+            value,
+            value,
+            f"one convex program ({solver})",
+            f"the solver's optimum ({solver})",
+            SolveStats(seconds=seconds, solver=solver),
+        )

@@ -1,0 +1,195 @@
+"""The vertex route: vertex enumeration of the normalised cone slice, then the vertex LP.
+
+For sub-convex utilities (mutual information, f-divergences): enumerate the vertices ``v`` of the
+slice ``{w >= 0, G w <= 0, Σ_x w_x = 1}``, solve the LP ``max Σ_v θ_v μ(v)  s.t.  Σ_v θ_v v = 1_X,
+θ >= 0`` and read off one output per ``θ_v > 0`` with column ``θ_v v`` (Kairouz et al. Thm. 4; Entropy
+paper Thm. 3; privacy-funnel Thms. 2–3). Exact for the cone; at most ``|X|`` outputs. The LP's equality
+duals ``λ`` certify the value: ``μ(v) <= λᵀv`` at every vertex, so every mechanism in the cone has
+utility ``<= Σ_x λ_x``.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from privopt.compiler.estimate import VertexEstimate, format_count
+from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
+from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status, matrix_from_columns, remaining
+from privopt.solvers.errors import BackendError, BackendTimeout
+from privopt.solvers.lp import solve_lp
+from privopt.solvers.vertex_enumeration import polytope_vertices
+from privopt.tolerances import THETA_RTOL, VERTEX_NEGATIVE_ATOL
+from privopt.utilities import SubConvexUtility
+
+#: Enumerations whose McMullen bound is at most this run in this process, exactly (they are certain
+#: to be quick; forking a child to enforce the timeout, or validating a floating-point result, would
+#: cost more than the enumeration).
+IN_PROCESS_BOUND = 10**5
+
+#: The remedies every refusal or timeout of the vertex route names.
+REMEDIES = (
+    "Remedies: route='colgen' (column generation: a mechanism with a certified upper bound), a coarser "
+    "envelope (envelope='lower'), self_pairs=False, a larger vertex_limit= (and timeout=), or a "
+    "low-complexity mechanism (po.mechanisms.srr, independent reporting)."
+)
+
+
+def _dedupe_rows(matrix: np.ndarray) -> np.ndarray:
+    """Drop zero rows and exact duplicates (rows equal up to a positive factor) of an exact matrix."""
+    seen: dict[tuple[Fraction, ...], int] = {}
+    for k, row in enumerate(matrix):
+        scale = max(abs(v) for v in row)
+        if scale == 0:
+            continue
+        seen.setdefault(tuple(v / scale for v in row), k)
+    kept = sorted(seen.values())
+    return matrix[kept] if kept else matrix[:0]
+
+
+def _distinct_float_rows(sparse: Any) -> int:
+    """Non-zero rows of a float matrix that differ (up to a positive factor) in their first 9 digits."""
+    matrix = sparse.toarray()
+    scale = np.abs(matrix).max(axis=1)
+    nonzero = scale > 0
+    normalised = np.round(matrix[nonzero] / scale[nonzero, None], 9)
+    return int(np.unique(normalised, axis=0).shape[0])
+
+
+def refuse_above_limit(estimate: VertexEstimate, vertex_limit: float) -> None:
+    """Raise :class:`~privopt.errors.LimitError` when McMullen's bound exceeds ``vertex_limit``."""
+    if estimate.bound > vertex_limit:
+        raise LimitError(
+            f"vertex enumeration refused: the cone slice has {estimate}, above vertex_limit={vertex_limit:.3g}. "
+            + REMEDIES
+        )
+
+
+class VertexRoute:
+    """Vertex enumeration + LP (module docstring)."""
+
+    name = "vertex"
+
+    def accepts(self, data: ProblemData) -> tuple[bool, str]:
+        if not isinstance(data.utility, SubConvexUtility):
+            return (
+                False,
+                "the utility is concave: the LP over vertices is exact only for sub-convex utilities",
+            )
+        if data.estimate.bound > data.options.vertex_limit:
+            return False, (
+                f"the vertex estimate ({format_count(data.estimate.bound)}) is above "
+                f"vertex_limit={data.options.vertex_limit:.3g}"
+            )
+        return True, "the utility is sub-convex: vertex enumeration + LP is exact"
+
+    def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
+        utility = data.sub_convex()
+        n = data.n_inputs
+        utility.check(n)  # a user μ must be sublinear for the vertex LP to be exact
+        cone = data.cone
+        limit = data.options.vertex_limit
+        # Refuse before the exact (rational) rows are built: that alone takes minutes on Adult's
+        # occupation × education. Merging float rows that agree to 9 digits merges at least the
+        # exact duplicates, so this estimate never exceeds the exact one.
+        if data.estimate.bound > limit:
+            refuse_above_limit(VertexEstimate.for_slice(n, _distinct_float_rows(cone.matrix())), limit)
+        rows = _dedupe_rows(cone.exact_matrix())
+        estimate = VertexEstimate.for_slice(n, rows.shape[0])
+        refuse_above_limit(estimate, limit)
+        seconds: dict[str, float] = {}
+        start = time.perf_counter()
+        a_ub = np.vstack([rows, -np.eye(n, dtype=int).astype(object)])
+        b_ub = np.zeros(a_ub.shape[0], dtype=int)
+        description = f"vertex enumeration ({n} inputs, {a_ub.shape[0]} inequalities)"
+        small = estimate.bound <= IN_PROCESS_BOUND
+        timeout = None if small else remaining(deadline)
+        # Small polytopes: exact arithmetic is as fast as validating a floating-point result.
+        backend = "ppl" if small and data.options.backend == "auto" else data.options.backend
+
+        def enumerate_with(chosen: str) -> Any:
+            return polytope_vertices(
+                a_ub, b_ub, np.ones((1, n)), [1.0], backend=chosen, timeout=timeout, description=description
+            )
+
+        try:
+            try:
+                result = enumerate_with(backend)
+            except BackendError as exc:
+                if isinstance(exc, BackendTimeout) or data.options.backend != "cdd":
+                    raise
+                # A failed floating-point enumeration never yields a mechanism: retry exactly.
+                timeout = None if small else remaining(deadline)
+                result = enumerate_with("ppl")
+        except BackendTimeout as exc:
+            raise LimitError(f"{exc}. {REMEDIES}") from exc
+        except BackendError as exc:
+            raise SolverError(f"vertex enumeration failed: {exc}") from exc
+        seconds["enumerate"] = time.perf_counter() - start
+        vertices = result.vertices
+        if vertices.size and vertices.min() < -VERTEX_NEGATIVE_ATOL:
+            raise SolverError(
+                f"vertex enumeration ({result.backend}) returned a point with a negative entry {vertices.min():.3g}"
+            )
+        # Floating-point back ends leave entries like -1e-17 where the exact vertex has 0.
+        vertices = np.clip(vertices, 0.0, None)
+        vertices = vertices / vertices.sum(axis=1, keepdims=True)
+        if len(vertices) == 0:
+            raise InfeasibleError(
+                f"{data.definition}: the cone contains no non-zero column (the slice Σw = 1 is empty)"
+            )
+
+        start = time.perf_counter()
+        mu = utility.mu(vertices.T)
+        if not np.all(np.isfinite(mu)):
+            raise ValidationError(
+                "utility",
+                "finite values μ(v) at every vertex of the cone",
+                "an infinite value (e.g. KL with a zero in P1)",
+            )
+        try:
+            lp = solve_lp(mu, a_eq=vertices.T, b_eq=np.ones(n), bounds=(0.0, None))
+        except BackendError as exc:
+            if "infeasible" in str(exc):
+                raise InfeasibleError(
+                    f"{data.definition}: no mechanism has all its columns in the cone (the LP Σθ_v v = 1 is infeasible)"
+                ) from exc
+            raise SolverError(f"the vertex LP failed: {exc}") from exc
+        theta = lp.x
+        keep = theta > THETA_RTOL * max(float(theta.max()), 1e-300)
+        if keep.sum() > n:  # a basic solution needs at most |X| columns
+            lp = solve_lp(
+                mu[keep], a_eq=vertices[keep].T, b_eq=np.ones(n), bounds=(0.0, None), methods=("highs-ds",)
+            )
+            index = np.flatnonzero(keep)
+            theta = np.zeros_like(theta)
+            theta[index] = lp.x
+            keep = theta > THETA_RTOL * float(theta.max())
+        seconds["lp"] = time.perf_counter() - start
+        matrix = matrix_from_columns(vertices[keep].T, theta[keep])
+        duals = lp.eq_duals if lp.eq_duals.size else None
+        reduced = None if duals is None else float(np.max(mu - vertices @ duals))
+        value = float(lp.objective)
+        stats = SolveStats(
+            seconds=seconds,
+            inequalities=estimate.inequalities,
+            mcmullen_bound=estimate.bound,
+            vertices=len(vertices),
+            vertices_before_merge=result.raw_count,
+            backend=result.backend,
+            lp_value=value,
+        )
+        return RouteResult(
+            matrix,
+            Status.OPTIMAL,
+            value,
+            value,
+            "vertex enumeration + LP over every vertex of the cone slice (exact)",
+            "the vertex LP (exact)",
+            stats,
+            duals,
+            reduced,
+        )
