@@ -358,3 +358,66 @@ def test_auto_backend_drops_redundant_rows_and_validates_against_all_of_them():
     assert result.backend == "cdd (validated)"
     expected = {(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)}
     assert {tuple(np.round(v, 12) + 0.0) for v in result.vertices} == expected
+
+
+def test_pml_over_an_l1_ball_the_transform_and_the_vertex_rule_agree(rng):
+    # The ε′ transform (PML paper Prop. 2, |X|² rows) and the vertex rule over the ball's n(n−1)
+    # vertices (the same ball written as a Polytope) are independent exact constructions.
+    for trial in range(3):
+        p = rng.dirichlet(np.full(3, 2.0))
+        ball = po.L1Ball(p, 1.5 * float(p.min()))
+        polytope = po.Polytope(ball.vertices(), shape=(3, 1))
+        mi = po.MutualInformation(p)
+        for eps in (0.3, 1.0):
+            transform = po.Problem(po.PML(eps, ball), mi)
+            assert {b.counterpart for b in transform.compile().cone.blocks} == {"l1-transform"}
+            vertex = po.Problem(po.PML(eps, polytope), mi)
+            assert {b.counterpart for b in vertex.compile().cone.blocks} == {"vertex"}
+            assert transform.solve(route="vertex").value == pytest.approx(vertex.solve().value, abs=1e-9), (
+                trial
+            )
+
+
+def test_with_eps_recompiles_every_eps_dependent_factor(rng):
+    # The ε′ transform's factor depends on ε nonlinearly: a definition moved to another ε must give
+    # the optimum of a fresh one.
+    p = rng.dirichlet(np.full(3, 2.0))
+    ball = po.L1Ball(p, 1.5 * float(p.min()))
+    mi = po.MutualInformation(p)
+    moved = po.Problem(po.PML(0.3, ball).with_eps(1.2), mi).solve().value
+    assert moved == pytest.approx(po.Problem(po.PML(1.2, ball), mi).solve().value, abs=1e-12)
+    metric = po.MetricLDP(0.2, np.abs(np.subtract.outer(np.arange(3), np.arange(3))))
+    assert po.Problem(metric.with_eps(0.9), mi).solve().value == pytest.approx(
+        po.Problem(po.MetricLDP(0.9, metric.distances), mi).solve().value, abs=1e-12
+    )
+
+
+def test_metric_ldp_matches_an_lp_written_by_hand():
+    # Issue: MetricLDP(0.5, |i − j|) on 4 points against the cone w_i <= e^{0.5|i−j|} w_j written
+    # directly: its normalised slice enumerated by pycddlib, then the vertex LP by scipy.
+    import cdd
+    from scipy.optimize import linprog
+
+    n, eps = 4, 0.5
+    d = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    rows = [np.eye(n)[i] - np.exp(eps * d[i, j]) * np.eye(n)[j] for i in range(n) for j in range(n) if i != j]
+    inequalities = np.vstack(
+        [np.column_stack([np.zeros(len(rows)), -np.array(rows)]), np.hstack([np.zeros((n, 1)), np.eye(n)])]
+    )
+    equality = np.hstack([[-1.0], np.ones(n)])[None, :]
+    matrix = cdd.matrix_from_array(
+        np.vstack([inequalities, equality]), rep_type=cdd.RepType.INEQUALITY, lin_set={len(inequalities)}
+    )
+    generators = np.array(cdd.copy_generators(cdd.polyhedron_from_matrix(matrix)).array)
+    vertices = generators[:, 1:]
+    mi = po.MutualInformation(p)
+    lp = linprog(-mi.mu(vertices.T), A_eq=vertices.T, b_eq=np.ones(n), bounds=(0, None), method="highs")
+    solution = po.Problem(po.MetricLDP(eps, d), mi).solve()
+    assert solution.value == pytest.approx(-lp.fun, abs=1e-9)
+    report = po.audit(solution.mechanism, po.MetricLDP(eps, d))
+    assert report.eps == pytest.approx(eps, abs=1e-9)
+    assert report.witness is not None
+    assert report.witness.pair.scale >= 1.0
+    # LDP at the same ε is stricter than d-privacy with d >= 1 between distinct points.
+    assert po.Problem(po.LDP(eps), mi).solve().value < solution.value

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Witness:
-    """Where the realized ε is attained: output ``y`` and the pair of conditionals compared."""
+    """Where the realized ε is attained: output ``y``, the pair of conditionals compared, and the ε it
+    needs (``log_ratio`` is the log-ratio divided by the pair's scale, 1 unless per-pair levels)."""
 
     output: Hashable
     pair: PairLabel
@@ -35,10 +36,12 @@ class Witness:
     def __str__(self) -> str:
         member = f" at member {self.pair.member}" if self.pair.member is not None else ""
         rule = f" [{self.pair.rule}]" if self.pair.rule else ""
-        return (
-            f"y={self.output!r}: log {self.pair.numerator}/{self.pair.denominator} = "
-            f"{self.log_ratio:.6g}{member}{rule}"
-        )
+        ratio = f"log {self.pair.numerator}/{self.pair.denominator}"
+        if np.isclose(self.pair.scale, 1.0, rtol=0.0, atol=1e-15):
+            value = f"{self.log_ratio:.6g}"
+        else:
+            value = f"{self.log_ratio * self.pair.scale:.6g} = {self.pair.scale:.6g}·ε with ε = {self.log_ratio:.6g}"
+        return f"y={self.output!r}: {ratio} = {value}{member}{rule}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -102,7 +102,10 @@ def _optimality_at(
     statement: Optimality, region: Region, point: Point, rng: np.random.Generator
 ) -> Discrepancy | None:
     """Compare the claimed mechanism's utility with the compiler's optimum at ``point``."""
-    import privopt as po
+    from privopt.audit import audit
+    from privopt.data.mechanism import Mechanism
+    from privopt.errors import PrivoptError
+    from privopt.problem import Problem
     from privopt.verify.checkers.certificate import instance_at
 
     instance = instance_at(statement, region, point, rng)
@@ -111,8 +114,8 @@ def _optimality_at(
     definition, utility = instance.compare
     matrix = np.array(sp.Matrix(instance.mechanism).evalf(30).tolist(), dtype=float)
     matrix = np.clip(matrix, 0.0, None)
-    mechanism = po.Mechanism(matrix / matrix.sum(axis=1, keepdims=True))
-    report = po.audit(mechanism, definition)
+    mechanism = Mechanism(matrix / matrix.sum(axis=1, keepdims=True))
+    report = audit(mechanism, definition)
     where = f" ({instance.description})" if instance.description else ""
     if not report.satisfied:
         return Discrepancy(
@@ -120,8 +123,8 @@ def _optimality_at(
         )
     value = utility.value(mechanism)
     try:
-        optimum = po.Problem(definition, utility).solve(route="vertex").value
-    except po.PrivoptError as exc:
+        optimum = Problem(definition, utility).solve(route="vertex").value
+    except PrivoptError as exc:
         return Discrepancy.skip(f"privopt's compiler failed at {point}: {type(exc).__name__}: {exc}"[:300])
     gap = (optimum - value) / max(1.0, abs(optimum))
     return Discrepancy(

@@ -202,13 +202,13 @@ def theorem1_claims() -> list[Claim]:
         )
 
     def library(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.sets import RenyiBall
 
         n_s, n_u = int(rng.integers(2, 4)), int(rng.integers(2, 5))
         P = random_distribution(rng, n_s * n_u, floor=0.01).reshape(n_s, n_u)
         a, b = float(rng.uniform(0.25, 4)), float(rng.uniform(0.01, 1))
         s = int(rng.integers(n_s))
-        got = po.RenyiBall(P, b, a).projection_radius(s)
+        got = RenyiBall(P, b, a).projection_radius(s)
         return close(
             got, projection_radius(b, float(P[s].sum()), a), f"RenyiBall.projection_radius (α = {a:.3g})"
         )
@@ -255,10 +255,10 @@ def lemma1_claims() -> list[Claim]:
     phi2 = rho / xi + (1 - rho) ** 2 / (1 - rho * xi)
 
     def library(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.sets import RenyiBall
 
         P = random_distribution(rng, 4, floor=0.01).reshape(2, 2)
-        F = po.RenyiBall(P, float(rng.uniform(0.001, 2)), 2.0)
+        F = RenyiBall(P, float(rng.uniform(0.001, 2)), 2.0)
         s = int(rng.integers(2))
         r = float(rng.uniform(0.01, 0.99))
         lower, upper = F.xi(np.array([r]), s)
@@ -336,12 +336,12 @@ def prop1_claims() -> list[Claim]:
         )
 
     def library(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.sets import RenyiBall
 
         n_u = int(rng.integers(2, 5))
         P = random_distribution(rng, 2 * n_u, floor=0.01).reshape(2, n_u)
         a, b = float(rng.uniform(0.25, 4)), float(rng.uniform(0.01, 1))
-        F = po.RenyiBall(P, b, a)
+        F = RenyiBall(P, b, a)
         s = int(rng.integers(2))
         center = P[s] / P[s].sum()
         want = exact_radius(center, F.projection_radius(s), a)
@@ -411,10 +411,10 @@ def prop2_claims() -> list[Claim]:
         )
 
     def library(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.sets import RenyiBall
 
         P = random_distribution(rng, 6, floor=0.01).reshape(2, 3)
-        F = po.RenyiBall(P, float(rng.uniform(0.001, 2)), 2.0)
+        F = RenyiBall(P, float(rng.uniform(0.001, 2)), 2.0)
         s = int(rng.integers(2))
         e = np.exp(F.projection_radius(s))
         r = P[s] / P[s].sum()
@@ -549,11 +549,14 @@ def lemma2_claims() -> list[Claim]:
                     parts[f"{n_s}×{n_u}: column {y}, inputs {x} vs {x2}"] = Inequality(W[x, y], Ee * W[x2, y])
 
     def audited(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt import mechanisms
+        from privopt.audit import audit
+        from privopt.definitions import SensitiveLDP
+        from privopt.sets import Simplex
 
         n_s, n_u, e = int(rng.integers(2, 4)), int(rng.integers(1, 4)), float(rng.uniform(0, 4))
-        report = po.audit(po.mechanisms.srr(n_s, n_u, e), po.SensitiveLDP(e, po.Simplex((n_s, n_u))))
-        return close(report.eps, e, "po.audit(srr, SensitiveLDP(ε, Simplex)): realized ε vs ε")
+        report = audit(mechanisms.srr(n_s, n_u, e), SensitiveLDP(e, Simplex((n_s, n_u))))
+        return close(report.eps, e, "audit(srr, SensitiveLDP(ε, Simplex)): realized ε vs ε")
 
     return [
         Claim(
@@ -565,7 +568,7 @@ def lemma2_claims() -> list[Claim]:
             "Proposition 3 it is (ε, P_X)-RLDP.",
             note="The extracted Definition 4 shows e^ε for the same-s entries; the minus sign of e^{−ε} was lost "
             "(Example 4's SRR, 0.444/0.111/0.222 at ε = log 2, has e^{−ε}).",
-            library=library_check(("po.audit of po.mechanisms.srr over the simplex", audited)),
+            library=library_check(("audit of mechanisms.srr over the simplex", audited)),
         )
     ]
 
@@ -606,7 +609,10 @@ def prop3_claims() -> list[Claim]:
         )
 
     def audited(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.audit import audit
+        from privopt.data.mechanism import Mechanism
+        from privopt.definitions import SensitiveLDP
+        from privopt.sets import Simplex
 
         n_s, n_u = int(rng.integers(2, 4)), int(rng.integers(1, 4))
         a = n_s * n_u
@@ -617,8 +623,8 @@ def prop3_claims() -> list[Claim]:
             for x, x2 in itertools.permutations(range(a), 2)
             if x // n_u != x2 // n_u
         )
-        report = po.audit(po.Mechanism(Q), po.SensitiveLDP(0.0, po.Simplex((n_s, n_u))))
-        return close(report.eps, max(ratio, 0.0), "po.audit over po.Simplex vs the ratio bound of Prop. 3")
+        report = audit(Mechanism(Q), SensitiveLDP(0.0, Simplex((n_s, n_u))))
+        return close(report.eps, max(ratio, 0.0), "audit over Simplex vs the ratio bound of Prop. 3")
 
     return [
         Claim(
@@ -630,7 +636,7 @@ def prop3_claims() -> list[Claim]:
             "RLDP leakage over 200 random distributions never exceeds the ratio bound, and the proof's "
             "distribution (½ on (s,u) and (s',u')) attains it.",
             points=20,
-            library=library_check(("po.audit(Q, SensitiveLDP(ε, Simplex))", audited)),
+            library=library_check(("audit(Q, SensitiveLDP(ε, Simplex))", audited)),
         )
     ]
 
@@ -667,31 +673,36 @@ def theorem6_claims() -> list[Claim]:
         return close(*ir_decomposition(P, R1, R2), what, 1e-10)
 
     def kron(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.data.distribution import JointDistribution
+        from privopt.data.mechanism import Mechanism
+        from privopt.utilities import MutualInformation
 
         n_s, n_u = int(rng.integers(2, 4)), int(rng.integers(2, 4))
         P = rng.dirichlet(np.ones(n_s * n_u)).reshape(n_s, n_u)
-        R1 = po.Mechanism(rng.dirichlet(np.ones(n_s), size=n_s))
-        R2 = po.Mechanism(rng.dirichlet(np.ones(n_u), size=n_u))
-        value = po.MutualInformation(po.JointDistribution(P)).value(R1.kron(R2))
+        R1 = Mechanism(rng.dirichlet(np.ones(n_s), size=n_s))
+        R2 = Mechanism(rng.dirichlet(np.ones(n_u), size=n_u))
+        value = MutualInformation(JointDistribution(P)).value(R1.kron(R2))
         return close(
             value,
             ir_decomposition(P, R1.matrix, R2.matrix)[1],
-            "po.MutualInformation of R1.kron(R2) vs " + what,
+            "MutualInformation of R1.kron(R2) vs " + what,
         )
 
     def designed(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.data.distribution import JointDistribution
+        from privopt.data.mechanism import Mechanism
+        from privopt.sets import RenyiBall
+        from privopt.utilities import MutualInformation
 
         at = optional("privopt.mechanisms.independent_reporting", "independent_reporting_at")
         n_s, n_u = int(rng.integers(2, 4)), int(rng.integers(2, 4))
-        P = po.JointDistribution(random_distribution(rng, n_s * n_u, floor=0.01).reshape(n_s, n_u), n=1000)
+        P = JointDistribution(random_distribution(rng, n_s * n_u, floor=0.01).reshape(n_s, n_u), n=1000)
         e = float(rng.uniform(0.1, 3))
-        W = np.asarray(at(po.RenyiBall.confidence(P), e, float(rng.uniform(0, e))).matrix)  # type: ignore[attr-defined]
+        W = np.asarray(at(RenyiBall.confidence(P), e, float(rng.uniform(0, e))).matrix)  # type: ignore[attr-defined]
         # W = R1 ⊗ R2 with R1 on S (|S| outputs) and R2 on U (|U| outputs): recover the factors.
         blocks = W.reshape(n_s, n_u, n_s, n_u)
         R1, R2 = blocks.sum(axis=3)[:, 0, :], blocks.sum(axis=2)[0, :, :]
-        value = po.MutualInformation(P).value(po.Mechanism(W))
+        value = MutualInformation(P).value(Mechanism(W))
         return close(
             value, ir_decomposition(P.probabilities, R1, R2)[1], "independent_reporting_at: I_P̂ vs " + what
         )
@@ -706,7 +717,7 @@ def theorem6_claims() -> list[Claim]:
             "the joint distribution of (S, U, R1(S), R2(U))).",
             points=50,
             library=library_check(
-                ("po.MutualInformation of R1.kron(R2)", kron),
+                ("MutualInformation of R1.kron(R2)", kron),
                 ("privopt.mechanisms.independent_reporting_at", designed),
             ),
         )

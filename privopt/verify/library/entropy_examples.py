@@ -323,30 +323,36 @@ def claims() -> list[Claim]:
         return {"d": min(2.0, 2 * max(0.6107, 0.3061) + float(q()["spread"]))}  # type: ignore[arg-type]
 
     def polyopt_library(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt import designs
+        from privopt.data.distribution import JointDistribution
+        from privopt.sets import RenyiBall
+        from privopt.utilities import MutualInformation
 
-        P = po.JointDistribution(P_HAT, n=N_SAMPLES)
-        value = po.MutualInformation(P).value(po.designs.polyopt(po.RenyiBall.confidence(P), EPS))
-        return close(value, float(q()["I"]), "po.designs.polyopt: I_P̂(X;Y)")  # type: ignore[arg-type]
+        P = JointDistribution(P_HAT, n=N_SAMPLES)
+        value = MutualInformation(P).value(designs.polyopt(RenyiBall.confidence(P), EPS))
+        return close(value, float(q()["I"]), "designs.polyopt: I_P̂(X;Y)")  # type: ignore[arg-type]
 
     def ir_library(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt import mechanisms
+        from privopt.data.distribution import JointDistribution
+        from privopt.sets import RenyiBall
 
-        P = po.JointDistribution(P_HAT, n=N_SAMPLES)
-        design = po.mechanisms.independent_reporting(po.RenyiBall.confidence(P), EPS)
+        P = JointDistribution(P_HAT, n=N_SAMPLES)
+        design = mechanisms.independent_reporting(RenyiBall.confidence(P), EPS)
         return Discrepancy(
             max(abs(design.d - float(q()["d"])), abs(design.value - float(q()["I_ir"]))),  # type: ignore[arg-type]
             1e-6,
-            f"po.mechanisms.independent_reporting: d = {design.d:.6g}, ε2 = {design.eps2:.6g}, I = {design.value:.6g}",
+            f"mechanisms.independent_reporting: d = {design.d:.6g}, ε2 = {design.eps2:.6g}, I = {design.value:.6g}",
         )
 
     def renyi_library(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.data.distribution import JointDistribution
+        from privopt.sets import RenyiBall
 
-        F = po.RenyiBall.confidence(po.JointDistribution(P_HAT, n=N_SAMPLES))
+        F = RenyiBall.confidence(JointDistribution(P_HAT, n=N_SAMPLES))
         got = np.concatenate([[F.radius], F.projection_radii(), F.lower_bounds().reshape(-1)])
         want = np.concatenate([[q()["B"]], q()["B_s"], q()["L"].reshape(-1)])  # type: ignore[union-attr]
-        return Discrepancy(float(np.max(np.abs(got - want))), 1e-12, "po.RenyiBall.confidence: B, B_s, L")
+        return Discrepancy(float(np.max(np.abs(got - want))), 1e-12, "RenyiBall.confidence: B, B_s, L")
 
     ex = ENTROPY + " Example"
     v_labels = [(f"V[{i + 1},{j + 1}]", PRINTED_V[i][j]) for i in range(16) for j in range(4)]
@@ -384,7 +390,7 @@ def claims() -> list[Claim]:
             note=f"{theorem1}. No single B reproduces both printed values (B_s1 = 0.3782 needs B = 0.0696, "
             "B_s2 = 0.0900 needs B = 0.0750); the text also calls the result 'Theorem 2'. Examples 3 and 5 were "
             "computed with Theorem 1's values (entropy.ex3.*, entropy.ex5).",
-            library=library_check(("po.RenyiBall.confidence (B, B_s, L)", renyi_library)),
+            library=library_check(("RenyiBall.confidence (B, B_s, L)", renyi_library)),
         ),
         Claim(
             "entropy.ex2.L_as_printed",
@@ -483,7 +489,7 @@ def claims() -> list[Claim]:
             f"{ex} 3 (Q_PolyOpt)",
             _printed(q_labels, q_polyopt, slack=2e-6),
             description="The PolyOpt mechanism (columns θ̂_v v).",
-            library=library_check(("po.designs.polyopt (paper-faithful) utility", polyopt_library)),
+            library=library_check(("designs.polyopt (paper-faithful) utility", polyopt_library)),
         ),
         Claim(
             "entropy.ex3.I",
@@ -540,7 +546,7 @@ def claims() -> list[Claim]:
             ),
             description="IR with GRR components: d (Theorem 5, with Theorem 1's rad_s), the coefficients of δ2 and of the "
             "Kronecker product, the optimal split (the boundary ε2 = log 2), the utility and Q_IR.",
-            library=library_check(("po.mechanisms.independent_reporting", ir_library)),
+            library=library_check(("mechanisms.independent_reporting", ir_library)),
         ),
         Claim(
             "entropy.ex5.d_from_printed_rad",

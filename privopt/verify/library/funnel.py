@@ -40,10 +40,10 @@ def _alpha_param() -> Param:
 
 
 def _random_joint(rng: np.random.Generator):  # type: ignore[no-untyped-def]
-    import privopt as po
+    from privopt.data.distribution import JointDistribution
 
     n_s, n_u = int(rng.integers(2, 4)), int(rng.integers(2, 6))
-    return po.JointDistribution(random_distribution(rng, n_s * n_u, floor=0.005).reshape(n_s, n_u))
+    return JointDistribution(random_distribution(rng, n_s * n_u, floor=0.005).reshape(n_s, n_u))
 
 
 def eq29_claims() -> list[Claim]:
@@ -57,15 +57,17 @@ def eq29_claims() -> list[Claim]:
         parts[f"output {y}"] = Identity(ratio, (1 + (E - 1) * cond[y]) / (1 + (E - 1) * marg[y]))
 
     def audited(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt import mechanisms
+        from privopt.audit import audit
+        from privopt.definitions import LIP
 
         P = _random_joint(rng)
         a_ = float(rng.uniform(0, 5))
-        report = po.audit(po.mechanisms.grr(P.n_u, a_), po.LIP(0.0, P, on="u"))
+        report = audit(mechanisms.grr(P.n_u, a_), LIP(0.0, P, on="u"))
         return close(
-            po.mechanisms.grr_lip(P, a_, on="u"),
+            mechanisms.grr_lip(P, a_, on="u"),
             report.eps,
-            "grr_lip (eq. 29) vs po.audit(grr, LIP) (eq. 27)",
+            "grr_lip (eq. 29) vs audit(grr, LIP) (eq. 27)",
         )
 
     return [
@@ -76,7 +78,7 @@ def eq29_claims() -> list[Claim]:
             Region((_alpha_param(), *c_params, *m_params)),
             description="For GRR^α on 4 symbols, the ratio of eq. (27), Σ_x GRR(y|x)p(x|s) / Σ_x GRR(y|x)p(x), equals "
             "(1 + (e^α − 1)p(y|s)) / (1 + (e^α − 1)p(y)) for every output (any alphabet: only Σ_x p(x|s) = 1 is used).",
-            library=library_check(("privopt.mechanisms.grr_lip vs po.audit(grr, po.LIP)", audited)),
+            library=library_check(("privopt.mechanisms.grr_lip vs audit(grr, LIP)", audited)),
         )
     ]
 
@@ -104,14 +106,16 @@ def eq32_claims() -> list[Claim]:
         )
 
     def audited(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt import mechanisms
+        from privopt.audit import audit
+        from privopt.definitions import LIP
 
         P = _random_joint(rng)
         a_ = float(rng.uniform(0, 5))
-        code = po.mechanisms.optimised_unary_encoding(P.n_u, a_)
-        report = po.audit(po.mechanisms.oue(P.n_u, a_), po.LIP(0.0, P, on="u"))
+        code = mechanisms.optimised_unary_encoding(P.n_u, a_)
+        report = audit(mechanisms.oue(P.n_u, a_), LIP(0.0, P, on="u"))
         return close(
-            po.mechanisms.unary_lip(code, P, on="u"), report.eps, "unary_lip (eq. 32) vs po.audit(oue, LIP)"
+            mechanisms.unary_lip(code, P, on="u"), report.eps, "unary_lip (eq. 32) vs audit(oue, LIP)"
         )
 
     return [
@@ -123,7 +127,7 @@ def eq32_claims() -> list[Claim]:
             description="For OUE^α on 3 symbols (p = 1/2, q = 1/(e^α + 1)), the ratio of eq. (27) at every output "
             "y ⊆ X equals (1 + (e^α − 1)Σ_{x∈y} p(x|s)) / (1 + (e^α − 1)Σ_{x∈y} p(x)), so eq. (32) is the LIP of OUE.",
             note="The OCR text of eq. (32) is garbled; the formula is read from eq. (31) and recomputed here.",
-            library=library_check(("privopt.mechanisms.unary_lip vs po.audit(oue, po.LIP)", audited)),
+            library=library_check(("privopt.mechanisms.unary_lip vs audit(oue, LIP)", audited)),
         )
     ]
 
@@ -170,33 +174,35 @@ def cr_claims() -> list[Claim]:
                         )
 
     def leakage(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.audit import audit
+        from privopt.definitions import LIP
 
         cr_lip_leakage = optional("privopt.mechanisms.conditional_reporting_lip", "cr_lip_leakage")
         cr_lip_channel = optional("privopt.mechanisms.conditional_reporting_lip", "cr_lip_channel")
         P = _random_joint(rng)
         a_ = float(rng.uniform(0, 5))
-        report = po.audit(cr_lip_channel(P, a_), po.LIP(0.0, P))  # type: ignore[arg-type]
+        report = audit(cr_lip_channel(P, a_), LIP(0.0, P))  # type: ignore[arg-type]
         cond, marg = P.conditional_u_given_s(), P.p_u
         b = cond.sum(axis=0)
         want = float(np.max(np.abs(np.log(np.expm1(a_) * cond + b) - np.log(np.expm1(a_) * marg + b))))
         return Discrepancy(
             max(abs(report.eps - want), abs(float(cr_lip_leakage(P, a_)) - want)) / max(1.0, want),  # type: ignore[arg-type]
             VERIFY_FLOAT_RTOL,
-            f"eq. (33) {want:.10g}, po.audit of cr_lip_channel {report.eps:.10g}, cr_lip_leakage {cr_lip_leakage(P, a_):.10g}",
+            f"eq. (33) {want:.10g}, audit of cr_lip_channel {report.eps:.10g}, cr_lip_leakage {cr_lip_leakage(P, a_):.10g}",
         )
 
     def ldp(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.audit import audit
+        from privopt.definitions import SensitiveLDP
 
         cr_lip_channel = optional("privopt.mechanisms.conditional_reporting_lip", "cr_lip_channel")
         P = _random_joint(rng)
         a_ = float(rng.uniform(0, 5))
-        report = po.audit(cr_lip_channel(P, a_), po.SensitiveLDP(a_, P))  # type: ignore[arg-type]
+        report = audit(cr_lip_channel(P, a_), SensitiveLDP(a_, P))  # type: ignore[arg-type]
         return Discrepancy(
             max(0.0, report.eps - a_),
             1e-9,
-            f"po.audit(cr_lip_channel, SensitiveLDP(α, P)): {report.eps:.10g} vs α = {a_:.10g}",
+            f"audit(cr_lip_channel, SensitiveLDP(α, P)): {report.eps:.10g} vs α = {a_:.10g}",
         )
 
     region2 = Region(tuple(regions[0]))
@@ -224,7 +230,7 @@ def cr_claims() -> list[Claim]:
             AllOf({k: v for k, v in prop2.items() if k.startswith("|S| = 2")}),
             region2,
             description="CR^α is α-LDP w.r.t. S: P(y|s) <= e^α P(y|s') (|S| = 2, |X| = 2); hence also L(α) <= α.",
-            library=library_check(("po.audit(cr_lip_channel, po.SensitiveLDP(α, P))", ldp)),
+            library=library_check(("audit(cr_lip_channel, SensitiveLDP(α, P))", ldp)),
         ),
         Claim(
             "funnel.prop2.three_secrets",

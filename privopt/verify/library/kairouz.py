@@ -76,7 +76,8 @@ def claims() -> list[Claim]:
     region = Region((Param("k", 2, 4, integer=True), Param("eps", 0, sp.log(8), exp_symbol="E")))
 
     def instance(point: Point, rng: np.random.Generator) -> OptimalityInstance:
-        import privopt as po
+        from privopt.definitions import LDP
+        from privopt.utilities import FDivergence
 
         k, e = int(point.working["k"]), point.working["eps"]
         p0, p1 = rational_distribution(rng, k), rational_distribution(rng, k)
@@ -88,7 +89,7 @@ def claims() -> list[Claim]:
             binary_mechanism(r0, r1, e),
             ldp_cone(k, e),
             UtilitySpec("tv", p0=tuple(r0), p1=tuple(r1)),
-            (po.LDP(eps), po.FDivergence("tv", *floats)),
+            (LDP(eps), FDivergence("tv", *floats)),
             f"P0 = {[str(x) for x in p0]}, P1 = {[str(x) for x in p1]}",
         )
 
@@ -106,13 +107,15 @@ def claims() -> list[Claim]:
         )
 
     def compiler(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.definitions import LDP
+        from privopt.problem import Problem
+        from privopt.utilities import FDivergence
 
         k = int(rng.integers(2, 5))
         p0, p1 = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k))
         eps = float(rng.uniform(0.1, 6))
         kind = "kl" if rng.random() < 0.5 else "tv"
-        value = po.Problem(po.LDP(eps), po.FDivergence(kind, p0, p1)).solve(route="vertex").value
+        value = Problem(LDP(eps), FDivergence(kind, p0, p1)).solve(route="vertex").value
         return close(
             value,
             staircase_optimum(p0, p1, eps, kind),

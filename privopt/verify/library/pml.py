@@ -79,7 +79,10 @@ def _float_point(region: Region, rng: np.random.Generator) -> dict[str, float]:
 
 
 def _theorem5_library(region: Region):  # type: ignore[no-untyped-def]
-    import privopt as po
+    from privopt.audit import audit
+    from privopt.data.mechanism import Mechanism
+    from privopt.definitions import PML
+    from privopt.sets import L1Ball
 
     def audited(rng: np.random.Generator) -> Discrepancy:
         x = _float_point(region, rng)
@@ -87,10 +90,10 @@ def _theorem5_library(region: Region):  # type: ignore[no-untyped-def]
             theorem5_matrix().subs({p1: x["p1"], beta: x["beta"], eps: x["eps"]}).evalf(30).tolist(),
             dtype=float,
         )
-        report = po.audit(
-            po.Mechanism(np.clip(W, 0, None)), po.PML(x["eps"], po.L1Ball([x["p1"], 1 - x["p1"]], x["beta"]))
+        report = audit(
+            Mechanism(np.clip(W, 0, None)), PML(x["eps"], L1Ball([x["p1"], 1 - x["p1"]], x["beta"]))
         )
-        return close(report.eps, x["eps"], "realized PML over the ℓ1 ball (po.audit) vs ε")
+        return close(report.eps, x["eps"], "realized PML over the ℓ1 ball (audit) vs ε")
 
     def closed_form(rng: np.random.Generator) -> Discrepancy:
         function = optional("privopt.mechanisms.pml_binary", "binary_pml_mechanism")
@@ -107,7 +110,7 @@ def _theorem5_library(region: Region):  # type: ignore[no-untyped-def]
         )
 
     return library_check(
-        ("po.audit of eq. (41) over the ℓ1 ball", audited),
+        ("audit of eq. (41) over the ℓ1 ball", audited),
         ("privopt.mechanisms.pml_binary.binary_pml_mechanism", closed_form),
     )
 
@@ -121,10 +124,12 @@ def theorem5_claims() -> list[Claim]:
     variant[0, 0] = E * (1 - p1 - beta / 2) / (1 + beta * E)
 
     def compare(x: dict[str, float]):  # type: ignore[no-untyped-def]
-        import privopt as po
+        from privopt.definitions import PML
+        from privopt.sets import L1Ball
+        from privopt.utilities import MutualInformation
 
         prior = [x["p1"], 1 - x["p1"]]
-        return po.PML(x["eps"], po.L1Ball(prior, x["beta"])), po.MutualInformation(prior)
+        return PML(x["eps"], L1Ball(prior, x["beta"])), MutualInformation(prior)
 
     eq92 = (1 - E) * E * PI2[1] / (1 - E * (PI1[1] + PI2[0] - E * (PI2[0] * PI1[1] - PI1[0] * PI2[1])))
     return [
@@ -208,12 +213,12 @@ def remark3_claims() -> list[Claim]:
     rr = sp.Matrix([[E, 1], [1, E]]) / (1 + E)
 
     def library(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt import mechanisms
 
         function = optional("privopt.mechanisms.pml_binary", "binary_pml_mechanism")
         e = float(rng.uniform(0.0, 5.0))
         got = np.asarray(function(0.5, 1.0 - 1e-12, e).matrix)  # type: ignore[attr-defined]
-        want = po.mechanisms.randomized_response(e).matrix
+        want = mechanisms.randomized_response(e).matrix
         return Discrepancy(
             float(np.max(np.abs(got - want))),
             1e-9,
@@ -230,7 +235,7 @@ def remark3_claims() -> list[Claim]:
             "randomized response (42).",
             note="β = 1 = 2p2 is the boundary of Theorem 5's condition β < 2p2, so the statement is a limit.",
             library=library_check(
-                ("binary_pml_mechanism near β = 1 vs po.mechanisms.randomized_response", library)
+                ("binary_pml_mechanism near β = 1 vs mechanisms.randomized_response", library)
             ),
         )
     ]
@@ -315,14 +320,17 @@ def prop2_claims() -> list[Claim]:
         )
 
     def audited(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt.audit import audit
+        from privopt.data.mechanism import Mechanism
+        from privopt.definitions import PML
+        from privopt.sets import L1Ball
 
         n = int(rng.integers(2, 6))
         p = random_distribution(rng, n, floor=0.02)
         beta_ = float(rng.uniform(0, 2 * p.min()))
         W = _random_mechanism(rng, n)
-        report = po.audit(po.Mechanism(W), po.PML(0.0, po.L1Ball(p, beta_)))
-        return close(report.eps, _pml_over_ball(W, p, beta_), "po.audit over the ℓ1 ball vs LP worst case")
+        report = audit(Mechanism(W), PML(0.0, L1Ball(p, beta_)))
+        return close(report.eps, _pml_over_ball(W, p, beta_), "audit over the ℓ1 ball vs LP worst case")
 
     def shift(rng: np.random.Generator) -> Discrepancy:
         from privopt.sets.counterparts import pml_shift
@@ -352,7 +360,7 @@ def prop2_claims() -> list[Claim]:
             description="For β < 2 min P̂ the Prop. 2 constraints at ε′ describe ε-PML over the ℓ1 ball exactly: "
             "the ε they give equals the worst case over the ball computed by an LP.",
             points=40,
-            library=library_check(("po.audit(W, po.PML(ε, po.L1Ball))", audited)),
+            library=library_check(("audit(W, PML(ε, L1Ball))", audited)),
         ),
     ]
 
@@ -511,16 +519,19 @@ def theorem4_claims() -> list[Claim]:
     )
 
     def singular_library(rng: np.random.Generator) -> Discrepancy:
-        import privopt as po
+        from privopt import mechanisms
+        from privopt.audit import audit
+        from privopt.definitions import PML
+        from privopt.sets import L1Ball
 
         n = int(rng.integers(2, 11))
         k = int(rng.integers(1, n))
         bb = float(rng.uniform(0, 2 / n))
-        report = po.audit(po.mechanisms.k_singular(n, k), po.PML(0.0, po.L1Ball(np.full(n, 1 / n), bb)))
+        report = audit(mechanisms.k_singular(n, k), PML(0.0, L1Ball(np.full(n, 1 / n), bb)))
         return close(
             report.eps - np.log(n / k),
             -np.log(1 - bb * n / (2 * k)),
-            f"po.audit of the {k}-singular mechanism on {n} symbols: sensitivity vs bound (32)",
+            f"audit of the {k}-singular mechanism on {n} symbols: sensitivity vs bound (32)",
         )
 
     return [
@@ -552,9 +563,7 @@ def theorem4_claims() -> list[Claim]:
             singular_region,
             description="A k-singular mechanism (zeros in every column) at the uniform prior, ε = log(N/k) (region "
             "N − k + 1 > 1): moving β/2 of mass off a column's support gives sensitivity exactly −log(1 − βe^ε/2).",
-            library=library_check(
-                ("po.audit of po.mechanisms.k_singular over the ℓ1 ball", singular_library)
-            ),
+            library=library_check(("audit of mechanisms.k_singular over the ℓ1 ball", singular_library)),
         ),
     ]
 
