@@ -66,3 +66,6 @@ THETA_RTOL: float = 1e-12
 
 #: A floating-point vertex entry below this is rounding noise of an exact zero (vertex route).
 VERTEX_NEGATIVE_ATOL: float = 1e-7
+
+#: A Rényi order within this of a special value (1: KL; 2: χ², closed forms) is that value.
+ORDER_ATOL: float = 1e-12

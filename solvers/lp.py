@@ -67,3 +67,60 @@ def solve_lp(
         if result.status in (2, 3):  # infeasible or unbounded: another method will not change that
             break
     raise BackendError("LP not solved to optimality — " + "; ".join(failures))
+
+
+class ObjectiveLP:
+    """One LP ``{x : a_ub x <= b_ub, a_eq x = b_eq, lower <= x <= upper}`` solved for many objectives.
+
+    The HiGHS model is built once; :meth:`maximise` only changes the costs, so each solve restarts from
+    the previous optimal basis (validating a vertex set takes ``3·dim`` such LPs).
+    """
+
+    def __init__(
+        self,
+        a_ub: np.ndarray,
+        b_ub: np.ndarray,
+        a_eq: np.ndarray | None = None,
+        b_eq: np.ndarray | None = None,
+        lower: float | None = None,
+        upper: float | None = None,
+    ) -> None:
+        import highspy
+        import scipy.sparse as sp
+
+        n = a_ub.shape[1]
+        blocks = [sp.csr_matrix(a_ub)]
+        row_lower = [np.full(a_ub.shape[0], -highspy.kHighsInf)]
+        row_upper = [np.asarray(b_ub, dtype=np.float64)]
+        if a_eq is not None and a_eq.size:
+            blocks.append(sp.csr_matrix(a_eq))
+            row_lower.append(np.asarray(b_eq, dtype=np.float64))
+            row_upper.append(np.asarray(b_eq, dtype=np.float64))
+        matrix = sp.vstack(blocks, format="csc")
+        model = highspy.HighsLp()
+        model.num_col_ = n
+        model.num_row_ = matrix.shape[0]
+        model.col_cost_ = np.zeros(n)
+        model.col_lower_ = np.full(n, -highspy.kHighsInf if lower is None else lower)
+        model.col_upper_ = np.full(n, highspy.kHighsInf if upper is None else upper)
+        model.row_lower_ = np.concatenate(row_lower)
+        model.row_upper_ = np.concatenate(row_upper)
+        model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        model.a_matrix_.start_ = matrix.indptr
+        model.a_matrix_.index_ = matrix.indices
+        model.a_matrix_.value_ = matrix.data
+        self._highs = highspy.Highs()
+        self._highs.setOptionValue("output_flag", False)
+        self._highs.passModel(model)
+        self._indices = np.arange(n, dtype=np.int32)
+        self._optimal = highspy.HighsModelStatus.kOptimal
+
+    def maximise(self, c: np.ndarray) -> float:
+        """``max cᵀx`` over the polytope (a :class:`BackendError` if HiGHS does not reach optimality)."""
+        self._highs.changeColsCost(len(self._indices), self._indices, -np.asarray(c, dtype=np.float64))
+        self._highs.run()
+        if self._highs.getModelStatus() != self._optimal:
+            raise BackendError(
+                f"LP not solved to optimality — {self._highs.modelStatusToString(self._highs.getModelStatus())}"
+            )
+        return float(-self._highs.getInfo().objective_function_value)

@@ -31,6 +31,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
 from .errors import BackendError
+from .lp import ObjectiveLP
 from .subprocess_call import call_with_timeout
 
 BACKENDS = ("auto", "cdd", "ppl")
@@ -141,8 +142,6 @@ def _validate(
     tol: float = 1e-8,
 ) -> str:
     """Why ``vertices`` is not the vertex set of the polytope (empty string if no evidence)."""
-    from .lp import solve_lp
-
     a_ub, b_ub, a_eq, b_eq = (np.asarray(v, dtype=np.float64) for v in (a_ub, b_ub, a_eq, b_eq))
     if len(vertices) == 0:
         return "no vertices"
@@ -153,18 +152,15 @@ def _validate(
         return "a vertex violates an equality"
     rng = np.random.default_rng(0)
     n = vertices.shape[1]
-    for _ in range(_PROBES_PER_DIMENSION * n):
-        c = rng.normal(size=n)
-        lp = solve_lp(
-            c,
-            a_ub=a_ub,
-            b_ub=b_ub,
-            a_eq=a_eq if a_eq.size else None,
-            b_eq=b_eq if a_eq.size else None,
-            bounds=(None, None),
-        )
-        if lp.objective > float(np.max(vertices @ c)) + 1e-7 * (1.0 + abs(lp.objective)):
-            return "an LP over the inequalities beats every listed vertex (a vertex is missing)"
+    try:
+        lp = ObjectiveLP(a_ub, b_ub, a_eq if a_eq.size else None, b_eq if a_eq.size else None)
+        for _ in range(_PROBES_PER_DIMENSION * n):
+            c = rng.normal(size=n)
+            best = lp.maximise(c)
+            if best > float(np.max(vertices @ c)) + 1e-7 * (1.0 + abs(best)):
+                return "an LP over the inequalities beats every listed vertex (a vertex is missing)"
+    except BackendError as exc:
+        return f"a validation LP failed ({exc})"
     return ""
 
 

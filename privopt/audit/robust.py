@@ -42,6 +42,7 @@ from privopt.sets.counterparts import Layout
 from privopt.sets.l1 import L1Ball
 from privopt.sets.polytope import Polytope
 from privopt.sets.renyi import RenyiBall, renyi_divergence
+from privopt.sets.renyi_extremes import is_order
 from privopt.tolerances import ZERO_ATOL
 from privopt.validation import FloatArray
 
@@ -293,7 +294,7 @@ def _closest_with_conditional(F: RenyiBall, s: int, R: np.ndarray) -> np.ndarray
     alpha = F.order
     p_s = float(F.center.p_s[s])
     R = R / R.sum()
-    if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
+    if is_order(alpha, 1.0):
         x = p_s
     else:
         d = renyi_divergence(F.center.conditional_u_given_s()[s], R, alpha)
@@ -356,7 +357,7 @@ def _local_search(
     def slack_gradient(p: np.ndarray) -> np.ndarray:
         q = np.clip(p[support], floor, None)
         grad = np.zeros_like(p)
-        if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
+        if is_order(alpha, 1.0):
             grad[support] = p_hat[support] / q
         else:
             log_terms = alpha * np.log(p_hat[support]) + (1 - alpha) * np.log(q)

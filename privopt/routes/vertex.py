@@ -19,16 +19,16 @@ import numpy as np
 from privopt.compiler.estimate import VertexEstimate, format_count
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
 from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status, matrix_from_columns, remaining
+from privopt.routes.vertex_cost import predicted_vertex_seconds
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.solvers.lp import solve_lp
 from privopt.solvers.vertex_enumeration import polytope_vertices
 from privopt.tolerances import THETA_RTOL, VERTEX_NEGATIVE_ATOL
 from privopt.utilities import SubConvexUtility
 
-#: Enumerations whose McMullen bound is at most this run in this process, exactly (they are certain
-#: to be quick; forking a child to enforce the timeout, or validating a floating-point result, would
-#: cost more than the enumeration).
-IN_PROCESS_BOUND = 10**5
+#: Enumerations predicted (:mod:`privopt.routes.vertex_cost`) to take at most this many seconds run in
+#: this process: forking a child to enforce the timeout would cost more than the enumeration.
+IN_PROCESS_SECONDS = 1.0
 
 #: The remedies every refusal or timeout of the vertex route names.
 REMEDIES = (
@@ -105,10 +105,9 @@ class VertexRoute:
         a_ub = np.vstack([rows, -np.eye(n, dtype=int).astype(object)])
         b_ub = np.zeros(a_ub.shape[0], dtype=int)
         description = f"vertex enumeration ({n} inputs, {a_ub.shape[0]} inequalities)"
-        small = estimate.bound <= IN_PROCESS_BOUND
+        small = predicted_vertex_seconds(data) <= IN_PROCESS_SECONDS
         timeout = None if small else remaining(deadline)
-        # Small polytopes: exact arithmetic is as fast as validating a floating-point result.
-        backend = "ppl" if small and data.options.backend == "auto" else data.options.backend
+        backend = data.options.backend
 
         def enumerate_with(chosen: str) -> Any:
             return polytope_vertices(

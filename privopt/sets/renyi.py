@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
-from scipy.special import logsumexp
 from scipy.stats import chi2
 
 from privopt.data.distribution import JointDistribution, as_distribution
@@ -31,6 +30,7 @@ from privopt.errors import LimitError, NotSupportedError, ValidationError
 from privopt.sets.base import UncertaintySet
 from privopt.sets.conditional_bounds import box_simplex_vertices, lower_envelope_vertices
 from privopt.sets.counterparts import CounterpartRule, RectangularRule
+from privopt.sets.renyi_extremes import is_order, linear_extremes, linear_maximum, logsumexp
 from privopt.validation import FloatArray
 
 #: Bisection steps for ξ±: the bracket shrinks by 2^-100, far below double precision.
@@ -53,7 +53,7 @@ def renyi_divergence(p_hat: FloatArray, p: FloatArray, order: float) -> float:
     """``D_α(P̂ || P)`` in nats (Entropy paper eq. 22); ``+inf`` when ``P`` misses mass of ``P̂`` (α >= 1)."""
     support = p_hat > 0
     a, b = p_hat[support], p[support]
-    if np.isclose(order, 1.0, rtol=0.0, atol=1e-12):
+    if is_order(order, 1.0):
         if np.any(b <= 0):
             return np.inf
         return float(np.sum(a * np.log(a / b)))
@@ -113,7 +113,7 @@ class RenyiBall(UncertaintySet):
         to the sample size stored in ``P``. Only ``order = 2`` has this calibration.
         """
         P = as_distribution(P, "P")
-        if not np.isclose(_check_order(order), 2.0):
+        if not is_order(_check_order(order), 2.0):
             raise NotSupportedError(
                 f"RenyiBall.confidence: the χ² calibration of B holds for order 2 only (got {order}); "
                 "build RenyiBall(P, radius, order) with your own radius"
@@ -152,7 +152,7 @@ class RenyiBall(UncertaintySet):
         if p_s <= 0.0:
             return np.inf
         alpha, B = self.order, self.radius
-        if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
+        if is_order(alpha, 1.0):
             return B / p_s
         inner = np.exp((alpha - 1.0) * B / alpha) - (1.0 - p_s)
         if inner <= 0.0:
@@ -169,7 +169,7 @@ class RenyiBall(UncertaintySet):
         psi = (1.0 - rho * xi) / (1.0 - rho)
         with np.errstate(divide="ignore", invalid="ignore"):
             log_xi, log_psi = np.log(xi), np.log(psi)
-            if np.isclose(alpha, 1.0, rtol=0.0, atol=1e-12):
+            if is_order(alpha, 1.0):
                 value = -rho * log_xi - (1.0 - rho) * log_psi
             else:
                 terms = np.stack([np.log(rho) + (1 - alpha) * log_xi, np.log1p(-rho) + (1 - alpha) * log_psi])
@@ -191,7 +191,7 @@ class RenyiBall(UncertaintySet):
         full = rho >= 1.0
         lower[full] = np.exp(-b_s)
         inner = (rho > 0) & ~full
-        if np.isclose(self.order, 2.0) and np.any(inner):
+        if is_order(self.order, 2.0) and np.any(inner):
             lower[inner], upper[inner] = _xi_order2(rho[inner], b_s)
         elif np.any(inner):
             lower[inner], upper[inner] = self._xi_bisection(rho[inner], b_s)
@@ -268,7 +268,7 @@ class RenyiBall(UncertaintySet):
         if method == "auto":
             if self.n_u <= EXACT_RADIUS_MAX_U:
                 method = "exact"
-            elif np.isclose(self.order, 2.0) and not has_zeros and np.expm1(b_s) >= (1 - 2 * rho_min) ** 2:
+            elif is_order(self.order, 2.0) and not has_zeros and np.expm1(b_s) >= (1 - 2 * rho_min) ** 2:
                 method = "closed_form"
             else:
                 method = "bound"
@@ -283,7 +283,7 @@ class RenyiBall(UncertaintySet):
                 self._cache[key] = self._exact_l1_radius(s)  # type: ignore[attr-defined]
             return self._cache[key]  # type: ignore[attr-defined,no-any-return]
         if method == "closed_form":
-            if not np.isclose(self.order, 2.0):
+            if not is_order(self.order, 2.0):
                 raise NotSupportedError(
                     "l1_radius(method='closed_form') is Prop. 2.2, which holds for order 2 only"
                 )
@@ -299,7 +299,7 @@ class RenyiBall(UncertaintySet):
                 )
             return float(g(np.array([rho_min]))[0])
         if method == "bound":
-            if np.isclose(self.order, 2.0):
+            if is_order(self.order, 2.0):
                 bound = float(min(np.sqrt(np.expm1(b_s)), 2.0))
             else:
                 result = minimize_scalar(
@@ -327,7 +327,7 @@ class RenyiBall(UncertaintySet):
         b_s = self.projection_radius(s)
         positive = cond[cond > 0]
         has_zeros = positive.size < cond.size
-        if not np.isclose(self.order, 2.0):
+        if not is_order(self.order, 2.0):
             subsets = ((np.arange(1, 2**self.n_u - 1)[:, None] >> np.arange(self.n_u)) & 1).astype(np.float64)
             subsets = subsets[np.all(subsets[:, cond <= 0] == 1, axis=1)] if has_zeros else subsets
             high, _ = _linear_maximum(cond, b_s, self.order, subsets)
@@ -364,8 +364,6 @@ class RenyiBall(UncertaintySet):
         """``min`` and ``max`` of ``Rᵀc`` over ``R ∈ F_{U|s}`` for each column ``c`` of ``columns``
         (shape ``(|U|, k)``), with the minimisers and maximisers (rows), exactly
         (:mod:`privopt.sets.renyi_extremes`)."""
-        from privopt.sets.renyi_extremes import linear_extremes
-
         center = self.center.conditional_u_given_s()[s]
         return linear_extremes(
             center, self.projection_radius(s), self.order, np.asarray(columns, dtype=np.float64).T
@@ -439,7 +437,7 @@ class RenyiBall(UncertaintySet):
         support = center > 0
         p, q = center[support], r[support]
         grad = np.zeros_like(r)
-        if np.isclose(self.order, 1.0, rtol=0.0, atol=1e-12):
+        if is_order(self.order, 1.0):
             grad[support] = -p / q
         else:
             alpha = self.order
@@ -460,8 +458,6 @@ class RenyiBall(UncertaintySet):
 def _linear_maximum(
     center: FloatArray, budget: float, order: float, c: FloatArray
 ) -> tuple[FloatArray, FloatArray]:
-    from privopt.sets.renyi_extremes import linear_maximum
-
     return linear_maximum(center, budget, order, c)
 
 
