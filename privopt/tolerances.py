@@ -6,6 +6,9 @@ user passes explicitly); nothing compares floats with ``==``.
 
 from __future__ import annotations
 
+import math
+import sys
+
 #: A probability vector (or a row of a channel matrix) must sum to 1 within this absolute error.
 PROBABILITY_ATOL: float = 1e-9
 
@@ -24,6 +27,10 @@ ROOT_XTOL: float = 1e-13
 
 #: Default memory budget for dense intermediate arrays (bytes).
 MEMORY_BUDGET_BYTES: int = 2 * 1024**3
+
+#: Largest privacy parameter accepted anywhere: ``e^ε`` must be a finite double (``ε <= log(max float)
+#: ≈ 709.78``). Beyond it every likelihood-ratio bound overflows, so such an ε is refused up front.
+EPS_MAX: float = math.log(sys.float_info.max)
 
 #: Largest privacy parameter handed to a component mechanism where a theorem gives ``ε = ∞`` (e.g.
 #: ``δ2 = log(1 + 2(e^{ε2} − 1)/d)`` with ``d = 0``): ``e^700`` is finite in double precision and GRR

@@ -79,7 +79,7 @@ def test_audit_exit_codes(spec: Path, tmp_path: Path):
 def test_errors_are_one_line_without_traceback(tmp_path: Path):
     result = CliRunner().invoke(app, ["design", str(tmp_path / "missing.toml")])
     assert result.exit_code == 2
-    assert "spec: expected an existing TOML file" in result.output
+    assert "spec: expected an existing TOML spec file" in result.output
     bad = tmp_path / "bad.toml"
     bad.write_text("[data]\nprobabilities = [[0.5, 0.6]]\n[definition]\nkind = 'LDP'\neps = 1\n")
     result = CliRunner().invoke(app, ["design", str(bad)])
@@ -90,13 +90,15 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path):
     unknown.write_text("[data]\nprobabilities = [[0.5, 0.5]]\n[definition]\nkind = 'DP'\neps = 1\n")
     result = CliRunner().invoke(app, ["design", str(unknown)])
     assert result.exit_code == 2
-    assert "[definition].kind: expected one of ldp, sensitiveldp, rldp, lip, pml" in result.output
+    assert "[definition].kind: expected 'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP' or 'PML'" in result.output
+    assert "got str 'DP'" in result.output
 
 
-def test_debug_shows_the_exception(tmp_path: Path):
+def test_debug_shows_the_traceback_and_keeps_the_exit_code(tmp_path: Path):
     result = CliRunner().invoke(app, ["design", str(tmp_path / "missing.toml"), "--debug"])
-    assert result.exit_code != 0
-    assert isinstance(result.exception, po.ValidationError)
+    assert result.exit_code == 2
+    assert "Traceback" in result.output
+    assert "privopt.errors.ValidationError: spec: expected an existing TOML spec file" in result.output
 
 
 def test_subprocess_entry_point(spec: Path):
@@ -125,7 +127,7 @@ def test_subprocess_entry_point(spec: Path):
         check=False,
     )
     assert process.returncode == 2
-    assert process.stderr.strip().startswith("error: mechanism: expected an existing CSV")
+    assert process.stderr.strip().startswith("error: mechanism: expected an existing mechanism CSV")
     assert "Traceback" not in process.stderr
 
 
@@ -154,12 +156,12 @@ def test_compare_names_resolve_to_the_papers_mechanisms(spec: Path):
     result = CliRunner().invoke(app, ["compare", str(spec), "--json"])
     assert result.exit_code == 0, result.output
     rows = {row["mechanism"]: row for row in json.loads(result.output)}
-    assert list(rows) == ["grr", "srr", "ir", "optimum"]
+    assert list(rows) == ["grr", "srr", "ir", "optimal"]
     # Entropy paper Examples 4 (GRR, SRR), 5 (IR) and 3 (PolyOpt with the s1 = s2 pairs).
     assert rows["grr"]["utility"] == pytest.approx(0.0419, abs=1e-4)
     assert rows["srr"]["utility"] == pytest.approx(0.1005, abs=1e-4)
     assert rows["ir"]["utility"] == pytest.approx(0.0755, abs=1e-4)
-    assert rows["optimum"]["utility"] == pytest.approx(0.4228, abs=1e-4)
+    assert rows["optimal"]["utility"] == pytest.approx(0.4228, abs=1e-4)
     assert all(row["pass"] for row in rows.values())
 
 
@@ -176,9 +178,9 @@ def test_compare_default_lists_every_mechanism_of_the_definition(spec: Path):
     result = CliRunner().invoke(app, ["compare", str(spec), "--json"])
     assert result.exit_code == 0, result.output
     rows = {row["mechanism"]: row for row in json.loads(result.output)}
-    assert set(rows) == {"grr", "oue", "srr", "ir", "cr", "nr", "optimum"}
+    assert set(rows) == {"grr", "oue", "srr", "ir", "cr", "nr", "optimal"}
     # NR is optimal for the point P̂ only: more utility, and it fails the robust audit.
-    assert rows["nr"]["utility"] > rows["optimum"]["utility"]
+    assert rows["nr"]["utility"] > rows["optimal"]["utility"]
     assert not rows["nr"]["pass"]
 
 
