@@ -8,6 +8,7 @@ same matrix bit for bit; labels keep their Python types (tuples are tagged).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Hashable
 from fractions import Fraction
 from pathlib import Path
@@ -217,7 +218,8 @@ def _compiled(compiled: CompiledProblem) -> dict[str, Any]:
         "estimate": {
             "dimension": estimate.dimension,
             "inequalities": estimate.inequalities,
-            "bound": estimate.bound,
+            "log10_bound": estimate.log10_bound,
+            "bound": estimate.bound if estimate.bound != math.inf else None,
         },
         "route": compiled.route,
         "reason": compiled.reason,
@@ -229,7 +231,7 @@ def _compiled_back(data: dict[str, Any]) -> CompiledProblem:
     return CompiledProblem(
         _cone_back(data["cone"]),
         data["normalisation"],
-        VertexEstimate(e["dimension"], e["inequalities"], e["bound"]),
+        VertexEstimate(e["dimension"], e["inequalities"], e["log10_bound"]),
         data["route"],
         data["reason"],
     )

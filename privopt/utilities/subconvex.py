@@ -21,7 +21,7 @@ from privopt.data.information import entropy, mutual_information_mu, perspective
 from privopt.data.mechanism import Mechanism
 from privopt.errors import ShapeError, ValidationError
 from privopt.tolerances import PROBABILITY_ATOL
-from privopt.validation import FloatArray, check_probability_vector
+from privopt.validation import FloatArray, check_positive_int, check_probability_vector
 
 
 def _input_distribution(
@@ -71,7 +71,7 @@ class SubConvexUtility:
         if not callable(mu):
             raise ValidationError("mu", "a callable of a (|X|, m) array of columns", type(mu).__name__)
         self._mu = mu
-        self.input_size = input_size
+        self.input_size = None if input_size is None else check_positive_int(input_size, "input_size")
         self.name = name
         self.transform = transform
         self._checked: set[int] = set()
