@@ -35,7 +35,6 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-import click
 import numpy as np
 import pandas as pd
 import typer
@@ -140,7 +139,7 @@ def _guarded(command: Callable[..., None]) -> Callable[..., None]:
         try:
             with _signals_raise(), progress_disabled() if quiet else contextlib.nullcontext():
                 command(*args, **kwargs)
-        except (typer.Exit, click.exceptions.Exit, click.ClickException):
+        except (typer.Exit, typer.TyperException):
             raise
         except BaseException as exc:
             code, message = _classify(exc)
@@ -169,13 +168,15 @@ class _OneLineErrors(TyperGroup):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         argv = list(sys.argv[1:] if args is None else args)
+        if not argv:  # the help text (no_args_is_help)
+            return super().main(argv, prog_name, complete_var, True, windows_expand_args, **extra)
         try:
             result = super().main(argv, prog_name, complete_var, False, windows_expand_args, **extra)
-        except click.exceptions.NoArgsIsHelpError as exc:
-            exc.show()
-            sys.exit(0)
-        except click.ClickException as exc:
-            message = exc.format_message()
+        except typer.Abort:
+            sys.exit(int(ExitCode.SIGINT))
+        except typer.TyperException as exc:  # typer's (vendored click's) usage errors
+            format_message = getattr(exc, "format_message", None)
+            message = format_message() if callable(format_message) else exc.message
             context = getattr(exc, "ctx", None)
             if context is not None:
                 message += f" (see: {context.command_path} --help)"
@@ -183,8 +184,6 @@ class _OneLineErrors(TyperGroup):
                 _error_json(type(exc).__name__, message, getattr(exc, "param_hint", None), exc.exit_code)
             _error_line(message)
             sys.exit(exc.exit_code)
-        except click.Abort:
-            sys.exit(int(ExitCode.SIGINT))
         sys.exit(result if isinstance(result, int) else 0)
 
 
@@ -238,8 +237,8 @@ def design(
     out: Path | None = typer.Option(
         None,
         "--out",
-        help="Folder for the files named in [output] (created if missing; default: the spec's folder). "
-        "Without [output], mechanism.csv and solution.json are written there.",
+        help="Folder for the files named in \\[output] (created if missing; default: the spec's folder). "
+        "Without \\[output], mechanism.csv and solution.json are written there.",
     ),
     json_output: bool = JSON,
     quiet: bool = QUIET,
@@ -379,12 +378,12 @@ def audit(
 @app.command()
 @_guarded
 def compare(
-    spec: Path = typer.Argument(..., help="The problem spec (TOML), with an optional [compare] table."),
+    spec: Path = typer.Argument(..., help="The problem spec (TOML), with an optional \\[compare] table."),
     json_output: bool = JSON,
     quiet: bool = QUIET,
     debug: bool = DEBUG,
 ) -> None:
-    """Compare the optimal mechanism with the low-complexity ones named in [compare]."""
+    """Compare the optimal mechanism with the low-complexity ones named in \\[compare]."""
     parsed = Spec.load(spec)
     P, problem = parsed.problem(progress=not quiet)
     rows = _comparison_rows(parsed, problem, optimum=True)

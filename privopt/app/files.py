@@ -8,15 +8,15 @@ folder and renames them only once all of them are complete, so a reader sees the
 or the new ones, never a truncated file or a mix of old and new from a run that failed. A failure
 (an exception, SIGINT, or SIGTERM turned into an exception by the command line) removes the
 temporary files; a SIGKILL can leave one behind, hidden (``.NAME.PID.RANDOM.tmp``), and the next
-write of the same file removes it.
+write into the same folder removes it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import glob
 import io
 import os
+import re
 import secrets
 import signal
 from collections.abc import Callable, Iterator, Mapping
@@ -101,12 +101,16 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _remove_stale(target: Path) -> None:
-    """Remove temporary files of ``target`` left by a writer that was killed."""
-    for stale in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
-        parts = stale.name[len(target.name) + 2 :].split(".")
-        if parts and parts[0].isdigit() and not _pid_alive(int(parts[0])):
-            stale.unlink(missing_ok=True)
+#: The temporary files of :func:`write_together`: ``.NAME.PID.RANDOM.tmp``.
+_TEMPORARY = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$")
+
+
+def _remove_stale(folder: Path) -> None:
+    """Remove the temporary files in ``folder`` left by writers that were killed (SIGKILL)."""
+    for entry in folder.glob(".*.tmp"):
+        match = _TEMPORARY.match(entry.name)
+        if match is not None and not _pid_alive(int(match.group(1))):
+            entry.unlink(missing_ok=True)
 
 
 def _temporary(target: Path) -> Path:
@@ -164,7 +168,7 @@ def write_together(writers: Mapping[Path, Callable[[Path], object]]) -> tuple[Pa
     try:
         for target, write in zip(targets, writers.values(), strict=True):
             _prepare(target)
-            _remove_stale(target)
+            _remove_stale(target.parent)
             temporaries[target] = _temporary(target)
             write(temporaries[target])
             _fsync(temporaries[target])

@@ -104,17 +104,33 @@ class DataTable(_Table):
     path: str | None = Field(
         default=None, description="a file path: a CSV file, or the UCI Adult folder (format = 'adult')"
     )
-    format: _choice("csv", "adult") = Field(default="csv", description="'csv' (a header row, then one row per record) or 'adult'")
-    sensitive: str | list[str] | None = Field(default=None, description="a column name or a list of them: S (required with path)")
-    public: str | list[str] | None = Field(default=None, description="a column name or a list of them: U")
-    split: _choice("train", "test", "all") = Field(default="train", description="'train', 'test' or 'all' (adult only)")
-    probabilities: list[list[float]] | list[float] | None = Field(
-        default=None, description="a list of rows of numbers, P[s][u] (rows s, columns u), or one list (a 1-D distribution)"
+    format: _choice("csv", "adult") = Field(
+        default="csv", description="'csv' (a header row, then one row per record) or 'adult'"
     )
-    n: Count | None = Field(default=None, description="an integer >= 1, the sample size behind probabilities (for confidence sets)")
-    s_labels: list[Label] | None = Field(default=None, description="a list of distinct strings or integers, the labels of S")
-    u_labels: list[Label] | None = Field(default=None, description="a list of distinct strings or integers, the labels of U")
-    synthetic: Synthetic | None = Field(default=None, description="a table such as { shape = [2, 3], seed = 7, n = 1000 }")
+    sensitive: str | list[str] | None = Field(
+        default=None, description="a column name or a list of them: S (required with path)"
+    )
+    public: str | list[str] | None = Field(default=None, description="a column name or a list of them: U")
+    split: _choice("train", "test", "all") = Field(
+        default="train", description="'train', 'test' or 'all' (adult only)"
+    )
+    probabilities: list[list[float]] | list[float] | None = Field(
+        default=None,
+        description="a list of rows of numbers, P[s][u] (rows s, columns u), or one list (a 1-D distribution)",
+    )
+    n: Count | None = Field(
+        default=None,
+        description="an integer >= 1, the sample size behind probabilities (for confidence sets)",
+    )
+    s_labels: list[Label] | None = Field(
+        default=None, description="a list of distinct strings or integers, the labels of S"
+    )
+    u_labels: list[Label] | None = Field(
+        default=None, description="a list of distinct strings or integers, the labels of U"
+    )
+    synthetic: Synthetic | None = Field(
+        default=None, description="a table such as { shape = [2, 3], seed = 7, n = 1000 }"
+    )
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
         "path": frozenset({"path", "format", "sensitive", "public", "split"}),
@@ -158,17 +174,23 @@ class SetTable(_Table):
         default="point", description="'point' (P itself), 'renyi', 'l1' or 'simplex'"
     )
     level: Annotated[float, Field(gt=0.0, lt=1.0)] | None = Field(
-        default=None, description="a number in (0, 1), the confidence level 1 − β of the χ² set (renyi; default 0.95)"
+        default=None,
+        description="a number in (0, 1), the confidence level 1 − β of the χ² set (renyi; default 0.95)",
     )
     radius: Annotated[float, Field(ge=0.0)] | None = Field(
-        default=None, description="a number >= 0, the radius (B for renyi, β for l1; instead of level or delta)"
+        default=None,
+        description="a number >= 0, the radius (B for renyi, β for l1; instead of level or delta)",
     )
     order: Annotated[float, Field(gt=1.0)] | None = Field(
         default=None, description="a number > 1, the Rényi order α (renyi with radius; default 2)"
     )
-    n: Count | None = Field(default=None, description="an integer >= 1, the sample size of the confidence set (default: the data's)")
+    n: Count | None = Field(
+        default=None,
+        description="an integer >= 1, the sample size of the confidence set (default: the data's)",
+    )
     delta: Annotated[float, Field(gt=0.0, lt=1.0)] | None = Field(
-        default=None, description="a number in (0, 1), the failure probability of the Weissman radius (l1; default 1e-6)"
+        default=None,
+        description="a number in (0, 1), the failure probability of the Weissman radius (l1; default 1e-6)",
     )
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
@@ -195,7 +217,9 @@ class UtilityTable(_Table):
     kind: _choice("mi", "nmi", "sibson") = Field(
         default="mi", description="'mi' (mutual information), 'nmi' (I / H(X)) or 'sibson'"
     )
-    alpha: Annotated[float, Field(gt=1.0)] = Field(default=2.0, description="a number > 1, the order α (sibson)")
+    alpha: Annotated[float, Field(gt=1.0)] = Field(
+        default=2.0, description="a number > 1, the order α (sibson)"
+    )
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
         "mi": frozenset(),
@@ -209,28 +233,36 @@ class OptionsTable(_Table):
 
     envelope: str = Field(default="lower", description="'lower', 'box' or 'facets:k'")
     self_pairs: bool = Field(default=False, description="true or false; true: the paper-faithful PolyOpt")
-    route: _choice("auto", "vertex", "colgen", "cvxpy") = Field(
-        default="auto", description="'auto', 'vertex', 'colgen' or 'cvxpy'"
+    route: _choice("auto", "vertex", "colgen") = Field(
+        default="auto", description="'auto', 'vertex' or 'colgen' (the spec's utilities are sub-convex)"
     )
     vertex_limit: Annotated[int, Field(ge=1)] | Annotated[float, Field(ge=1.0)] = Field(
-        default=10**9, description="a number >= 1: vertex enumerations whose McMullen bound exceeds it are refused"
+        default=10**9,
+        description="a number >= 1: vertex enumerations whose McMullen bound exceeds it are refused",
     )
-    timeout: Positive = Field(default=600.0, description="a number > 0, the seconds allowed for the vertex enumeration")
+    timeout: Positive = Field(
+        default=600.0, description="a number > 0, the seconds allowed for the vertex enumeration"
+    )
     backend: _choice("auto", "cdd", "ppl") = Field(default="auto", description="'auto', 'cdd' or 'ppl'")
 
 
 class OutputTable(_Table):
     """``[output]``: files to write (optional; written together or not at all)."""
 
-    mechanism: str | None = Field(default=None, description="a file path for the mechanism CSV (rows: inputs)")
-    solution: str | None = Field(default=None, description="a file path for the solution JSON (po.load reads it)")
+    mechanism: str | None = Field(
+        default=None, description="a file path for the mechanism CSV (rows: inputs)"
+    )
+    solution: str | None = Field(
+        default=None, description="a file path for the solution JSON (po.load reads it)"
+    )
 
 
 class CompareTable(_Table):
-    """``[compare]``: the named mechanisms to print beside the optimum (``privopt compare``)."""
+    """``[compare]``: the named mechanisms to print beside the optimal one (``privopt compare``)."""
 
     mechanisms: list[str] | None = Field(
-        default=None, description="a list of names such as 'grr', 'srr', 'ir', 'optimal' (default: all defined)"
+        default=None,
+        description="a list of names such as 'grr', 'srr', 'ir', 'optimal' (default: all defined)",
     )
 
 
@@ -241,9 +273,13 @@ class SpecModel(_Table):
     definition: DefinitionTable = Field(description="a [definition] table: the privacy definition")
     set: SetTable = Field(default_factory=SetTable, description="a [set] table: the uncertainty set")
     utility: UtilityTable = Field(default_factory=UtilityTable, description="a [utility] table: the utility")
-    options: OptionsTable = Field(default_factory=OptionsTable, description="an [options] table: solver options")
+    options: OptionsTable = Field(
+        default_factory=OptionsTable, description="an [options] table: solver options"
+    )
     output: OutputTable = Field(default_factory=OutputTable, description="an [output] table: files to write")
-    compare: CompareTable = Field(default_factory=CompareTable, description="a [compare] table: mechanisms to compare")
+    compare: CompareTable = Field(
+        default_factory=CompareTable, description="a [compare] table: mechanisms to compare"
+    )
 
 
 # ---------------------------------------------------------------------- errors
@@ -530,10 +566,12 @@ def reference_tables() -> str:
     """The key tables of ``docs/spec-format.md``, generated from the model (one row per key)."""
     parts = []
     for name, model in _TABLES:
-        lines = [f"### `[{name}]`", "", (model.__doc__ or "").strip(), "", "| key | default | meaning |"]
+        summary = (model.__doc__ or "").strip().replace("``", "`")
+        lines = [f"### `[{name}]`", "", summary, "", "| key | default | meaning |"]
         lines.append("|---|---|---|")
         for key, field in model.model_fields.items():
-            lines.append(f"| `{key}` | {_default_text(field)} | {field.description} |")
+            meaning = str(field.description).replace("|", "\\|")
+            lines.append(f"| `{key}` | {_default_text(field)} | {meaning} |")
         if model.kind_keys is not None:
             lines += ["", "Keys by kind: " + "; ".join(
                 f"`{kind}`: {', '.join(f'`{k}`' for k in sorted(keys)) or 'none'}"
