@@ -32,6 +32,10 @@ MEMORY_BUDGET_BYTES: int = 2 * 1024**3
 #: ≈ 709.78``). Beyond it every likelihood-ratio bound overflows, so such an ε is refused up front.
 EPS_MAX: float = math.log(sys.float_info.max)
 
+#: Noise scales (Laplace ``b``, Gaussian ``σ``) are accepted in ``[1/NOISE_SCALE_MAX, NOISE_SCALE_MAX]``:
+#: beyond, ``1/σ²`` or ``e^{2/b}`` leave the double range and the leakage formulas return NaN.
+NOISE_SCALE_MAX: float = 1e100
+
 #: Largest privacy parameter handed to a component mechanism where a theorem gives ``ε = ∞`` (e.g.
 #: ``δ2 = log(1 + 2(e^{ε2} − 1)/d)`` with ``d = 0``): ``e^700`` is finite in double precision and GRR
 #: at this level is the identity to machine precision.

@@ -125,6 +125,13 @@ def check_eps(eps: Any, argument: str = "eps") -> float:
     )
 
 
+def check_eps_or_inf(eps: Any, argument: str = "eps") -> float:
+    """A privacy level that may also be ``inf`` (the identity mechanism, no noise)."""
+    if isinstance(eps, numbers.Real) and not isinstance(eps, (bool, np.bool_)) and float(eps) == math.inf:
+        return math.inf
+    return check_eps(eps, argument)
+
+
 def check_positive_int(value: Any, argument: str, minimum: int = 1) -> int:
     """An integer >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -138,6 +145,8 @@ def check_labels(labels: Iterable[Hashable] | None, size: int, argument: str) ->
     """Distinct hashable labels, one per symbol; ``None`` gives ``0, 1, ..., size-1``."""
     if labels is None:
         return tuple(range(size))
+    if isinstance(labels, str | bytes) or not isinstance(labels, Iterable):
+        raise ValidationError(argument, f"a sequence of {size} labels", _describe(labels))
     result = tuple(labels)
     if len(result) != size:
         raise ShapeError(argument, f"{size} labels", f"{len(result)}")

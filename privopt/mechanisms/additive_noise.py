@@ -49,8 +49,8 @@ from privopt.errors import ValidationError
 from privopt.mechanisms.independent_reporting import maximise_on_interval
 from privopt.sets.finite import FiniteSet, Point
 from privopt.sets.l1 import L1Ball, weissman_radius
-from privopt.tolerances import AUDIT_EPS_ATOL, PRIOR_XTOL, ROOT_XTOL
-from privopt.validation import FloatArray, check_eps, check_probability_vector
+from privopt.tolerances import AUDIT_EPS_ATOL, NOISE_SCALE_MAX, PRIOR_XTOL, ROOT_XTOL
+from privopt.validation import FloatArray, check_eps, check_probability_vector, check_real
 
 #: The binary input alphabet of PML paper §VI.
 INPUTS: tuple[float, float] = (-1.0, 1.0)
@@ -74,13 +74,13 @@ def _binary_prior(prior: object, argument: str = "prior") -> FloatArray:
 
 
 def _check_scale(value: object, argument: str) -> float:
-    try:
-        scale = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(argument, "a finite noise scale > 0", repr(value)) from exc
-    if not (np.isfinite(scale) and scale > 0.0):
-        raise ValidationError(argument, "a finite noise scale > 0", repr(value))
-    return scale
+    return check_real(
+        value,
+        argument,
+        low=1.0 / NOISE_SCALE_MAX,
+        high=NOISE_SCALE_MAX,
+        expected=f"a noise scale in [{1.0 / NOISE_SCALE_MAX:g}, {NOISE_SCALE_MAX:g}]",
+    )
 
 
 @dataclass(frozen=True)
@@ -185,8 +185,12 @@ class ContinuousMechanism:
             return float(-np.log(p + (1.0 - p) * np.exp(-self.ldp_eps)))
 
     def _log_r(self, y: float) -> float:
-        """``log r(y) = log f(y|−1) − log f(y|+1)``, non-increasing (log-concave noise)."""
-        return float(self.log_density(y, -1.0) - self.log_density(y, 1.0))
+        """``log r(y) = log f(y|−1) − log f(y|+1)``, non-increasing (log-concave noise), in closed form:
+        ``(|y − 1| − |y + 1|)/b`` (Laplace) or ``−2y/σ²`` (Gaussian) — the difference of the two log
+        densities would cancel to 0 for large ``y`` and large scales."""
+        if self.family == "laplace":
+            return float((abs(y - 1.0) - abs(y + 1.0)) / self.scale)
+        return float(-2.0 * y / self.scale**2)
 
     def _threshold(self, target: float) -> float:
         """The ``y >= 0`` with ``log r(y) = target`` (``target < 0``); ``inf`` if ``log r`` never gets below it."""
