@@ -365,3 +365,14 @@ def test_verify_json_prints_json():
     result = CliRunner().invoke(app, ["verify", "--claims", "funnel.eq29", "--json"])
     assert result.exit_code in (0, 1), result.output
     json.loads(result.stdout)
+
+
+def test_reproduce_json_writes_its_files_together(tmp_path: Path):
+    out = tmp_path / "new" / "out"
+    result = CliRunner().invoke(app, ["reproduce", "pml-fig3", "--json", "--quiet", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["reproduced"] is True
+    assert report["claims"]
+    assert sorted(Path(f).name for f in report["written"]) == ["pml-fig3-claims.csv", "pml-fig3.csv", "pml-fig3.png"]
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]

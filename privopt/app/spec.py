@@ -116,7 +116,7 @@ class DataTable(_Table):
     )
     probabilities: list[list[float]] | list[float] | None = Field(
         default=None,
-        description="a list of rows of numbers, P[s][u] (rows s, columns u), or one list (a 1-D distribution)",
+        description="a list of rows of numbers, P(s, u) with rows s and columns u, or one list (a 1-D distribution)",
     )
     n: Count | None = Field(
         default=None,

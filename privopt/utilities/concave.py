@@ -157,11 +157,12 @@ def _check_concave(builder: Callable[[Any], Any], input_size: int, n_outputs: in
             "builder", "an expression of W (something to maximise)", f"the constant {expression}"
         )
     if not expression.is_dcp():
-        parts = _non_dcp_parts(expression)
+        culprit = (_non_dcp_parts(expression) or [str(expression)])[0]
+        where = "which" if culprit == str(expression) else f"whose sub-expression {culprit}"
         raise ValidationError(
             "builder",
             "a DCP expression (cvxpy's rules), so that maximising it is a convex program",
-            f"{expression}, whose sub-expression {parts[0] if parts else expression} is not DCP",
+            f"{expression}, {where} is not DCP",
         )
     if not expression.is_concave():
         curvature = "convex" if expression.is_convex() else "of unknown curvature"
