@@ -107,8 +107,9 @@ def call_with_timeout(
     bar: tqdm | None = None  # created only once the call has lasted a few seconds
     try:
         process.start()
-        with contextlib.suppress(OSError):  # also here, so that the group exists before any kill
-            os.setpgid(process.pid, process.pid)
+        if process.pid is not None:  # also here, so that the group exists before any kill
+            with contextlib.suppress(OSError):
+                os.setpgid(process.pid, process.pid)
         child.close()
         while True:
             if parent.poll(poll):

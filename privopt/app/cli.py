@@ -47,6 +47,7 @@ import privopt as po
 from privopt.app import serialization
 from privopt.app.files import as_path, read_csv, write_together
 from privopt.app.spec import Spec
+from privopt.data.distribution import InputAlphabet
 from privopt.errors import LimitError, PrivoptError, SolverError, ValidationError
 from privopt.solvers import BackendError, BackendTimeout, progress_disabled
 from privopt.validation import check_eps
@@ -221,8 +222,8 @@ def _eps_text(lower: float, upper: float) -> str:
     return f"{upper:.4f}" if abs(upper - lower) <= 1e-12 else f"[{lower:.4f}, {upper:.4f}]"
 
 
-def _nmi(P: po.JointDistribution, mechanism: po.Mechanism, on: str) -> float:
-    return po.MutualInformation(P, on=on).value(mechanism) / po.entropy(P.marginal(on))  # type: ignore[arg-type]
+def _nmi(P: po.JointDistribution, mechanism: po.Mechanism, on: InputAlphabet) -> float:
+    return po.MutualInformation(P, on=on).value(mechanism) / po.entropy(P.marginal(on))
 
 
 def _print_json(value: Any) -> None:
@@ -250,7 +251,7 @@ def design(
     P, problem = parsed.problem(progress=not quiet)
     solution = problem.solve(route=parsed.route)
     seconds = time.perf_counter() - start
-    on = getattr(problem.definition, "on", "x")
+    on = parsed.model.definition.on
     report = solution.certificate.audit
     row = {
         "mechanism": OPTIMAL,
@@ -321,7 +322,7 @@ def _read_mechanism(path: Path) -> po.Mechanism:
             "a number in every cell of the mechanism CSV",
             f"{frame.iat[row, column]!r} at row {frame.index[row]!r}, column {frame.columns[column]!r} of {str(path)!r}",
         )
-    return po.Mechanism(numbers.to_numpy(dtype=float), list(frame.index), list(frame.columns))
+    return po.Mechanism(numbers.to_numpy(dtype=float), tuple(frame.index), tuple(frame.columns))
 
 
 @app.command()

@@ -31,6 +31,7 @@ import privopt as po
 from privopt.app.files import read_csv, read_text
 from privopt.errors import ValidationError
 from privopt.tolerances import EPS_MAX
+from privopt.validation import as_float_array
 
 #: Draws of the synthetic distribution tried before giving up on one that observes every sensitive
 #: value (each draw succeeds with probability close to 1 once ``n`` is a few times ``|S|``).
@@ -41,10 +42,16 @@ def _lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
 
-def _choice(*names: str) -> Any:
-    """A case-insensitive choice among ``names`` (compared in lower case)."""
-    return Annotated[Literal[names], BeforeValidator(_lower)]  # type: ignore[valid-type]
-
+#: Choices are compared in lower case (``kind = "SensitiveLDP"`` and ``"sensitiveldp"`` are the same).
+_LOWER = BeforeValidator(_lower)
+DataFormat = Annotated[Literal["csv", "adult"], _LOWER]
+Split = Annotated[Literal["train", "test", "all"], _LOWER]
+DefinitionKind = Annotated[Literal["ldp", "sensitiveldp", "rldp", "lip", "pml"], _LOWER]
+Alphabet = Annotated[Literal["x", "u"], _LOWER]
+SetKind = Annotated[Literal["point", "renyi", "l1", "simplex"], _LOWER]
+UtilityKind = Annotated[Literal["mi", "nmi", "sibson"], _LOWER]
+Route = Annotated[Literal["auto", "vertex", "colgen"], _LOWER]
+Backend = Annotated[Literal["auto", "cdd", "ppl"], _LOWER]
 
 Label = str | int
 Positive = Annotated[float, Field(gt=0)]
@@ -104,16 +111,14 @@ class DataTable(_Table):
     path: str | None = Field(
         default=None, description="a file path: a CSV file, or the UCI Adult folder (format = 'adult')"
     )
-    format: _choice("csv", "adult") = Field(
+    format: DataFormat = Field(
         default="csv", description="'csv' (a header row, then one row per record) or 'adult'"
     )
     sensitive: str | list[str] | None = Field(
         default=None, description="a column name or a list of them: S (required with path)"
     )
     public: str | list[str] | None = Field(default=None, description="a column name or a list of them: U")
-    split: _choice("train", "test", "all") = Field(
-        default="train", description="'train', 'test' or 'all' (adult only)"
-    )
+    split: Split = Field(default="train", description="'train', 'test' or 'all' (adult only)")
     probabilities: list[list[float]] | list[float] | None = Field(
         default=None,
         description="a list of rows of numbers, P(s, u) with rows s and columns u, or one list (a 1-D distribution)",
@@ -150,13 +155,13 @@ class DataTable(_Table):
 class DefinitionTable(_Table):
     """``[definition]``: the privacy definition."""
 
-    kind: _choice("ldp", "sensitiveldp", "rldp", "lip", "pml") = Field(
+    kind: DefinitionKind = Field(
         description="'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP' or 'PML' (any case)"
     )
     eps: Annotated[float, Field(ge=0.0, le=EPS_MAX)] = Field(
         description=f"a number in [0, {EPS_MAX:.2f}], the privacy parameter ε in nats"
     )
-    on: _choice("x", "u") = Field(default="x", description="'x': the mechanism reads X = S × U; 'u': only U")
+    on: Alphabet = Field(default="x", description="'x': the mechanism reads X = S × U; 'u': only U")
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
         "ldp": frozenset({"eps"}),
@@ -170,9 +175,7 @@ class DefinitionTable(_Table):
 class SetTable(_Table):
     """``[set]``: the distributions the definition must hold for (not for LDP)."""
 
-    kind: _choice("point", "renyi", "l1", "simplex") = Field(
-        default="point", description="'point' (P itself), 'renyi', 'l1' or 'simplex'"
-    )
+    kind: SetKind = Field(default="point", description="'point' (P itself), 'renyi', 'l1' or 'simplex'")
     level: Annotated[float, Field(gt=0.0, lt=1.0)] | None = Field(
         default=None,
         description="a number in (0, 1), the confidence level 1 − β of the χ² set (renyi; default 0.95)",
@@ -214,7 +217,7 @@ class SetTable(_Table):
 class UtilityTable(_Table):
     """``[utility]``: what the mechanism maximises."""
 
-    kind: _choice("mi", "nmi", "sibson") = Field(
+    kind: UtilityKind = Field(
         default="mi", description="'mi' (mutual information), 'nmi' (I / H(X)) or 'sibson'"
     )
     alpha: Annotated[float, Field(gt=1.0)] = Field(
@@ -233,7 +236,7 @@ class OptionsTable(_Table):
 
     envelope: str = Field(default="lower", description="'lower', 'box' or 'facets:k'")
     self_pairs: bool = Field(default=False, description="true or false; true: the paper-faithful PolyOpt")
-    route: _choice("auto", "vertex", "colgen") = Field(
+    route: Route = Field(
         default="auto", description="'auto', 'vertex' or 'colgen' (the spec's utilities are sub-convex)"
     )
     vertex_limit: Annotated[int, Field(ge=1)] | Annotated[float, Field(ge=1.0)] = Field(
@@ -243,7 +246,7 @@ class OptionsTable(_Table):
     timeout: Positive = Field(
         default=600.0, description="a number > 0, the seconds allowed for the vertex enumeration"
     )
-    backend: _choice("auto", "cdd", "ppl") = Field(default="auto", description="'auto', 'cdd' or 'ppl'")
+    backend: Backend = Field(default="auto", description="'auto', 'cdd' or 'ppl'")
 
 
 class OutputTable(_Table):
@@ -420,7 +423,10 @@ class Spec:
         with _in_table("data"):
             if data.probabilities is not None:
                 return po.JointDistribution(
-                    data.probabilities, s_labels=data.s_labels, u_labels=data.u_labels, n=data.n
+                    as_float_array(data.probabilities, "probabilities", (1, 2)),
+                    s_labels=None if data.s_labels is None else tuple(data.s_labels),
+                    u_labels=None if data.u_labels is None else tuple(data.u_labels),
+                    n=data.n,
                 )
             if data.synthetic is not None:
                 return _synthetic(data.synthetic)
@@ -492,7 +498,7 @@ class Spec:
                 utility,
                 envelope=options.envelope,
                 self_pairs=options.self_pairs,
-                vertex_limit=options.vertex_limit,
+                vertex_limit=int(options.vertex_limit),
                 timeout=options.timeout,
                 backend=options.backend,
                 colgen={"progress": progress},
