@@ -199,7 +199,9 @@ app = typer.Typer(
 _console = Console(width=160)
 
 DEBUG = typer.Option(False, "--debug", help="On an error, also print its traceback.")
-JSON = typer.Option(False, "--json", help="Print JSON on stdout (an error too) instead of tables.")
+JSON = typer.Option(
+    False, "--json", help="Print the result as JSON on stdout (an error as a JSON object) instead of text."
+)
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress bars and no notes; results and errors only.")
 
 
