@@ -374,5 +374,9 @@ def test_reproduce_json_writes_its_files_together(tmp_path: Path):
     report = json.loads(result.stdout)
     assert report["reproduced"] is True
     assert report["claims"]
-    assert sorted(Path(f).name for f in report["written"]) == ["pml-fig3-claims.csv", "pml-fig3.csv", "pml-fig3.png"]
+    assert sorted(Path(f).name for f in report["written"]) == [
+        "pml-fig3-claims.csv",
+        "pml-fig3.csv",
+        "pml-fig3.png",
+    ]
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]

@@ -15,7 +15,9 @@ from privopt.compiler.estimate import (
 )
 
 
-@pytest.mark.parametrize(("dimension", "facets"), [(1, 2), (2, 5), (3, 8), (8, 63), (11, 144), (15, 256), (40, 300)])
+@pytest.mark.parametrize(
+    ("dimension", "facets"), [(1, 2), (2, 5), (3, 8), (8, 63), (11, 144), (15, 256), (40, 300)]
+)
 def test_log_bound_matches_the_exact_bound(dimension: int, facets: int) -> None:
     exact = mcmullen_bound(dimension, facets)
     assert log10_mcmullen_bound(dimension, facets) == pytest.approx(math.log10(exact), abs=1e-9)
