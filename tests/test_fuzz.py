@@ -200,6 +200,34 @@ CASES = [
         ),
     ),
     Case(
+        "binary_pml_mechanism.p1",
+        lambda v: po.mechanisms.binary_pml_mechanism(v, 0.01, 0.3),
+        "p1",
+        st.one_of(
+            NOT_A_NUMBER, NAN_INF, st.floats(max_value=0.4999), st.floats(min_value=1.0, max_value=1e300)
+        ),
+    ),
+    Case(
+        "laplace_pml.beta",
+        lambda v: po.mechanisms.laplace_pml(1.0, [0.3, 0.7], beta=v),
+        "beta",
+        BAD_NON_NEGATIVE,
+    ),
+    Case(
+        "gaussian_pml_guarantee.delta2",
+        lambda v: po.mechanisms.gaussian_pml_guarantee(1.0, 1.0, [0.3, 0.7], 100, v),
+        "delta2",
+        BAD_PROBABILITY_LEVEL,
+    ),
+    Case(
+        "gaussian_mechanism.sigma",
+        lambda v: po.mechanisms.gaussian_mechanism(v),
+        "sigma",
+        st.one_of(
+            NOT_A_NUMBER, NAN_INF, st.floats(max_value=0.0), st.floats(min_value=1.01e100, max_value=1e300)
+        ),
+    ),
+    Case(
         "from_json",
         lambda v: po.from_json(v),
         None,
@@ -288,8 +316,8 @@ def toml_value(value: Any) -> str:
         )
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):  # a TOML basic string: JSON's escapes, and DEL escaped too
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(value, list):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -457,7 +485,7 @@ def brute_force_eps(W: np.ndarray, definition: str, p: np.ndarray) -> float:
     return worst
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n_s=st.integers(2, 3),
     n_u=st.integers(1, 2),

@@ -351,13 +351,9 @@ class ContinuousMechanism:
 def _check_delta(delta: object, *, allow_zero: bool = False, argument: str = "delta") -> float:
     """A failure probability in (0, 1) (``[0, 1)`` when ``allow_zero``: δ = 0 is plain ε-PML)."""
     expected = "a probability in [0, 1)" if allow_zero else "a probability in (0, 1)"
-    try:
-        value = float(delta)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(argument, expected, repr(delta)) from exc
-    if not ((value >= 0.0 if allow_zero else value > 0.0) and value < 1.0):
-        raise ValidationError(argument, expected, repr(delta))
-    return value
+    return check_real(
+        delta, argument, low=0.0, high=1.0, open_low=not allow_zero, open_high=True, expected=expected
+    )
 
 
 def laplace_mechanism(b: float) -> ContinuousMechanism:
@@ -376,12 +372,7 @@ def gaussian_mechanism(sigma: float) -> ContinuousMechanism:
 def _worst_p_min(prior: object, beta: float) -> float:
     """``max(min_x P̂(x) − β/2, 0)``: the smallest probability over the ℓ1 ball (eq. 50's argument)."""
     p = _binary_prior(prior)
-    try:
-        beta = float(beta)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError("beta", "an ℓ1 radius β >= 0", repr(beta)) from exc
-    if not (np.isfinite(beta) and beta >= 0.0):
-        raise ValidationError("beta", "an ℓ1 radius β >= 0", repr(beta))
+    beta = check_real(beta, "beta", low=0.0, expected="an ℓ1 radius β >= 0")
     return max(float(p.min()) - beta / 2.0, 0.0)
 
 

@@ -21,7 +21,7 @@ from privopt.data.information import entropy, mutual_information_mu, perspective
 from privopt.data.mechanism import Mechanism
 from privopt.errors import ShapeError, ValidationError
 from privopt.tolerances import PROBABILITY_ATOL
-from privopt.validation import FloatArray, check_positive_int, check_probability_vector
+from privopt.validation import FloatArray, check_positive_int, check_probability_vector, check_real
 
 
 def _input_distribution(
@@ -269,17 +269,14 @@ class SibsonMutualInformation(SubConvexUtility):
     proven_sublinear = True
 
     def __init__(self, P: JointDistribution | ArrayLike, alpha: float, on: InputAlphabet = "x") -> None:
-        try:
-            order = float(alpha)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError("alpha", "an order α > 1", repr(alpha)) from exc
-        if not np.isfinite(order) or order <= 1.0:
-            raise ValidationError(
-                "alpha",
-                "an order α > 1 (α = 1 is po.MutualInformation; for α < 1 the α-information is not sub-convex: "
-                "maximising it means minimising a concave function)",
-                repr(alpha),
-            )
+        order = check_real(
+            alpha,
+            "alpha",
+            low=1.0,
+            open_low=True,
+            expected="an order α > 1 (α = 1 is po.MutualInformation; for α < 1 the α-information is not "
+            "sub-convex: maximising it means minimising a concave function)",
+        )
         self.p = _input_distribution(P, "P", on)
         self.alpha = order
         super().__init__(
