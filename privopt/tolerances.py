@@ -6,6 +6,9 @@ user passes explicitly); nothing compares floats with ``==``.
 
 from __future__ import annotations
 
+import math
+import sys
+
 #: A probability vector (or a row of a channel matrix) must sum to 1 within this absolute error.
 PROBABILITY_ATOL: float = 1e-9
 
@@ -19,11 +22,24 @@ AUDIT_EPS_ATOL: float = 1e-7
 #: when deciding whether a likelihood ratio is 0/0 (no leakage) or x/0 (infinite leakage).
 ZERO_ATOL: float = 1e-15
 
+#: In an audit, a ratio's *numerator* at or below this times its column's largest entry is rounding
+#: noise of an exact zero and leaks nothing; denominators are compared with 0 exactly, so that
+#: ratios as large as e^700 (ε = 700) stay finite.
+ZERO_RTOL: float = 1e-15
+
 #: Absolute tolerance of 1-D root finding in calibrations (in the calibrated parameter).
 ROOT_XTOL: float = 1e-13
 
 #: Default memory budget for dense intermediate arrays (bytes).
 MEMORY_BUDGET_BYTES: int = 2 * 1024**3
+
+#: Largest privacy parameter accepted anywhere: ``e^ε`` must be a finite double (``ε <= log(max float)
+#: ≈ 709.78``). Beyond it every likelihood-ratio bound overflows, so such an ε is refused up front.
+EPS_MAX: float = math.log(sys.float_info.max)
+
+#: Noise scales (Laplace ``b``, Gaussian ``σ``) are accepted in ``[1/NOISE_SCALE_MAX, NOISE_SCALE_MAX]``:
+#: beyond, ``1/σ²`` or ``e^{2/b}`` leave the double range and the leakage formulas return NaN.
+NOISE_SCALE_MAX: float = 1e100
 
 #: Largest privacy parameter handed to a component mechanism where a theorem gives ``ε = ∞`` (e.g.
 #: ``δ2 = log(1 + 2(e^{ε2} − 1)/d)`` with ``d = 0``): ``e^700`` is finite in double precision and GRR

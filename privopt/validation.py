@@ -7,6 +7,7 @@ surfaces as a numpy traceback or a silent NaN.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
@@ -14,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from privopt.errors import ShapeError, ValidationError
-from privopt.tolerances import NEGATIVE_ATOL, PROBABILITY_ATOL
+from privopt.tolerances import EPS_MAX, NEGATIVE_ATOL, PROBABILITY_ATOL
 
 FloatArray = NDArray[np.float64]
 
@@ -83,15 +84,52 @@ def check_stochastic_matrix(value: ArrayLike, argument: str) -> FloatArray:
     return w / sums[:, None]
 
 
+def check_real(
+    value: Any,
+    argument: str,
+    *,
+    low: float = -math.inf,
+    high: float = math.inf,
+    open_low: bool = False,
+    open_high: bool = False,
+    expected: str | None = None,
+) -> float:
+    """A finite real number in an interval; strings, bools and None are refused (no coercion).
+
+    Python and numpy ints and floats are accepted; ``open_low``/``open_high`` exclude the ends.
+    ``expected`` replaces the generated description of the interval in the message.
+    """
+    left = "(" if open_low else "["
+    right = ")" if open_high else "]"
+    wanted = expected or f"a finite number in {left}{low:g}, {high:g}{right}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValidationError(argument, wanted, f"{type(value).__name__} {_describe(value)}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValidationError(argument, wanted, repr(number))
+    below = number <= low if open_low else number < low
+    above = number >= high if open_high else number > high
+    if below or above:
+        raise ValidationError(argument, wanted, repr(number))
+    return number
+
+
 def check_eps(eps: Any, argument: str = "eps") -> float:
-    """A privacy parameter: a finite real number >= 0."""
-    try:
-        value = float(eps)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(argument, "a finite number >= 0", _describe(eps)) from exc
-    if not math.isfinite(value) or value < 0.0:
-        raise ValidationError(argument, "a finite number >= 0", repr(value))
-    return value
+    """A privacy parameter: a real number in ``[0, EPS_MAX]`` (``e^ε`` must be a finite double)."""
+    return check_real(
+        eps,
+        argument,
+        low=0.0,
+        high=EPS_MAX,
+        expected=f"a finite number >= 0 and <= {EPS_MAX:.2f} (e^ε finite)",
+    )
+
+
+def check_eps_or_inf(eps: Any, argument: str = "eps") -> float:
+    """A privacy level that may also be ``inf`` (the identity mechanism, no noise)."""
+    if isinstance(eps, numbers.Real) and not isinstance(eps, (bool, np.bool_)) and float(eps) == math.inf:
+        return math.inf
+    return check_eps(eps, argument)
 
 
 def check_positive_int(value: Any, argument: str, minimum: int = 1) -> int:
@@ -107,6 +145,8 @@ def check_labels(labels: Iterable[Hashable] | None, size: int, argument: str) ->
     """Distinct hashable labels, one per symbol; ``None`` gives ``0, 1, ..., size-1``."""
     if labels is None:
         return tuple(range(size))
+    if isinstance(labels, str | bytes) or not isinstance(labels, Iterable):
+        raise ValidationError(argument, f"a sequence of {size} labels", _describe(labels))
     result = tuple(labels)
     if len(result) != size:
         raise ShapeError(argument, f"{size} labels", f"{len(result)}")

@@ -6,6 +6,15 @@ conic solutions, so a back end can be swapped without touching ``privopt`` (DESI
 
 from .errors import BackendError, BackendTimeout
 from .lp import LPResult, solve_lp
+from .subprocess_call import progress_disabled
 from .vertex_enumeration import BACKENDS, polytope_vertices
 
-__all__ = ["BACKENDS", "BackendError", "BackendTimeout", "LPResult", "polytope_vertices", "solve_lp"]
+__all__ = [
+    "BACKENDS",
+    "BackendError",
+    "BackendTimeout",
+    "LPResult",
+    "polytope_vertices",
+    "progress_disabled",
+    "solve_lp",
+]

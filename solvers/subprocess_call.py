@@ -1,15 +1,27 @@
 """Run a computation in a child process so that it can be stopped at a time budget.
 
 Vertex enumeration runs inside C++ libraries that cannot be interrupted from Python; a forked child
-can. While waiting, a tqdm bar shows the elapsed time (only once the call has lasted a few seconds).
+can. While waiting, a tqdm bar shows the elapsed time (only once the call has lasted a few seconds,
+and never inside :func:`progress_disabled`).
+
+The child runs in a process group of its own, with its standard streams on ``/dev/null`` (so it
+never holds the parent's output open), and on Linux it is killed when the parent dies. Whatever
+ends the wait — the result, an error, the time limit, ``KeyboardInterrupt`` or any exception raised
+by a signal handler — the whole group is killed before this returns.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import ctypes
 import multiprocessing as mp
+import os
+import signal
+import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tqdm.auto import tqdm
@@ -19,9 +31,41 @@ from .errors import BackendError, BackendTimeout
 #: No progress bar for calls shorter than this (seconds).
 _QUIET_SECONDS = 3.0
 
+#: Whether waits show a progress bar (see :func:`progress_disabled`).
+_PROGRESS: contextvars.ContextVar[bool] = contextvars.ContextVar("privopt_solver_progress", default=True)
+
+#: ``prctl(PR_SET_PDEATHSIG, ...)``: the signal a Linux child receives when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+@contextlib.contextmanager
+def progress_disabled() -> Iterator[None]:
+    """No progress bars from the waits inside this block (``privopt --quiet``)."""
+    token = _PROGRESS.set(False)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def _detach() -> None:
+    """In the child: own process group, streams on /dev/null, die with the parent (Linux)."""
+    os.setpgid(0, 0)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for stream in (0, 1, 2):
+        os.dup2(devnull, stream)
+    os.close(devnull)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    # The parent decides when to stop; the child ignores the terminal's interrupt.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
 
 def _child(connection: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
     try:
+        _detach()
         connection.send(("ok", function(*args)))
     except BaseException as exc:  # report every failure to the parent
         last = traceback.format_exc().strip().splitlines()[-3:]  # where it was raised
@@ -32,31 +76,47 @@ def _child(connection: Any, function: Callable[..., Any], args: tuple[Any, ...])
         connection.close()
 
 
+def _kill_group(process: Any) -> None:
+    """SIGKILL the child's process group (the child itself and anything it started)."""
+    if process.pid is None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(process.pid, signal.SIGKILL)  # if it was killed before it could call setpgid
+
+
 def call_with_timeout(
     function: Callable[..., Any],
     args: tuple[Any, ...],
     timeout: float,
     description: str,
     poll: float = 0.2,
-    progress: bool = True,
+    progress: bool | None = None,
 ) -> Any:
     """``function(*args)`` in a forked child; :class:`BackendTimeout` after ``timeout`` seconds.
 
-    ``progress=False`` never shows the bar (callers that make many short calls, e.g. privopt.verify).
+    ``progress=False`` never shows the bar (callers that make many short calls, e.g. privopt.verify);
+    ``None`` shows it unless inside :func:`progress_disabled`.
     """
+    show = _PROGRESS.get() if progress is None else progress
     context = mp.get_context("fork")
     parent, child = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(child, function, args), daemon=True)
     start = time.perf_counter()
-    process.start()
-    child.close()
     bar: tqdm | None = None  # created only once the call has lasted a few seconds
     try:
+        process.start()
+        if process.pid is not None:  # also here, so that the group exists before any kill
+            with contextlib.suppress(OSError):
+                os.setpgid(process.pid, process.pid)
+        child.close()
         while True:
             if parent.poll(poll):
                 try:
                     status, payload = parent.recv()
                 except EOFError as exc:
+                    process.join(timeout=5)
                     raise BackendError(
                         f"{description}: the worker process died (exit code {process.exitcode})"
                     ) from exc
@@ -64,7 +124,7 @@ def call_with_timeout(
                     raise BackendError(f"{description} failed: {payload}")
                 return payload
             elapsed = time.perf_counter() - start
-            if progress and bar is None and elapsed > _QUIET_SECONDS:
+            if show and bar is None and elapsed > _QUIET_SECONDS:
                 bar = tqdm(total=round(timeout), desc=description, unit="s", leave=False)
             if bar is not None:
                 bar.n = min(round(elapsed), bar.total)
@@ -74,9 +134,9 @@ def call_with_timeout(
             if elapsed > timeout:
                 raise BackendTimeout(f"{description} did not finish within {timeout:g} s and was stopped")
     finally:
+        _kill_group(process)
         if bar is not None:
             bar.close()
-        if process.is_alive():
-            process.kill()
-        process.join(timeout=5)
+        if process.pid is not None:
+            process.join(timeout=5)
         parent.close()

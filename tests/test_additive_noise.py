@@ -199,7 +199,7 @@ def test_bad_input():
             gaussian_pml_guarantee(1.0, 0.5, [0.3, 0.7], 100, delta)
     with pytest.raises(po.ValidationError, match=r"eps: expected ε > 0"):
         laplace_scale(0.0, [0.3, 0.7])
-    with pytest.raises(po.ValidationError, match=r"b: expected a finite noise scale > 0"):
+    with pytest.raises(po.ValidationError, match=r"b: expected a noise scale in \[1e-100, 1e\+100\]"):
         laplace_pml(0.0, [0.3, 0.7])
     with pytest.raises(po.ValidationError, match=r"x: expected input values in \{−1, \+1\}"):
         laplace_mechanism(1.0).sample(np.array([0.0, 1.0]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cvxpy as cp
 import numpy as np
 import pandas as pd
 import pytest
@@ -120,3 +121,99 @@ def test_other_arguments():
         po.mechanisms.grr(2, 1.0).sample(np.array([0, 5]))
     with pytest.raises(po.NotSupportedError, match="LIP over Simplex"):
         po.audit(po.mechanisms.grr(4, 1.0), po.LIP(1.0, po.Simplex((2, 2))))
+
+
+# ---------------------------------------------------------------------- issue 15's cases
+P = po.JointDistribution([[0.07, 0.10], [0.26, 0.57]], n=100)
+
+
+@pytest.mark.parametrize(
+    ("call", "pattern"),
+    [
+        (
+            lambda: po.RenyiBall.confidence(P, level="0.95"),
+            r"level: expected a confidence level in \(0, 1\).*got str '0\.95'",
+        ),
+        (
+            lambda: po.RenyiBall.confidence(P, level=None),
+            r"level: expected a confidence level in \(0, 1\).*got NoneType None",
+        ),
+        (lambda: po.L1Ball.confidence(P, delta="x"), r"delta: expected a failure probability in \(0, 1\)"),
+        (lambda: po.FiniteSet(5), r"distributions: expected a collection of distributions.*got int"),
+        (
+            lambda: po.SubConvexUtility(lambda w: w.sum(axis=0), input_size=-3),
+            r"input_size: expected an integer >= 1, got -3",
+        ),
+        (
+            lambda: po.ConcaveUtility(lambda W: cp.sum(W), n_outputs=0, input_size=4),
+            r"n_outputs: expected an integer >= 1, got 0",
+        ),
+        (
+            lambda: po.from_json(
+                '{"type": "Mechanism", "data": {"matrix": [["a", "b"]], "input_labels": [0], "output_labels": [0, 1], "name": "m"}}'
+            ),
+            r"matrix: expected an array of real numbers",
+        ),
+        (lambda: po.LDP("1.0"), r"eps: expected a finite number >= 0 and <= 709\.78.*got str '1\.0'"),
+        (lambda: po.LDP(True), r"eps: expected .*got bool True"),
+        (
+            lambda: po.LDP(800.0),
+            r"eps: expected a finite number >= 0 and <= 709\.78 \(e\^ε finite\), got 800\.0",
+        ),
+        (
+            lambda: po.mechanisms.grr(3, 1.0, labels=True),
+            r"labels: expected a sequence of 3 labels, got True",
+        ),
+        (lambda: po.mechanisms.grr_lip(P, "x"), r"alpha: expected a finite number >= 0"),
+        (lambda: po.mechanisms.oue(3, 1.0, max_bytes="x"), r"max_bytes: expected an integer >= 1"),
+        (
+            lambda: po.mechanisms.gaussian_mechanism(1e300),
+            r"sigma: expected a noise scale in \[1e-100, 1e\+100\]",
+        ),
+        (lambda: po.load(b"not a path"), r"path: expected a file path"),
+    ],
+)
+def test_issue_15_api_cases(call, pattern):
+    with pytest.raises(po.ValidationError, match=pattern):
+        call()
+
+
+def test_numpy_numbers_are_fine_and_inf_is_a_level_for_lip():
+    assert po.LDP(np.float32(0.5)).eps == pytest.approx(0.5)
+    assert po.mechanisms.grr(np.int64(3), np.float64(1.0)).n_inputs == 3
+    assert po.mechanisms.grr_lip(P, np.inf) >= po.mechanisms.grr_lip(P, 5.0)
+
+
+@pytest.mark.parametrize(
+    ("builder", "pattern"),
+    [
+        (
+            lambda W: cp.sum_squares(W),
+            r"builder: expected a concave expression \(it is maximised\), got .*which is convex",
+        ),
+        (
+            lambda W: cp.sqrt(W[0, 0]) * cp.sqrt(W[1, 0]),
+            r"builder: expected a DCP expression .*got .*W\[0, 0\].*W\[1, 0\].*, which is not DCP",
+        ),
+        (
+            lambda W: cp.sum(W) + cp.sqrt(W[0, 0]) * cp.sqrt(W[1, 0]),
+            r"whose sub-expression .*W\[0, 0\].* \* .*W\[1, 0\].* is not DCP",
+        ),
+        (lambda W: W, r"builder: expected a scalar expression .*got shape \(4, 2\)"),
+        (lambda W: cp.Constant(1.0), r"builder: expected an expression of W .*got the constant 1\.0"),
+        (lambda W: 3.0, r"builder: expected a function returning a cvxpy expression, got float"),
+        (
+            lambda W: W[7, 0],
+            r"builder: expected a function of a cvxpy Variable W of shape \(4, 2\), got IndexError",
+        ),
+    ],
+)
+def test_concave_utilities_are_checked_with_cvxpy_dcp_rules(builder, pattern):
+    with pytest.raises(po.ValidationError, match=pattern):
+        po.ConcaveUtility(builder, n_outputs=2, input_size=4)
+
+
+def test_a_valid_concave_utility_still_solves():
+    utility = po.ConcaveUtility(lambda W: cp.sum(cp.log(W[:, 0] + 1.0)), n_outputs=2, input_size=4)
+    solution = po.Problem(po.SensitiveLDP(1.0, P), utility).solve()
+    assert solution.certificate.passed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,7 +80,7 @@ def test_audit_exit_codes(spec: Path, tmp_path: Path):
 def test_errors_are_one_line_without_traceback(tmp_path: Path):
     result = CliRunner().invoke(app, ["design", str(tmp_path / "missing.toml")])
     assert result.exit_code == 2
-    assert "spec: expected an existing TOML file" in result.output
+    assert "spec: expected an existing TOML spec file" in result.output
     bad = tmp_path / "bad.toml"
     bad.write_text("[data]\nprobabilities = [[0.5, 0.6]]\n[definition]\nkind = 'LDP'\neps = 1\n")
     result = CliRunner().invoke(app, ["design", str(bad)])
@@ -90,13 +91,15 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path):
     unknown.write_text("[data]\nprobabilities = [[0.5, 0.5]]\n[definition]\nkind = 'DP'\neps = 1\n")
     result = CliRunner().invoke(app, ["design", str(unknown)])
     assert result.exit_code == 2
-    assert "[definition].kind: expected one of ldp, sensitiveldp, rldp, lip, pml" in result.output
+    assert "[definition].kind: expected 'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP' or 'PML'" in result.output
+    assert "got str 'DP'" in result.output
 
 
-def test_debug_shows_the_exception(tmp_path: Path):
+def test_debug_shows_the_traceback_and_keeps_the_exit_code(tmp_path: Path):
     result = CliRunner().invoke(app, ["design", str(tmp_path / "missing.toml"), "--debug"])
-    assert result.exit_code != 0
-    assert isinstance(result.exception, po.ValidationError)
+    assert result.exit_code == 2
+    assert "Traceback" in result.output
+    assert "privopt.errors.ValidationError: spec: expected an existing TOML spec file" in result.output
 
 
 def test_subprocess_entry_point(spec: Path):
@@ -125,7 +128,7 @@ def test_subprocess_entry_point(spec: Path):
         check=False,
     )
     assert process.returncode == 2
-    assert process.stderr.strip().startswith("error: mechanism: expected an existing CSV")
+    assert process.stderr.strip().startswith("error: mechanism: expected an existing mechanism CSV")
     assert "Traceback" not in process.stderr
 
 
@@ -189,3 +192,191 @@ def test_compare_unknown_mechanism_is_a_one_line_error(spec: Path):
     assert "compare.mechanisms" in result.output
     assert "'laplace'" in result.output
     assert "srr" in result.output  # the message lists what exists
+
+
+# ---------------------------------------------------------------------- the error contract
+def _one_error_line(result) -> str:
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("error: ")
+    assert "Traceback" not in result.output
+    return result.stderr
+
+
+@pytest.mark.parametrize("command", ["design", "audit", "compare", "verify", "reproduce"])
+def test_every_command_takes_json_quiet_and_debug(command: str):
+    result = CliRunner().invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    for option in ("--json", "--quiet", "--debug"):
+        assert option in result.output
+
+
+def test_json_errors_are_a_json_object_on_stdout_only(tmp_path: Path):
+    result = CliRunner().invoke(app, ["design", str(tmp_path / "missing.toml"), "--json"])
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["error"]
+    assert error == {
+        "type": "ValidationError",
+        "message": f"spec: expected an existing TOML spec file, got '{tmp_path / 'missing.toml'}'",
+        "argument": "spec",
+        "exit_code": 2,
+    }
+    _one_error_line(result)
+
+
+def test_long_errors_are_never_wrapped(tmp_path: Path):
+    long_name = "x" * 400
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.replace('kind = "renyi"', f'kind = "renyi"\n{long_name} = 1'))
+    result = CliRunner().invoke(app, ["design", str(spec)])
+    assert result.exit_code == 2
+    line = _one_error_line(result)
+    assert long_name in line
+    assert len(line) > 400
+
+
+def test_usage_errors_are_one_line_too(spec: Path):
+    result = CliRunner().invoke(app, ["audit", "m.csv", "--eps", "abc"])
+    assert result.exit_code == 2
+    assert "Invalid value for '--eps'" in _one_error_line(result)
+    result = CliRunner().invoke(app, ["design", str(spec), "--bogus", "--json"])
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["error"]["exit_code"] == 2
+    assert "No such option: --bogus" in _one_error_line(result)
+
+
+def test_limit_reached_is_exit_code_3(tmp_path: Path):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        "[data]\nsynthetic = { shape = [30, 30], seed = 1, n = 100000 }\n"
+        '[definition]\nkind = "SensitiveLDP"\neps = 1.0\n[options]\nroute = "vertex"\n'
+    )
+    result = CliRunner().invoke(app, ["design", str(spec), "--json"])
+    assert result.exit_code == 3
+    error = json.loads(result.stdout)["error"]
+    assert error["type"] == "LimitError"
+    assert "at most about 10^366 vertices" in error["message"]
+
+
+def test_design_out_creates_the_folder(spec: Path, tmp_path: Path):
+    out = tmp_path / "new" / "dir"
+    result = CliRunner().invoke(app, ["design", str(spec), "--json", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    written = json.loads(result.stdout)["written"]
+    assert written == {"mechanism": str(out / "mechanism.csv"), "solution": str(out / "solution.json")}
+    assert po.load(out / "solution.json").mechanism.n_inputs == 4
+    # Without [output], --out still writes both files.
+    bare = tmp_path / "bare.toml"
+    bare.write_text(SPEC.split("[output]")[0])
+    result = CliRunner().invoke(app, ["design", str(bare), "--json", "--out", str(tmp_path / "other")])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "other").iterdir()) == ["mechanism.csv", "solution.json"]
+
+
+def test_quiet_prints_the_table_only(spec: Path):
+    result = CliRunner().invoke(app, ["design", str(spec), "--quiet"])
+    assert result.exit_code == 0
+    assert "wrote" not in result.output
+    assert "0.4228" in result.output
+
+
+@pytest.mark.parametrize(
+    ("content", "pattern"),
+    [
+        (b"", r"mechanism: expected a non-empty mechanism CSV .*got an empty file"),
+        (b"\x00\x01\xff\xfe binary", r"mechanism: expected a mechanism CSV .* \(text\), got binary data"),
+        (b"\xff\xfe\xfa", r"mechanism: expected a mechanism CSV .* \(UTF-8 text\), got undecodable byte"),
+        (
+            b",0,1\n0,0.5,abc\n1,0.5,0.5\n",
+            r"mechanism: expected a number in every cell .*got 'abc' at row 0, column '1'",
+        ),
+        (b",0,1\n0,0.5,0.6\n1,0.5,0.5\n", r"matrix: expected rows summing to 1"),
+        (b",0,1\n", r"mechanism: expected a mechanism CSV .* with at least one data row"),
+    ],
+)
+def test_bad_mechanism_files_are_named(tmp_path: Path, content: bytes, pattern: str):
+    path = tmp_path / "m.csv"
+    path.write_bytes(content)
+    result = CliRunner().invoke(app, ["audit", str(path), "--definition", "ldp", "--eps", "1"])
+    assert result.exit_code == 2
+    assert re.search(pattern, _one_error_line(result))
+
+
+@pytest.mark.parametrize(
+    ("content", "pattern"),
+    [
+        (b"", r"spec: expected a non-empty TOML spec file"),
+        (b"\x00\x00", r"spec: expected a TOML spec file \(text\), got binary data"),
+    ],
+)
+def test_bad_spec_files_are_named(tmp_path: Path, content: bytes, pattern: str):
+    path = tmp_path / "spec.toml"
+    path.write_bytes(content)
+    result = CliRunner().invoke(app, ["design", str(path)])
+    assert result.exit_code == 2
+    assert re.search(pattern, _one_error_line(result))
+
+
+@pytest.mark.parametrize(
+    ("content", "pattern"),
+    [
+        (b"", r"\[data\]\.path: expected a non-empty CSV file with a header row"),
+        (b"\x00binary", r"\[data\]\.path: expected a CSV file with a header row \(text\)"),
+        (b"sex,race\n", r"\[data\]\.path: expected a CSV file with a header row with at least one data row"),
+        (b"sex,race\nF,a\nM\n", r"\[data\]\.frame: expected no missing values"),
+        (
+            b"sex,race\nF,a\nM,b,c,d\n",
+            r"\[data\]\.path: expected a CSV file with a header row, got .*Error tokenizing",
+        ),
+    ],
+)
+def test_bad_data_files_are_named(tmp_path: Path, content: bytes, pattern: str):
+    (tmp_path / "data.csv").write_bytes(content)
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        '[data]\npath = "data.csv"\nsensitive = "sex"\npublic = "race"\n[definition]\nkind = "SensitiveLDP"\neps = 1\n'
+    )
+    result = CliRunner().invoke(app, ["design", str(spec)])
+    assert result.exit_code == 2
+    assert re.search(pattern, _one_error_line(result))
+
+
+def test_audit_refuses_contradictory_options(spec: Path, tmp_path: Path):
+    CliRunner().invoke(app, ["design", str(spec), "--quiet"])
+    csv = str(tmp_path / "mechanism.csv")
+    result = CliRunner().invoke(app, ["audit", csv, "--spec", str(spec), "--definition", "ldp"])
+    assert result.exit_code == 2
+    assert "--definition: expected either --spec or --definition" in _one_error_line(result)
+    result = CliRunner().invoke(app, ["audit", csv, "--definition", "lip", "--eps", "1"])
+    assert "--definition: expected 'ldp'" in _one_error_line(result)
+    result = CliRunner().invoke(app, ["audit", csv, "--definition", "ldp", "--eps", "nan"])
+    assert "--eps: expected a finite number" in _one_error_line(result)
+
+
+def test_verify_and_reproduce_take_json():
+    result = CliRunner().invoke(app, ["verify", "--claims", "nonexistent-claim", "--json"])
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["error"]["type"] == "ValidationError"
+    result = CliRunner().invoke(app, ["reproduce", "fig-42", "--json"])
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["error"]["argument"] == "name"
+
+
+def test_verify_json_prints_json():
+    result = CliRunner().invoke(app, ["verify", "--claims", "funnel.eq29", "--json"])
+    assert result.exit_code in (0, 1), result.output
+    json.loads(result.stdout)
+
+
+def test_reproduce_json_writes_its_files_together(tmp_path: Path):
+    out = tmp_path / "new" / "out"
+    result = CliRunner().invoke(app, ["reproduce", "pml-fig3", "--json", "--quiet", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["reproduced"] is True
+    assert report["claims"]
+    assert sorted(Path(f).name for f in report["written"]) == [
+        "pml-fig3-claims.csv",
+        "pml-fig3.csv",
+        "pml-fig3.png",
+    ]
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]

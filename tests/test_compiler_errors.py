@@ -60,7 +60,9 @@ def test_timeout_is_honoured():
     problem = po.Problem(
         po.SensitiveLDP(0.5, po.RenyiBall.confidence(P)), po.MutualInformation(P), timeout=1.0, backend="ppl"
     )
-    with pytest.raises(po.LimitError, match=r"did not finish within [\d.]+ s and was stopped.*route='colgen'"):
+    with pytest.raises(
+        po.LimitError, match=r"did not finish within [\d.]+ s and was stopped.*route='colgen'"
+    ):
         problem.solve(route="vertex")
     # The automatic route does not walk into the wall: 3×4 is predicted slow, so column generation
     # answers, with a certified bound and a status that says how far it got in the time it had.

@@ -8,6 +8,7 @@ same matrix bit for bit; labels keep their Python types (tuples are tagged).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Hashable
 from fractions import Fraction
 from pathlib import Path
@@ -15,12 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from privopt.app.files import read_text, write_text
 from privopt.audit import AuditReport, Witness
 from privopt.compiler.cone import RatioBlock, RatioGroup, RowCone
 from privopt.compiler.estimate import VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.data.terms import PairLabel, Term
-from privopt.errors import ValidationError
+from privopt.errors import PrivoptError, ValidationError
 from privopt.problem import Certificate, CompiledProblem, Solution, SolveStats, Status
 
 _TUPLE = "__tuple__"
@@ -76,7 +78,7 @@ def _mechanism(mechanism: Mechanism) -> dict[str, Any]:
 
 def _mechanism_back(data: dict[str, Any]) -> Mechanism:
     return Mechanism(
-        np.array(data["matrix"], dtype=np.float64),
+        data["matrix"],
         [decode_label(v) for v in data["input_labels"]],
         [decode_label(v) for v in data["output_labels"]],
         name=data["name"],
@@ -248,7 +250,8 @@ def _compiled(compiled: CompiledProblem) -> dict[str, Any]:
         "estimate": {
             "dimension": estimate.dimension,
             "inequalities": estimate.inequalities,
-            "bound": estimate.bound,
+            "log10_bound": estimate.log10_bound,
+            "bound": estimate.bound if estimate.bound != math.inf else None,
         },
         "route": compiled.route,
         "reason": compiled.reason,
@@ -260,7 +263,7 @@ def _compiled_back(data: dict[str, Any]) -> CompiledProblem:
     return CompiledProblem(
         _cone_back(data["cone"]),
         data["normalisation"],
-        VertexEstimate(e["dimension"], e["inequalities"], e["bound"]),
+        VertexEstimate(e["dimension"], e["inequalities"], e["log10_bound"]),
         data["route"],
         data["reason"],
     )
@@ -296,27 +299,32 @@ def to_json(obj: Any) -> str:
 
 
 def from_json(text: str) -> Any:
-    """The object written by :func:`to_json`."""
+    """The object written by :func:`to_json`.
+
+    Raises :class:`~privopt.errors.ValidationError` for anything else: text that is not JSON, a
+    document of an unknown type, missing fields, or values the object refuses (a matrix of strings).
+    """
+    if not isinstance(text, str):
+        raise ValidationError("text", "a JSON text (str)", type(text).__name__)
     try:
         document = json.loads(text)
         reader = _READERS[document["type"]]
         return reader(document["data"])
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+    except PrivoptError:
+        raise
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())
         raise ValidationError(
-            "text", "a privopt JSON document (written by po.save / to_json)", f"{type(exc).__name__}: {exc}"
+            "text", "a privopt JSON document (written by po.save / to_json)", detail[:200]
         ) from exc
 
 
 def save(obj: Any, path: str | Path) -> Path:
-    """Write ``obj`` as JSON to ``path`` (see :func:`to_json`)."""
-    target = Path(path)
-    target.write_text(to_json(obj))
-    return target
+    """Write ``obj`` as JSON to ``path`` (see :func:`to_json`), atomically: the file holds the old
+    content or the new, never a part of it. Missing folders are created."""
+    return write_text(path, to_json(obj))
 
 
 def load(path: str | Path) -> Any:
     """Read an object written by :func:`save`."""
-    source = Path(path)
-    if not source.is_file():
-        raise ValidationError("path", "an existing JSON file written by po.save", repr(str(source)))
-    return from_json(source.read_text())
+    return from_json(read_text(path, "path", "a JSON file written by po.save"))

@@ -43,7 +43,7 @@ from privopt.sets.l1 import L1Ball
 from privopt.sets.polytope import Polytope
 from privopt.sets.renyi import RenyiBall, renyi_divergence
 from privopt.sets.renyi_extremes import is_order
-from privopt.tolerances import ZERO_ATOL
+from privopt.tolerances import ZERO_RTOL
 from privopt.validation import FloatArray
 
 #: Local searches for the lower end of an interval audit (the best-scoring candidates are refined).
@@ -66,10 +66,12 @@ class AuditPart:
     method: str
 
 
-def _log_ratio(num: float, den: float) -> float:
-    if num <= ZERO_ATOL:
+def _log_ratio(num: float, den: float, scale: float) -> float:
+    """``log(num / den)``: ``-inf`` when ``num`` is rounding noise relative to its column's ``scale``,
+    ``+inf`` when ``den`` is exactly 0 (the convention of :meth:`RatioPairs.log_ratios`)."""
+    if num <= ZERO_RTOL * scale:
         return -np.inf
-    if den <= ZERO_ATOL:
+    if den <= 0.0:
         return np.inf
     return float(np.log(num / den))
 
@@ -80,6 +82,7 @@ def l1_marginal_part(
     """Exact ``sup_{Q ∈ ball} log(max_a aᵀw / Qᵀw) / c`` per output for constant-left, marginal-right
     pairs (the ℓ1-local leakage capacity, PML paper eq. 23)."""
     W = mechanism.matrix
+    scales = W.max(axis=0)
     worst_prior = ball.min_linear(W)
     per_output = np.zeros(W.shape[1])
     best: tuple[float, int, int, int] | None = None  # (value, pair, statistic, output)
@@ -87,11 +90,14 @@ def l1_marginal_part(
         tops = np.vstack([st.vector(None, layout.labels, layout.on) @ W for st in pair.left])
         arg = np.argmax(tops, axis=0)
         top = tops[arg, np.arange(W.shape[1])]
-        values = np.array([_log_ratio(t, m) for t, m in zip(top, worst_prior, strict=True)]) / pair.scale
+        values = (
+            np.array([_log_ratio(t, m, c) for t, m, c in zip(top, worst_prior, scales, strict=True)])
+            / pair.scale
+        )
         values = np.maximum(values, 0.0)
         per_output = np.maximum(per_output, values)
         y = int(np.argmax(values))
-        if top[y] > ZERO_ATOL and (best is None or values[y] > best[0]):
+        if top[y] > ZERO_RTOL * scales[y] and (best is None or values[y] > best[0]):
             best = (float(values[y]), index, int(arg[y]), y)
     witness = None
     if best is not None:
@@ -150,6 +156,7 @@ def rectangular_part(
     """Interval audit of pairs of conditionals over a Rényi ball or a polytope (module docstring)."""
     extremes = _SideExtremes(F, mechanism, layout)
     n_out = mechanism.n_outputs
+    scales = mechanism.matrix.max(axis=0)
     upper_per_output = np.zeros(n_out)
     where: list[tuple[int, int, int] | None] = [None] * n_out  # (pair, left index, right index)
     for index, pair in enumerate(pairs):
@@ -157,7 +164,7 @@ def rectangular_part(
         bottoms = np.vstack([extremes.side(st, False) for st in pair.right])
         for y in range(n_out):
             i, j = int(np.argmax(tops[:, y])), int(np.argmin(bottoms[:, y]))
-            value = _log_ratio(float(tops[i, y]), float(bottoms[j, y])) / pair.scale
+            value = _log_ratio(float(tops[i, y]), float(bottoms[j, y]), float(scales[y])) / pair.scale
             if value > upper_per_output[y]:
                 upper_per_output[y], where[y] = value, (index, i, j)
     upper = float(upper_per_output.max()) if n_out else 0.0
@@ -197,6 +204,7 @@ def _worst_at(
             P.reshape(F.shape), s_labels=reference.s_labels, u_labels=reference.u_labels
         )
     values: dict[Statistic, FloatArray] = {}
+    scales = W.max(axis=0)
 
     def side(statistic: Statistic) -> FloatArray:
         if statistic not in values:  # a statistic shared by many pairs is evaluated once
@@ -209,7 +217,12 @@ def _worst_at(
             top = side(left)
             for j, right in enumerate(pair.right):
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    ratios = np.where(top > ZERO_ATOL, np.log(top / np.maximum(side(right), 1e-300)), -np.inf)
+                    bottom = side(right)
+                    ratios = np.where(
+                        top > ZERO_RTOL * scales,
+                        np.where(bottom > 0.0, np.log(top / np.where(bottom > 0.0, bottom, 1.0)), np.inf),
+                        -np.inf,
+                    )
                 ratios = ratios / pair.scale
                 y = int(np.argmax(ratios))
                 if ratios[y] > best:

@@ -18,7 +18,8 @@ distribution, and a scale ``c_i > 0`` (1 for every built-in definition but metri
 
 Zero conventions (as in the definitions): when ``a_iᵀw = 0`` the inequality holds for every ε (this
 covers outputs of probability zero, the ``0/0`` case); when ``a_iᵀw > 0 = b_iᵀw`` it holds for no
-finite ε. Linear statistics at or below :data:`~privopt.tolerances.ZERO_ATOL` count as zero.
+finite ε. A numerator at or below :data:`~privopt.tolerances.ZERO_RTOL` times the column's largest entry
+is rounding noise of a zero and leaks nothing; a denominator is zero only when it is exactly 0.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import scipy.sparse as sp
 from privopt.data.statistics import Statistic
 from privopt.data.terms import PairLabel, Term
 from privopt.errors import ShapeError, ValidationError
-from privopt.tolerances import ZERO_ATOL
+from privopt.tolerances import ZERO_RTOL
 from privopt.validation import FloatArray
 
 #: Columns are processed in chunks so that ``pairs × chunk`` stays below this many entries.
@@ -164,8 +165,9 @@ class RatioPairs:
         num = np.asarray(self.numerators @ columns)
         den = np.asarray(self.denominators @ columns)
         out = np.full(num.shape, -np.inf)
-        active = num > ZERO_ATOL
-        finite = active & (den > ZERO_ATOL)
+        scale = np.asarray(columns).max(axis=0, initial=0.0)[None, :]
+        active = num > ZERO_RTOL * scale
+        finite = active & (den > 0.0)
         out[finite] = np.log(num[finite] / den[finite])
         out[active & ~finite] = np.inf
         return out

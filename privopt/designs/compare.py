@@ -46,6 +46,12 @@ COLUMNS = [
 def _entries(mechanisms: Iterable[Any] | Mapping[str, Any]) -> list[tuple[str, Any]]:
     if isinstance(mechanisms, Mapping):
         return [(str(k), v) for k, v in mechanisms.items()]
+    if isinstance(mechanisms, (str, bytes)) or not isinstance(mechanisms, Iterable):
+        raise ValidationError(
+            "mechanisms",
+            "a list of mechanisms, (name, mechanism) pairs or a {name: mechanism} mapping",
+            type(mechanisms).__name__,
+        )
     out = []
     for i, item in enumerate(mechanisms):
         if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):

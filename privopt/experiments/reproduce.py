@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from privopt.app.files import write_together
 from privopt.errors import ValidationError
 from privopt.experiments.figures import FIGURES, ClaimCheck, FigureExperiment, RunOptions, checks_frame
 from privopt.experiments.figures.base import full_from_environment
@@ -85,10 +86,12 @@ def reproduce(
     plot = experiment.plot(table)
     checks = experiment.check(table)
     files: tuple[Path, ...] = ()
-    if folder is not None:
-        stem = folder / name
-        table.to_csv(stem.with_suffix(".csv"), index=False)
-        plot.savefig(stem.with_suffix(".png"), dpi=120)
-        checks_frame(checks).to_csv(folder / f"{name}-claims.csv", index=False)
-        files = (stem.with_suffix(".csv"), stem.with_suffix(".png"), folder / f"{name}-claims.csv")
+    if folder is not None:  # the three files appear together or not at all
+        files = write_together(
+            {
+                folder / f"{name}.csv": lambda path: table.to_csv(path, index=False),
+                folder / f"{name}.png": lambda path: plot.savefig(path, dpi=120, format="png"),
+                folder / f"{name}-claims.csv": lambda path: checks_frame(checks).to_csv(path, index=False),
+            }
+        )
     return Reproduction(experiment, table, plot, checks, files)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from privopt.app.files import write_text, write_together
 from privopt.errors import ValidationError
 
 #: Column holding each row's cell key (a stable hash of the cell's parameters and the sweep seed).
@@ -52,7 +53,7 @@ class ResultStore:
                     f"{str(folder)!r}, which holds the results of a different sweep",
                 )
         else:
-            file.write_text(text)
+            write_text(file, text, "store")
         return cls(folder)
 
     def parts(self) -> list[Path]:
@@ -92,6 +93,5 @@ class ResultStore:
             return
         index = len(self.parts())
         target = self.path / f"part-{index:06d}.parquet"
-        temporary = target.with_suffix(".tmp")
-        frame.to_parquet(temporary, index=False)
-        temporary.replace(target)  # a part is either complete or absent, even if killed mid-write
+        # A part is either complete or absent, even if killed mid-write.
+        write_together({target: lambda path: frame.to_parquet(path, index=False)})

@@ -49,8 +49,8 @@ from privopt.errors import ValidationError
 from privopt.mechanisms.independent_reporting import maximise_on_interval
 from privopt.sets.finite import FiniteSet, Point
 from privopt.sets.l1 import L1Ball, weissman_radius
-from privopt.tolerances import AUDIT_EPS_ATOL, PRIOR_XTOL, ROOT_XTOL
-from privopt.validation import FloatArray, check_eps, check_probability_vector
+from privopt.tolerances import AUDIT_EPS_ATOL, NOISE_SCALE_MAX, PRIOR_XTOL, ROOT_XTOL
+from privopt.validation import FloatArray, check_eps, check_probability_vector, check_real
 
 #: The binary input alphabet of PML paper §VI.
 INPUTS: tuple[float, float] = (-1.0, 1.0)
@@ -74,13 +74,13 @@ def _binary_prior(prior: object, argument: str = "prior") -> FloatArray:
 
 
 def _check_scale(value: object, argument: str) -> float:
-    try:
-        scale = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(argument, "a finite noise scale > 0", repr(value)) from exc
-    if not (np.isfinite(scale) and scale > 0.0):
-        raise ValidationError(argument, "a finite noise scale > 0", repr(value))
-    return scale
+    return check_real(
+        value,
+        argument,
+        low=1.0 / NOISE_SCALE_MAX,
+        high=NOISE_SCALE_MAX,
+        expected=f"a noise scale in [{1.0 / NOISE_SCALE_MAX:g}, {NOISE_SCALE_MAX:g}]",
+    )
 
 
 @dataclass(frozen=True)
@@ -185,8 +185,12 @@ class ContinuousMechanism:
             return float(-np.log(p + (1.0 - p) * np.exp(-self.ldp_eps)))
 
     def _log_r(self, y: float) -> float:
-        """``log r(y) = log f(y|−1) − log f(y|+1)``, non-increasing (log-concave noise)."""
-        return float(self.log_density(y, -1.0) - self.log_density(y, 1.0))
+        """``log r(y) = log f(y|−1) − log f(y|+1)``, non-increasing (log-concave noise), in closed form:
+        ``(|y − 1| − |y + 1|)/b`` (Laplace) or ``−2y/σ²`` (Gaussian) — the difference of the two log
+        densities would cancel to 0 for large ``y`` and large scales."""
+        if self.family == "laplace":
+            return float((abs(y - 1.0) - abs(y + 1.0)) / self.scale)
+        return float(-2.0 * y / self.scale**2)
 
     def _threshold(self, target: float) -> float:
         """The ``y >= 0`` with ``log r(y) = target`` (``target < 0``); ``inf`` if ``log r`` never gets below it."""
@@ -347,13 +351,9 @@ class ContinuousMechanism:
 def _check_delta(delta: object, *, allow_zero: bool = False, argument: str = "delta") -> float:
     """A failure probability in (0, 1) (``[0, 1)`` when ``allow_zero``: δ = 0 is plain ε-PML)."""
     expected = "a probability in [0, 1)" if allow_zero else "a probability in (0, 1)"
-    try:
-        value = float(delta)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(argument, expected, repr(delta)) from exc
-    if not ((value >= 0.0 if allow_zero else value > 0.0) and value < 1.0):
-        raise ValidationError(argument, expected, repr(delta))
-    return value
+    return check_real(
+        delta, argument, low=0.0, high=1.0, open_low=not allow_zero, open_high=True, expected=expected
+    )
 
 
 def laplace_mechanism(b: float) -> ContinuousMechanism:
@@ -372,12 +372,7 @@ def gaussian_mechanism(sigma: float) -> ContinuousMechanism:
 def _worst_p_min(prior: object, beta: float) -> float:
     """``max(min_x P̂(x) − β/2, 0)``: the smallest probability over the ℓ1 ball (eq. 50's argument)."""
     p = _binary_prior(prior)
-    try:
-        beta = float(beta)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError("beta", "an ℓ1 radius β >= 0", repr(beta)) from exc
-    if not (np.isfinite(beta) and beta >= 0.0):
-        raise ValidationError("beta", "an ℓ1 radius β >= 0", repr(beta))
+    beta = check_real(beta, "beta", low=0.0, expected="an ℓ1 radius β >= 0")
     return max(float(p.min()) - beta / 2.0, 0.0)
 
 

@@ -26,6 +26,8 @@ found by bracketing and Brent's method (the calibration of
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from privopt.audit import audit
@@ -34,7 +36,7 @@ from privopt.data.mechanism import Mechanism
 from privopt.definitions import LIP
 from privopt.errors import SolverError, ValidationError
 from privopt.mechanisms.lip_calibration import calibrate_monotone
-from privopt.validation import FloatArray, check_eps
+from privopt.validation import FloatArray, check_eps, check_eps_or_inf
 
 
 def _check_joint(P: object) -> JointDistribution:
@@ -55,10 +57,11 @@ def cr_lip_leakage(P: JointDistribution, alpha: float) -> float:
     marginal = P.p_u
     support = marginal > 0.0
     a, p = conditional[:, support], marginal[support]
-    if np.isinf(alpha):
+    alpha = check_eps_or_inf(alpha, "alpha")
+    if math.isinf(alpha):
         with np.errstate(divide="ignore"):
             return float(np.max(np.abs(np.log(a) - np.log(p))))
-    c = np.expm1(check_eps(alpha, "alpha"))
+    c = np.expm1(alpha)
     b = a.sum(axis=0)  # Σ_{s'} P(y|s') > 0 on the support of P(y)
     return float(np.max(np.abs(np.log(c * a + b) - np.log(c * p + b))))
 
@@ -75,10 +78,10 @@ def cr_lip_channel(P: JointDistribution, alpha: float) -> Mechanism:
     P = _check_joint(P)
     n_s, n_u = P.shape
     conditional = P.conditional_u_given_s()
-    if np.isinf(alpha):
+    alpha = check_eps_or_inf(alpha, "alpha")
+    if math.isinf(alpha):
         matrix: FloatArray = np.tile(np.eye(n_u), (n_s, 1))
     else:
-        alpha = check_eps(alpha, "alpha")
         # Divide numerator and denominator by e^α so that large α does not overflow.
         keep = 1.0 / (1.0 + (n_s - 1) * np.exp(-alpha))
         other = np.exp(-alpha) * keep

@@ -145,6 +145,7 @@ def projection_l1_radii(F: RenyiBall, method: str = "auto") -> FloatArray:
     """``rad_s = max_{R ∈ F_{U|s}} ||R − P̂(·|s)||₁`` for every ``s`` (Entropy paper eq. 20, Prop. 1),
     from :meth:`~privopt.RenyiBall.l1_radius` (exact up to |U| = 16, including conditionals with zeros,
     where mass can move onto the zero set; a valid upper bound beyond)."""
+    F = check_renyi_ball(F)
     return np.array([min(F.l1_radius(s, method), 2.0) for s in range(F.n_s)])
 
 

@@ -8,6 +8,7 @@ exactly ε is found by bracketing and Brent's method.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -19,7 +20,7 @@ from privopt.errors import ValidationError
 from privopt.mechanisms.randomized_response import grr_matrix
 from privopt.mechanisms.unary_encoding import optimised_unary_encoding, unary_lip, unary_matrix
 from privopt.tolerances import MEMORY_BUDGET_BYTES, ROOT_XTOL
-from privopt.validation import check_eps
+from privopt.validation import check_eps, check_eps_or_inf
 
 #: Above this α, e^α overflows double precision; the mechanism is then the identity (α = ∞).
 _ALPHA_MAX = 700.0
@@ -37,11 +38,12 @@ def grr_lip(P: JointDistribution, alpha: float, on: InputAlphabet = "x") -> floa
             "P", "a JointDistribution (LIP needs the sensitive attribute)", type(P).__name__
         )
     conditional, marginal = P.conditional(on), P.marginal(on)
-    if np.isinf(alpha):
+    alpha = check_eps_or_inf(alpha, "alpha")
+    if math.isinf(alpha):
         support = marginal > 0
         with np.errstate(divide="ignore"):
             return float(np.max(np.abs(np.log(conditional[:, support] / marginal[support]))))
-    c = np.expm1(check_eps(alpha, "alpha"))
+    c = np.expm1(alpha)
     return float(np.max(np.abs(np.log1p(c * conditional) - np.log1p(c * marginal))))
 
 

@@ -43,7 +43,7 @@ from privopt.errors import ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
 from privopt.sets.l1 import L1Ball, weissman_radius
 from privopt.tolerances import AUDIT_EPS_ATOL, ZERO_ATOL
-from privopt.validation import FloatArray, check_eps, check_positive_int
+from privopt.validation import FloatArray, check_eps, check_positive_int, check_real
 
 
 # ---------------------------------------------------------------------------------------------
@@ -58,13 +58,9 @@ def beta_star(delta: float, m: int, n_symbols: int) -> float:
 
 
 def _check_probability(delta: object, argument: str) -> float:
-    try:
-        value = float(delta)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(argument, "a probability in (0, 1)", repr(delta)) from exc
-    if not 0.0 < value < 1.0:
-        raise ValidationError(argument, "a probability in (0, 1)", repr(delta))
-    return value
+    return check_real(
+        delta, argument, low=0.0, high=1.0, open_low=True, open_high=True, expected="a probability in (0, 1)"
+    )
 
 
 def eps_prime(eps: float, delta: float, m: int, n_symbols: int) -> float:

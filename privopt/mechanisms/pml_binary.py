@@ -31,7 +31,7 @@ import numpy as np
 
 from privopt.data.mechanism import Mechanism
 from privopt.errors import ValidationError
-from privopt.validation import FloatArray, check_eps
+from privopt.validation import FloatArray, check_eps, check_real
 
 
 def eq41_matrix(p1: float, beta: float, eps: float) -> FloatArray:
@@ -48,23 +48,15 @@ def eq41_matrix(p1: float, beta: float, eps: float) -> FloatArray:
 
 
 def _check_p1_beta(p1: float, beta: float) -> tuple[float, float]:
-    try:
-        p1, beta = float(p1), float(beta)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError("p1, beta", "real numbers", f"{p1!r}, {beta!r}") from exc
-    if not (0.5 <= p1 < 1.0):
-        raise ValidationError(
-            "p1",
-            "P̂(x1) with 1/2 <= p1 < 1 (Theorem 5: x1 is the more likely symbol and P̂ is interior)",
-            repr(p1),
-        )
+    p1 = check_real(
+        p1, "p1", low=0.5, high=1.0, open_high=True,
+        expected="P̂(x1) with 1/2 <= p1 < 1 (Theorem 5: x1 is the more likely symbol and P̂ is interior)",
+    )  # fmt: skip
     p2 = 1.0 - p1
-    if not (0.0 <= beta < 2.0 * p2):
-        raise ValidationError(
-            "beta",
-            f"0 <= β < 2·p2 = {2.0 * p2:.6g} (Theorem 5: the ℓ1 ball stays inside the simplex)",
-            repr(beta),
-        )
+    beta = check_real(
+        beta, "beta", low=0.0, high=2.0 * p2, open_high=True,
+        expected=f"0 <= β < 2·p2 = {2.0 * p2:.6g} (Theorem 5: the ℓ1 ball stays inside the simplex)",
+    )  # fmt: skip
     return p1, beta
 
 

@@ -73,6 +73,7 @@ def symmetric_unary_encoding(k: int, eps: float) -> UnaryEncoding:
 
 
 def _check_subsets_fit(k: int, bytes_per_subset: int, what: str, budget: int) -> None:
+    budget = check_positive_int(budget, "max_bytes")
     needed = bytes_per_subset * (2**k)
     if needed > budget:
         raise LimitError(

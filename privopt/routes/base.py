@@ -57,7 +57,7 @@ class SolveStats:
     outputs: int | None = None
     # the vertex route
     inequalities: int | None = None
-    mcmullen_bound: int | None = None
+    log10_mcmullen_bound: float | None = None
     vertices: int | None = None
     vertices_before_merge: int | None = None
     backend: str | None = None

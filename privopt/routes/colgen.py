@@ -40,7 +40,7 @@ from privopt.solvers.errors import BackendError
 from privopt.solvers.lp import solve_lp
 from privopt.tolerances import GAP_TOLERANCE
 from privopt.utilities import SubConvexUtility
-from privopt.validation import FloatArray
+from privopt.validation import FloatArray, check_positive_int, check_real
 
 #: Reduced costs at or below this are treated as zero (no improving column).
 REDUCED_COST_TOL = 1e-9
@@ -89,12 +89,20 @@ class ColumnGenerationOptions:
     gap_tolerance: float = GAP_TOLERANCE
 
     def __post_init__(self) -> None:
-        if not self.time_limit > 0:
-            raise ValidationError("time_limit", "a positive number of seconds", repr(self.time_limit))
-        if self.max_iterations < 1 or self.starts < 1 or self.columns_per_round < 1:
-            raise ValidationError("options", "max_iterations, starts and columns_per_round >= 1", repr(self))
-        if not 0.0 <= self.bound_fraction < 1.0:
-            raise ValidationError("bound_fraction", "a fraction in [0, 1)", repr(self.bound_fraction))
+        check_real(
+            self.time_limit,
+            "colgen.time_limit",
+            low=0.0,
+            open_low=True,
+            expected="a positive number of seconds",
+        )
+        for name in ("max_iterations", "starts", "columns_per_round", "bound_nodes"):
+            check_positive_int(getattr(self, name), f"colgen.{name}")
+        check_real(self.bound_fraction, "colgen.bound_fraction", low=0.0, high=1.0, open_high=True)
+        check_real(self.gap_tolerance, "colgen.gap_tolerance", low=0.0)
+        check_positive_int(self.seed, "colgen.seed", minimum=0)
+        if not isinstance(self.progress, bool):
+            raise ValidationError("colgen.progress", "True or False", repr(self.progress))
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,13 @@ class FiniteSet(UncertaintySet):
     distributions: tuple[JointDistribution, ...]
 
     def __init__(self, distributions: Iterable[JointDistribution | ArrayLike]) -> None:
+        if isinstance(distributions, str | bytes | JointDistribution) or not isinstance(
+            distributions, Iterable
+        ):
+            raise ValidationError(
+                "distributions", "a collection of distributions (a list of arrays or JointDistributions)",
+                type(distributions).__name__,
+            )  # fmt: skip
         items = tuple(as_distribution(p, f"distributions[{i}]") for i, p in enumerate(distributions))
         if not items:
             raise ValidationError("distributions", "at least one distribution", "an empty collection")

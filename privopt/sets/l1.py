@@ -11,7 +11,7 @@ from privopt.data.distribution import JointDistribution, as_distribution
 from privopt.errors import ValidationError
 from privopt.sets.base import UncertaintySet
 from privopt.sets.counterparts import CounterpartRule, L1TransformRule, VertexRule
-from privopt.validation import FloatArray
+from privopt.validation import FloatArray, check_real
 
 
 def weissman_radius(n_symbols: int, m: int, delta: float) -> float:
@@ -21,8 +21,15 @@ def weissman_radius(n_symbols: int, m: int, delta: float) -> float:
     ``m`` samples with probability at least ``1 − δ`` (Theorem 2 with the distribution-free bound
     ``φ(κ) >= 2``).
     """
-    if not (0.0 < delta < 1.0):
-        raise ValidationError("delta", "a failure probability in (0, 1)", repr(delta))
+    delta = check_real(
+        delta,
+        "delta",
+        low=0.0,
+        high=1.0,
+        open_low=True,
+        open_high=True,
+        expected="a failure probability in (0, 1)",
+    )
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
         raise ValidationError("n", "the number of samples (a positive integer)", repr(m))
     if n_symbols < 2:
@@ -47,13 +54,11 @@ class L1Ball(UncertaintySet):
         self, center: JointDistribution | ArrayLike, radius: float, *, delta: float | None = None
     ) -> None:
         object.__setattr__(self, "center", as_distribution(center, "center"))
-        try:
-            radius = float(radius)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError("radius", "an ℓ1 radius β >= 0", repr(radius)) from exc
-        if not np.isfinite(radius) or radius < 0.0:
-            raise ValidationError("radius", "an ℓ1 radius β >= 0", repr(radius))
-        object.__setattr__(self, "radius", radius)
+        object.__setattr__(
+            self, "radius", check_real(radius, "radius", low=0.0, expected="an ℓ1 radius β >= 0")
+        )
+        if delta is not None:
+            delta = check_real(delta, "delta", low=0.0, high=1.0, open_low=True, open_high=True)
         object.__setattr__(self, "delta", delta)
 
     @classmethod

@@ -31,7 +31,7 @@ from privopt.sets.base import UncertaintySet
 from privopt.sets.conditional_bounds import box_simplex_vertices, lower_envelope_vertices
 from privopt.sets.counterparts import CounterpartRule, RectangularRule
 from privopt.sets.renyi_extremes import is_order, linear_extremes, linear_maximum, logsumexp
-from privopt.validation import FloatArray
+from privopt.validation import FloatArray, check_real
 
 #: Bisection steps for ξ±: the bracket shrinks by 2^-100, far below double precision.
 _BISECTION_STEPS = 100
@@ -40,13 +40,14 @@ EXACT_RADIUS_MAX_U = 16
 
 
 def _check_order(order: float) -> float:
-    try:
-        value = float(order)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError("order", "a Rényi order α > 0 (α = 1 is KL)", repr(order)) from exc
-    if not np.isfinite(value) or value <= 0.0:
-        raise ValidationError("order", "a Rényi order α > 0 (α = 1 is KL)", repr(order))
-    return value
+    return check_real(order, "order", low=0.0, open_low=True, expected="a Rényi order α > 0 (α = 1 is KL)")
+
+
+def _check_level(level: float) -> float:
+    return check_real(
+        level, "level", low=0.0, high=1.0, open_low=True, open_high=True,
+        expected="a confidence level in (0, 1), e.g. 0.95",
+    )  # fmt: skip
 
 
 def renyi_divergence(p_hat: FloatArray, p: FloatArray, order: float) -> float:
@@ -92,15 +93,11 @@ class RenyiBall(UncertaintySet):
         level: float | None = None,
     ) -> None:
         object.__setattr__(self, "center", as_distribution(center, "center"))
-        try:
-            radius = float(radius)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError("radius", "a number >= 0", repr(radius)) from exc
-        if not np.isfinite(radius) or radius < 0.0:
-            raise ValidationError("radius", "a finite number >= 0", repr(radius))
-        object.__setattr__(self, "radius", radius)
+        object.__setattr__(
+            self, "radius", check_real(radius, "radius", low=0.0, expected="a finite number >= 0")
+        )
         object.__setattr__(self, "order", _check_order(order))
-        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "level", None if level is None else _check_level(level))
         object.__setattr__(self, "_cache", {})
 
     @classmethod
@@ -121,8 +118,7 @@ class RenyiBall(UncertaintySet):
         n = P.n if n is None else n
         if n is None or isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValidationError("n", "the sample size P̂ was estimated from (a positive integer)", repr(n))
-        if not (0.0 < level < 1.0):
-            raise ValidationError("level", "a confidence level in (0, 1), e.g. 0.95", repr(level))
+        level = _check_level(level)
         radius = float(np.log1p(chi2.ppf(level, P.n_x - 1) / n))
         return cls(P, radius, 2.0, level=level)
 

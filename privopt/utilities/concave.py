@@ -16,6 +16,7 @@ from privopt.data.distribution import InputAlphabet, JointDistribution
 from privopt.data.mechanism import Mechanism
 from privopt.errors import ShapeError, ValidationError
 from privopt.utilities.subconvex import SubConvexUtility, _columns, _input_distribution
+from privopt.validation import as_float_array, check_positive_int
 
 
 class ConcaveUtility:
@@ -24,12 +25,19 @@ class ConcaveUtility:
     Parameters
     ----------
     builder:
-        Function of a cvxpy expression ``W`` of shape ``(|X|, n_outputs)`` returning a concave cvxpy
-        expression (DCP) to maximise.
+        Function of a cvxpy expression ``W`` of shape ``(|X|, n_outputs)`` returning a scalar, concave
+        cvxpy expression of ``W`` (DCP) to maximise.
     n_outputs:
-        The size of the output alphabet (e.g. the estimate alphabet of a loss matrix).
+        The size of the output alphabet (e.g. the estimate alphabet of a loss matrix), at least 1.
     input_size:
-        Number of mechanism inputs.
+        Number of mechanism inputs, at least 1.
+
+    Raises
+    ------
+    ValidationError
+        When the builder fails on a variable of shape ``(input_size, n_outputs)``, or returns
+        something that is not a scalar cvxpy expression of ``W``, or one that cvxpy cannot certify
+        concave (the message names the offending sub-expression, as cvxpy's own DCP check does).
     """
 
     def __init__(
@@ -40,9 +48,10 @@ class ConcaveUtility:
                 "builder", "a callable returning a cvxpy expression", type(builder).__name__
             )
         self.builder = builder
-        self.n_outputs = int(n_outputs)
-        self.input_size = int(input_size)
-        self.name = name
+        self.n_outputs = check_positive_int(n_outputs, "n_outputs")
+        self.input_size = check_positive_int(input_size, "input_size")
+        self.name = str(name)
+        _check_concave(builder, self.input_size, self.n_outputs)
 
     def expression(self, W: Any) -> Any:
         return self.builder(W)
@@ -73,11 +82,9 @@ class ExpectedGain(ConcaveUtility):
         import cvxpy as cp
 
         p = _input_distribution(P, "P", on)
-        g = np.asarray(gain, dtype=np.float64)
-        if g.ndim != 2 or g.shape[0] != p.size or not np.all(np.isfinite(g)):
-            raise ShapeError(
-                "gain", f"a finite matrix with {p.size} rows (one per input)", f"shape {g.shape}"
-            )
+        g = as_float_array(gain, "gain", 2)
+        if g.shape[0] != p.size:
+            raise ShapeError("gain", f"a matrix with {p.size} rows (one per input)", f"shape {g.shape}")
         weights = p[:, None] * g
         super().__init__(
             lambda W: cp.sum(cp.multiply(weights, W)), n_outputs=g.shape[1], input_size=p.size, name="E[gain]"
@@ -101,17 +108,66 @@ class ExpectedDistortion(ConcaveUtility):
                 raise ValidationError("loss", "'hamming' or a loss matrix", repr(loss))
             d = 1.0 - np.eye(p.size)
         else:
-            d = np.asarray(loss, dtype=np.float64)
-        if d.ndim != 2 or d.shape[0] != p.size or not np.all(np.isfinite(d)):
-            raise ShapeError(
-                "loss", f"a finite matrix with {p.size} rows (one per input)", f"shape {d.shape}"
-            )
+            d = as_float_array(loss, "loss", 2)
+        if d.shape[0] != p.size:
+            raise ShapeError("loss", f"a matrix with {p.size} rows (one per input)", f"shape {d.shape}")
         weights = p[:, None] * d
         super().__init__(
             lambda W: -cp.sum(cp.multiply(weights, W)),
             n_outputs=d.shape[1],
             input_size=p.size,
             name="−E[distortion]",
+        )
+
+
+def _non_dcp_parts(expression: Any) -> list[str]:
+    """The smallest sub-expressions that break the DCP rules (cvxpy's own diagnosis: not DCP, but
+    every argument is)."""
+    found = []
+    if not expression.is_dcp() and all(arg.is_dcp() for arg in expression.args):
+        found.append(str(expression))
+    for arg in expression.args:
+        found.extend(_non_dcp_parts(arg))
+    return found
+
+
+def _check_concave(builder: Callable[[Any], Any], input_size: int, n_outputs: int) -> None:
+    """Build the utility on a variable ``W`` of the declared shape; refuse what cvxpy cannot maximise."""
+    import cvxpy as cp
+
+    W = cp.Variable((input_size, n_outputs), name="W")
+    try:
+        expression = builder(W)
+    except Exception as exc:  # a user function: any failure is reported, with what it was
+        raise ValidationError(
+            "builder",
+            f"a function of a cvxpy Variable W of shape {(input_size, n_outputs)}",
+            f"{type(exc).__name__}: {exc}",
+        ) from exc
+    if not isinstance(expression, cp.Expression):
+        raise ValidationError("builder", "a function returning a cvxpy expression", type(expression).__name__)
+    if expression.size != 1:
+        raise ValidationError(
+            "builder",
+            "a scalar expression (wrap it in cp.sum(...) to add up entries)",
+            f"shape {expression.shape}",
+        )
+    if not expression.variables():
+        raise ValidationError(
+            "builder", "an expression of W (something to maximise)", f"the constant {expression}"
+        )
+    if not expression.is_dcp():
+        culprit = (_non_dcp_parts(expression) or [str(expression)])[0]
+        where = "which" if culprit == str(expression) else f"whose sub-expression {culprit}"
+        raise ValidationError(
+            "builder",
+            "a DCP expression (cvxpy's rules), so that maximising it is a convex program",
+            f"{expression}, {where} is not DCP",
+        )
+    if not expression.is_concave():
+        curvature = "convex" if expression.is_convex() else "of unknown curvature"
+        raise ValidationError(
+            "builder", "a concave expression (it is maximised)", f"{expression}, which is {curvature}"
         )
 
 

@@ -22,7 +22,7 @@ from privopt.data.labels import align_rows
 from privopt.data.mechanism import Mechanism
 from privopt.errors import ShapeError, ValidationError
 from privopt.tolerances import PROBABILITY_ATOL
-from privopt.validation import FloatArray, check_probability_vector
+from privopt.validation import FloatArray, check_positive_int, check_probability_vector, check_real
 
 
 def _input_distribution(
@@ -77,7 +77,7 @@ class SubConvexUtility:
         if not callable(mu):
             raise ValidationError("mu", "a callable of a (|X|, m) array of columns", type(mu).__name__)
         self._mu = mu
-        self.input_size = input_size
+        self.input_size = None if input_size is None else check_positive_int(input_size, "input_size")
         #: Labels of the inputs, when the utility is measured under a labelled distribution: a
         #: mechanism's rows are then matched to them by label (privopt.data.labels).
         self.input_labels: tuple[Hashable, ...] | None = None
@@ -282,17 +282,14 @@ class SibsonMutualInformation(SubConvexUtility):
     proven_sublinear = True
 
     def __init__(self, P: JointDistribution | ArrayLike, alpha: float, on: InputAlphabet = "x") -> None:
-        try:
-            order = float(alpha)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError("alpha", "an order α > 1", repr(alpha)) from exc
-        if not np.isfinite(order) or order <= 1.0:
-            raise ValidationError(
-                "alpha",
-                "an order α > 1 (α = 1 is po.MutualInformation; for α < 1 the α-information is not sub-convex: "
-                "maximising it means minimising a concave function)",
-                repr(alpha),
-            )
+        order = check_real(
+            alpha,
+            "alpha",
+            low=1.0,
+            open_low=True,
+            expected="an order α > 1 (α = 1 is po.MutualInformation; for α < 1 the α-information is not "
+            "sub-convex: maximising it means minimising a concave function)",
+        )
         self.p = _input_distribution(P, "P", on)
         self.alpha = order
         super().__init__(
