@@ -1,6 +1,6 @@
 """privopt: design and verify local privacy mechanisms on finite alphabets.
 
-The public API (DESIGN.md §7)::
+The public API (docs/getting-started.md)::
 
     import privopt as po
     P = po.JointDistribution([[0.07, 0.10], [0.26, 0.57]])   # rows: s, columns: u

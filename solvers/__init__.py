@@ -1,12 +1,12 @@
 """Numerical back ends for privopt's compiler, shipped as ``privopt.solvers``.
 
 This package knows nothing about privacy: it takes matrices and returns vertices, LP solutions and
-conic solutions, so a back end can be swapped without touching ``privopt`` (DESIGN.md §1).
+conic solutions, so a back end can be swapped without touching ``privopt`` (docs/design.md, "Layers").
 """
 
 from .errors import BackendError, BackendTimeout
 from .lp import LPResult, solve_lp
-from .subprocess_call import progress_disabled
+from .progress import Progress, progress_disabled
 from .vertex_enumeration import BACKENDS, polytope_vertices
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "BackendError",
     "BackendTimeout",
     "LPResult",
+    "Progress",
     "polytope_vertices",
     "progress_disabled",
     "solve_lp",

@@ -1,7 +1,7 @@
 """Run a computation in a child process so that it can be stopped at a time budget.
 
 Vertex enumeration runs inside C++ libraries that cannot be interrupted from Python; a forked child
-can. While waiting, a tqdm bar shows the elapsed time (only once the call has lasted a few seconds,
+can. While waiting, :class:`~privopt.solvers.progress.Progress` shows the elapsed time (not for short calls,
 and never inside :func:`progress_disabled`).
 
 The child runs in a process group of its own, with its standard streams on ``/dev/null`` (so it
@@ -13,7 +13,6 @@ by a signal handler — the whole group is killed before this returns.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import ctypes
 import multiprocessing as mp
 import os
@@ -21,31 +20,14 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from .errors import BackendError, BackendTimeout
-
-#: No progress bar for calls shorter than this (seconds).
-_QUIET_SECONDS = 3.0
-
-#: Whether waits show a progress bar (see :func:`progress_disabled`).
-_PROGRESS: contextvars.ContextVar[bool] = contextvars.ContextVar("privopt_solver_progress", default=True)
+from .progress import Progress
 
 #: ``prctl(PR_SET_PDEATHSIG, ...)``: the signal a Linux child receives when its parent dies.
 _PR_SET_PDEATHSIG = 1
-
-
-@contextlib.contextmanager
-def progress_disabled() -> Iterator[None]:
-    """No progress bars from the waits inside this block (``privopt --quiet``)."""
-    token = _PROGRESS.set(False)
-    try:
-        yield
-    finally:
-        _PROGRESS.reset(token)
 
 
 def _detach() -> None:
@@ -99,12 +81,11 @@ def call_with_timeout(
     ``progress=False`` never shows the bar (callers that make many short calls, e.g. privopt.verify);
     ``None`` shows it unless inside :func:`progress_disabled`.
     """
-    show = _PROGRESS.get() if progress is None else progress
+    progress_display = Progress(description, timeout, unit="s", enabled=progress is not False)
     context = mp.get_context("fork")
     parent, child = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(child, function, args), daemon=True)
     start = time.perf_counter()
-    bar: tqdm | None = None  # created only once the call has lasted a few seconds
     try:
         process.start()
         if process.pid is not None:  # also here, so that the group exists before any kill
@@ -124,19 +105,14 @@ def call_with_timeout(
                     raise BackendError(f"{description} failed: {payload}")
                 return payload
             elapsed = time.perf_counter() - start
-            if show and bar is None and elapsed > _QUIET_SECONDS:
-                bar = tqdm(total=round(timeout), desc=description, unit="s", leave=False)
-            if bar is not None:
-                bar.n = min(round(elapsed), bar.total)
-                bar.refresh()
+            progress_display.update(done=min(round(elapsed), timeout))
             if not process.is_alive() and not parent.poll(0):
                 raise BackendError(f"{description}: the worker process died (exit code {process.exitcode})")
             if elapsed > timeout:
                 raise BackendTimeout(f"{description} did not finish within {timeout:g} s and was stopped")
     finally:
         _kill_group(process)
-        if bar is not None:
-            bar.close()
+        progress_display.close()
         if process.pid is not None:
             process.join(timeout=5)
         parent.close()

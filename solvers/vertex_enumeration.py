@@ -1,6 +1,6 @@
 """Vertex enumeration of bounded polyhedra ``{x : A_ub x <= b_ub, A_eq x = b_eq}``.
 
-Back ends (DESIGN.md §5b):
+Back ends (docs/compiler.md, "Routes"):
 
 - ``"ppl"``: the Parma Polyhedra Library through ``pplpy``, in exact rational arithmetic.
   Floating-point input is converted exactly (every double is a dyadic rational), so the vertices
@@ -97,27 +97,54 @@ def _ppl_vertices(a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np
     return np.array(points, dtype=np.float64).reshape(-1, n)
 
 
+def _cone_slice(a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray) -> bool:
+    """Whether the polytope is a pointed cone ``{a_ub x <= 0}`` cut by one hyperplane ``cᵀx = b``
+    with ``c > 0`` and ``b > 0``: then its vertices are the cone's extreme rays, rescaled."""
+    return a_eq.shape[0] == 1 and not np.any(b_ub) and float(b_eq[0]) > 0.0 and bool(np.all(a_eq[0] > 0.0))
+
+
 def _cdd_vertices(a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray) -> np.ndarray:
+    """Floating-point double description. A slice of a cone is enumerated as the cone's extreme rays,
+    inserting the inequalities in the order given (measured on PolyOpt cones with the non-negativity
+    rows first: 2×5 0.12 s instead of 0.28 s, 2×6 0.6 s instead of 1.6 s; 3×3 and 3×4 unchanged within
+    noise)."""
     import cdd
 
     a_ub, b_ub, a_eq, b_eq = (np.asarray(v, dtype=np.float64) for v in (a_ub, b_ub, a_eq, b_eq))
     n = a_ub.shape[1] if a_ub.size else a_eq.shape[1]
-    rows = (
-        np.vstack([np.column_stack([b_ub, -a_ub]), np.column_stack([b_eq, -a_eq])])
-        if a_eq.size
-        else np.column_stack([b_ub, -a_ub])
-    )
-    matrix = cdd.matrix_from_array(
-        rows, rep_type=cdd.RepType.INEQUALITY, lin_set=set(range(len(b_ub), rows.shape[0]))
-    )
+    cone = _cone_slice(a_ub, b_ub, a_eq, b_eq)
+    if cone:
+        rows = np.column_stack([np.zeros(len(b_ub)), -a_ub])
+        matrix = cdd.matrix_from_array(rows, rep_type=cdd.RepType.INEQUALITY)
+    else:
+        rows = (
+            np.vstack([np.column_stack([b_ub, -a_ub]), np.column_stack([b_eq, -a_eq])])
+            if a_eq.size
+            else np.column_stack([b_ub, -a_ub])
+        )
+        matrix = cdd.matrix_from_array(
+            rows, rep_type=cdd.RepType.INEQUALITY, lin_set=set(range(len(b_ub), rows.shape[0]))
+        )
     try:
-        polyhedron = cdd.polyhedron_from_matrix(matrix)
+        if cone:
+            polyhedron = cdd.polyhedron_from_matrix(matrix, row_order=cdd.RowOrderType.MIN_INDEX)
+        else:
+            polyhedron = cdd.polyhedron_from_matrix(matrix)
         generators = np.array(cdd.copy_generators(polyhedron).array, dtype=np.float64).reshape(-1, n + 1)
     except RuntimeError as exc:  # e.g. "numerical inconsistency"
         raise BackendError(f"cdd (floating point) failed: {exc}; retry with backend='ppl' (exact)") from exc
-    if generators.size and np.any(generators[:, 0] < 0.5):
-        raise BackendError("the polyhedron is unbounded (it has rays or lines); expected a polytope")
-    vertices = generators[:, 1:]
+    if cone:
+        if generators.size and np.any(generators[:, 0] > 0.5):
+            raise BackendError("the cone is not pointed at the origin; expected a polyhedral cone")
+        rays = generators[:, 1:]
+        heights = rays @ a_eq[0]
+        if np.any(heights <= 0.0):
+            raise BackendError("the cone has a ray outside the normalising hyperplane's positive side")
+        vertices = rays * (float(b_eq[0]) / heights)[:, None]
+    else:
+        if generators.size and np.any(generators[:, 0] < 0.5):
+            raise BackendError("the polyhedron is unbounded (it has rays or lines); expected a polytope")
+        vertices = generators[:, 1:]
     scale = np.abs(vertices).max(axis=1, keepdims=True)
     vertices[np.abs(vertices) <= _SNAP_TO_ZERO * scale] = 0.0
     return vertices
@@ -186,13 +213,22 @@ def _irredundant(a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.
     return np.array([i for i in range(len(b_ub)) if i not in redundant], dtype=np.int64)
 
 
+#: Redundant inequalities are removed first only from this many variables on: it halves 3×4
+#: enumerations (12 variables) and costs more than it saves on smaller ones (0.02 s of 0.1 s at 3×3).
+_PRUNE_MIN_VARIABLES = 11
+
+
 def _auto_vertices(
     a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray
 ) -> tuple[np.ndarray, str]:
+    floats = [np.asarray(v, dtype=np.float64) for v in (a_ub, b_ub, a_eq, b_eq)]  # exact input kept for ppl
     try:
-        kept = _irredundant(a_ub, b_ub, a_eq, b_eq)
-        vertices = _cdd_vertices(a_ub[kept], b_ub[kept], a_eq, b_eq)
-        problem = _validate(vertices, a_ub, b_ub, a_eq, b_eq)
+        if floats[0].shape[1] >= _PRUNE_MIN_VARIABLES:
+            kept = _irredundant(*floats)
+        else:
+            kept = np.arange(floats[0].shape[0])
+        vertices = _cdd_vertices(floats[0][kept], floats[1][kept], floats[2], floats[3])
+        problem = _validate(vertices, *floats)
         if not problem:
             return vertices, "cdd (validated)"
         reason = problem

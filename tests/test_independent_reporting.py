@@ -45,7 +45,7 @@ def test_example5_d_split_utility_and_matrix(example1):
 
 def test_example5_ingredients(example1):
     F = po.RenyiBall.confidence(example1)
-    # rad_s from Theorem 1's B_s (DESIGN.md §6): 0.6310 and 0.3067. Example 5 prints max{0.6107, 0.3061},
+    # rad_s from Theorem 1's B_s (docs/verifying.md, "What the library found"): 0.6310 and 0.3067. Example 5 prints max{0.6107, 0.3061},
     # which would give d = 2·0.6107 + 0.1970 = 1.4184, not its own d = 1.4591 = 2·0.6310 + 0.1970.
     np.testing.assert_allclose(po.mechanisms.projection_l1_radii(F), [0.6310, 0.3067], atol=1e-4)
     # δ2 = log(1 + 2/d (e^{ε2} − 1)) = log(1.3707 e^{ε2} − 0.3707) (Example 5).

@@ -29,7 +29,7 @@ def test_example1_radius(ball):
 
 
 def test_example2_theorem1_values(ball):
-    # DESIGN.md §6: Theorem 1 gives B_s1 ≈ 0.4067 (the paper prints 0.3782) and L_{u1|s1} ≈ 0.1552
+    # docs/verifying.md, "What the library found": Theorem 1 gives B_s1 ≈ 0.4067 (the paper prints 0.3782) and L_{u1|s1} ≈ 0.1552
     # (printed 0.1620); Examples 3 and 5 were computed with Theorem 1's values.
     np.testing.assert_allclose(ball.projection_radii(), [0.4067, 0.0903], atol=5e-5)
     L = ball.lower_bounds()

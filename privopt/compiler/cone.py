@@ -1,4 +1,4 @@
-"""Row cones: the compiled form of every privacy definition (DESIGN.md §3).
+"""Row cones: the compiled form of every privacy definition (docs/concepts.md, "Row cones").
 
 A definition over an uncertainty set compiles to *blocks* of the form::
 
@@ -12,8 +12,7 @@ is attained at a vertex.
 
 Expanding every block into its ``|A|·|B|`` rows ``a − e^{ε+shift} b`` gives the projected cone
 ``{w >= 0 : G w <= 0}`` used by vertex enumeration (:meth:`RowCone.matrix`). Keeping one variable
-for each group's max (``t_A``) and min (``b_B``) gives the much smaller lifted system of DESIGN.md
-§5b, for LP-based routes.
+for each group's max (``t_A``) and min (``b_B``) gives the much smaller lifted system (docs/compiler.md, "Routes"), for LP-based routes.
 """
 
 from __future__ import annotations
@@ -216,7 +215,7 @@ class RowCone:
         return out
 
     def lifted(self) -> tuple[sp.csr_matrix, int]:
-        """The lifted system ``A [w; t; z] <= 0`` (DESIGN.md §5b), and the number of variables.
+        """The lifted system ``A [w; t; z] <= 0`` (docs/compiler.md, "Routes"), and the number of variables.
 
         One variable ``t_g`` per group used as a numerator (``aᵀw <= t_g`` for its vectors), one ``z_g``
         per group used as a denominator (``z_g <= bᵀw``), and ``t_A <= e^{ε+shift} z_B`` per block.

@@ -3,7 +3,7 @@
 The data of one user is ``X = (S, U)`` with ``S`` sensitive and ``U`` public (Entropy paper §3,
 privacy-funnel paper §III). A :class:`JointDistribution` stores ``P[s, u]`` and derives every
 quantity the privacy definitions need: marginals, the conditionals ``P(u|s)`` and ``P(x|s)``, the
-flat s-major vector ``P_X`` with ``x = s·|U| + u`` (DESIGN.md §5) and the entropy in nats.
+flat s-major vector ``P_X`` with ``x = s·|U| + u`` (docs/concepts.md) and the entropy in nats.
 
 A plain distribution over an alphabet X with no S/U split is the case ``|S| = |X|, |U| = 1``: pass a
 1-D array.

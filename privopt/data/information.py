@@ -2,7 +2,7 @@
 
 These are the numerical kernels behind :mod:`privopt.utilities`. They are vectorised over the
 columns of a channel matrix: a mechanism ``W`` of shape ``(|X|, |Y|)`` has columns ``w = W[:, y]``,
-and every sub-convex utility is a sum over columns of a sublinear function ``μ(w)`` (DESIGN.md §3;
+and every sub-convex utility is a sum over columns of a sublinear function ``μ(w)`` (docs/concepts.md, "Row cones";
 Kairouz et al. 2016, eq. (11) of the PML paper).
 """
 

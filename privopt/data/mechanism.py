@@ -1,7 +1,7 @@
 """Privacy mechanisms on finite alphabets: channel matrices with labels.
 
 A mechanism is a row-stochastic matrix ``W`` of shape ``(|X|, |Y|)`` with
-``W[x, y] = P(Y = y | X = x)`` (DESIGN.md §3; this is the transpose of the RLDP papers' ``Q``). Its
+``W[x, y] = P(Y = y | X = x)`` (docs/concepts.md, "Row cones"; this is the transpose of the RLDP papers' ``Q``). Its
 column ``W[:, y]`` is the papers' "row ``Q_y``": every privacy definition in privopt is a set of
 linear inequalities on such columns.
 """

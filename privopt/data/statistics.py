@@ -1,7 +1,7 @@
 """Linear statistics of a mechanism's column: the building blocks of ratio constraints.
 
 A privacy definition in privopt is a family of constraints ``a(P)ᵀw <= e^ε b(P)ᵀw`` on every column
-``w = W[:, y]`` of a mechanism (DESIGN.md §3). Each side is a *statistic*: a non-negative linear function
+``w = W[:, y]`` of a mechanism (docs/concepts.md, "Row cones"). Each side is a *statistic*: a non-negative linear function
 of ``w`` whose coefficients may depend on the data-generating distribution ``P``. How they depend on
 ``P`` decides how a robust counterpart over a set of distributions is formed, much as cvxpy's DCP
 rules decide convexity from the atoms' curvature:

@@ -11,7 +11,7 @@ master* over the columns found so far and adds columns with positive reduced cos
 - **Pricing**: maximise the convex ``f`` over the normalised slice ``Q = {v >= 0, v ∈ K, Σ v = 1}`` by
   multi-start local vertex search: linearise ``μ`` at ``v`` (``μ(v') >= ∇μ(v)ᵀv'`` for sublinear ``μ``)
   and solve the LP ``max (∇μ(v) − λ)ᵀv'`` over ``Q``, which never decreases ``f``; repeat until it
-  stalls. The LPs use the *lifted* cone (DESIGN.md §5b), with ``Σ|A| + Σ|B| + #blocks`` rows. Starts
+  stalls. The LPs use the *lifted* cone (docs/compiler.md, "Routes"), with ``Σ|A| + Σ|B| + #blocks`` rows. Starts
   are seeded (deterministic for a seed).
 - **Bound**: any mechanism ``W = Σ_y c_y v_y`` (``v_y ∈ Q``, ``Σ_y c_y = |X|``) has utility
   ``Σ_y c_y μ(v_y) <= 1ᵀλ + |X| · max_{v∈Q} f(v)``. The maximum is bounded from above by

@@ -107,7 +107,8 @@ class VertexRoute:
         refuse_above_limit(estimate, limit)
         seconds: dict[str, float] = {}
         start = time.perf_counter()
-        a_ub = np.vstack([rows, -np.eye(n, dtype=int).astype(object)])
+        # Non-negativity first: cdd inserts a cone's inequalities in this order (solvers docstring).
+        a_ub = np.vstack([-np.eye(n, dtype=int).astype(object), rows])
         b_ub = np.zeros(a_ub.shape[0], dtype=int)
         description = f"vertex enumeration ({n} inputs, {a_ub.shape[0]} inequalities)"
         small = predicted_vertex_seconds(data) <= IN_PROCESS_SECONDS

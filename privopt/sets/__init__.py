@@ -1,4 +1,4 @@
-"""Uncertainty sets of distributions (DESIGN.md §4)."""
+"""Uncertainty sets of distributions (docs/concepts.md, "Sets of distributions")."""
 
 from privopt.sets.base import UncertaintySet
 from privopt.sets.conditional_bounds import ConditionalBounds

@@ -2,7 +2,7 @@
 
 A set ``F`` of distributions on ``X = S × U`` (Entropy paper §3, PML paper §III). Finite sets
 (:class:`~privopt.sets.Point`, :class:`~privopt.sets.FiniteSet`) are handled exactly member by member;
-for a constraint that is affine in ``P`` (PML) that is also exact on their convex hull (DESIGN.md §3,
+for a constraint that is affine in ``P`` (PML) that is also exact on their convex hull (docs/concepts.md,
 the vertex rule).
 """
 

@@ -243,7 +243,7 @@ class RenyiBall(UncertaintySet):
         - ``"closed_form"``: Prop. 2.2 for α = 2 and ``P̂(·|s) > 0``, the subset ``{u_min}``; valid when
           ``e^{B_s} − 1 >= (1 − 2 P̂_{u_min|s})²`` — the condition its proof (Lemma A7) establishes; the
           statement prints ``(1 − P̂_{u_min|s})²``, which is stronger. The printed formula also lacks its
-          ``− 2P̂_{u_min|s}`` term (DESIGN.md §6); this is the corrected one.
+          ``− 2P̂_{u_min|s}`` term (docs/verifying.md, "What the library found"); this is the corrected one.
         - ``"bound"``: an upper bound, the sup of ``2ρ(ξ⁺(ρ) − 1)`` over ``ρ ∈ [P̂_{u_min|s}, 1]``; for
           α = 2 it is ``√(e^{B_s} − 1)`` (Prop. 2.3, where the text lost the square root). With zeros in
           ``P̂(·|s)`` a mass ``t <= 1 − e^{−B_s}`` can sit on them, adding at most ``t(2 − r)`` to a

@@ -5,7 +5,7 @@ All built-ins are *sub-convex* (Kairouz et al. 2016; PML paper eq. 11): a sum ov
 
     U(W) = Σ_y μ(W[:, y]).
 
-That structure is what lets the compiler find global optima by vertex enumeration (DESIGN.md §3),
+That structure is what lets the compiler find global optima by vertex enumeration (docs/concepts.md, "Row cones"),
 so every utility here exposes ``mu`` (vectorised over columns) besides ``value``.
 """
 
@@ -47,7 +47,7 @@ def _columns(mechanism: Mechanism | ArrayLike) -> FloatArray:
 class SubConvexUtility:
     """A utility ``U(W) = g(Σ_y μ(W[:, y]))`` with ``μ`` sublinear and ``g`` increasing.
 
-    The vertex route maximises ``Σ_y μ(w_y)`` exactly (DESIGN.md §3); an increasing ``g`` (default: the
+    The vertex route maximises ``Σ_y μ(w_y)`` exactly (docs/concepts.md, "Row cones"); an increasing ``g`` (default: the
     identity) does not change the maximiser. A user ``μ`` is checked numerically for positive
     homogeneity and convexity (:meth:`check`) before the vertex route relies on it.
 

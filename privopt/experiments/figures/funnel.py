@@ -146,7 +146,7 @@ def check_fig3(table: pd.DataFrame) -> list[ClaimCheck]:
             f"median solve time at ε = 0.5: LDP {seconds.loc[0.5, 'opt-ldp']:.3f} s, LIP {seconds.loc[0.5, 'opt-lip']:.3f} s "
             f"(ratio {ldp_first:.1f}×).",
             bool(ldp_first > 1.0),
-            "privopt enumerates the vertices of the LDP cone in |X| − 1 dimensions (DESIGN.md §3), not the paper's "
+            "privopt enumerates the vertices of the LDP cone in |X| − 1 dimensions (docs/concepts.md, 'Row cones'), not the paper's "
             "a(a−1)-dimensional polytope, so both are fast here and the ratio is far smaller than the paper's ~6,500×.",
         ),
     ]  # fmt: skip

@@ -1,5 +1,5 @@
 """Beyond the papers: PolyOpt without the ``s1 = s2`` pairs and with the ``"box"`` envelope, beside the
-published PolyOpt on the same data (DESIGN.md §3, "Robust counterparts").
+published PolyOpt on the same data (docs/concepts.md, "Sets of distributions").
 
 Both variants certify the same (ε, F)-RLDP guarantee. Dropping the vacuous ``s1 = s2`` rows and
 shrinking each ``D_s`` to a box (upper bounds too) both *enlarge* the cone of allowed columns, so their
@@ -121,7 +121,7 @@ def check_variants(table: pd.DataFrame) -> list[ClaimCheck]:
 
 VARIANTS_FIGURE = FigureExperiment(
     name="polyopt-variants",
-    source="beyond the papers (DESIGN.md §3)",
+    source="beyond the papers (docs/concepts.md, 'Row cones')",
     title="PolyOpt without s1 = s2 pairs and with the box envelope",
     claim="Both variants keep the guarantee and never lose utility; the box envelope costs time.",
     grid="full: X in {2×2, 2×3, 3×3} × 50 draws × 5 ε × 3 variants; reduced: {2×2, 2×3} × 6 × 3 ε",

@@ -1,0 +1,68 @@
+"""Measured vertex-enumeration times, the data behind ``privopt.routes.vertex_cost.MEASURED``.
+
+For Γ cones (SensitiveLDP over the χ² set at 95 %, envelope "lower", without the s1 = s2 pairs:
+the default) of every shape up to 12 inputs, at n ∈ {1,000, 32,561} and ε ∈ {0.5, 1, 2}, on seeded
+Jeffreys-drawn P̂: the enumeration time of ``route="vertex"`` (capped), with the slice's dimension and
+rows. The table printed last is the slowest time seen at each dimension (a capped run counts as its
+cap), which is what ``route="auto"`` uses to predict.
+
+``--quick`` measures one draw per setting and caps each enumeration at 20 s (60 s otherwise).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+import privopt as po
+from benchmarks.timing import report
+
+SHAPES = ((2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (2, 5), (2, 6), (3, 4))
+
+
+def _instances(shape: tuple[int, int], n: int, count: int, seed: int) -> list[po.JointDistribution]:
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        counts = rng.multinomial(n, rng.dirichlet(np.full(shape[0] * shape[1], 0.5))).reshape(shape)
+        if np.all(counts.sum(axis=1) > 0):
+            out.append(po.JointDistribution.from_counts(counts))
+    return out
+
+
+def measure(cap: float, draws: int) -> dict[int, tuple[float, int]]:
+    slowest: dict[int, tuple[float, int]] = {}
+    for shape in SHAPES:
+        for n in (1_000, 32_561):
+            for eps in (0.5, 1.0, 2.0):
+                for P in _instances(shape, n, draws, seed=n + shape[0] * 10 + shape[1]):
+                    problem = po.Problem(
+                        po.SensitiveLDP(eps, po.RenyiBall.confidence(P)),
+                        po.MutualInformation(P),
+                        timeout=cap,
+                        vertex_limit=10**15,
+                    )
+                    rows = problem.get_problem_data().cone.n_rows
+                    try:
+                        seconds = problem.solve(route="vertex").stats.seconds.get("enumerate", 0.0)
+                    except po.LimitError:
+                        seconds = cap
+                    d = P.n_x - 1
+                    if seconds >= slowest.get(d, (0.0, 0))[0]:
+                        slowest[d] = (seconds, rows)
+                    print(f"  {shape} n={n} eps={eps}: {seconds:.3f} s, {rows} rows", flush=True)
+    return slowest
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    slowest = measure(cap=20.0 if quick else 60.0, draws=1 if quick else 2)
+    report(
+        "vertex enumeration: slowest measured time by slice dimension (route='auto' predicts from these)",
+        [(f"d = {d}", f"{seconds:.3g} s ({rows} rows)") for d, (seconds, rows) in sorted(slowest.items())],
+    )
+
+
+if __name__ == "__main__":
+    main()
