@@ -36,6 +36,7 @@ from tqdm.auto import tqdm
 from privopt.cone import RowCone
 from privopt.convex_bound import convex_max_over_slice
 from privopt.errors import InfeasibleError, SolverError, ValidationError
+from privopt.pricing.certificate import PricingCertificate, envelope_pricer
 from privopt.solvers.errors import BackendError
 from privopt.solvers.lp import solve_lp
 from privopt.utilities import SubConvexUtility
@@ -67,7 +68,11 @@ class ColumnGenerationOptions:
     bound_fraction:
         Share of the time budget reserved for the upper bound.
     bound_nodes:
-        Node budget of the branch and bound.
+        Node budget of the branch and bound (per pricing round on envelope cones).
+    gap_tolerance:
+        Stop when the certified relative gap ``(upper − lower)/upper`` is at most this.
+    max_columns:
+        Columns generated in all (the master's size beyond its starting basis).
     seed:
         Seed of the random starts.
     progress:
@@ -80,6 +85,8 @@ class ColumnGenerationOptions:
     columns_per_round: int = 8
     bound_fraction: float = 0.1
     bound_nodes: int = 2000
+    gap_tolerance: float = 1e-6
+    max_columns: int = 100_000
     seed: int = 0
     progress: bool = True
 
@@ -90,6 +97,10 @@ class ColumnGenerationOptions:
             raise ValidationError("options", "max_iterations, starts and columns_per_round >= 1", repr(self))
         if not 0.0 <= self.bound_fraction < 1.0:
             raise ValidationError("bound_fraction", "a fraction in [0, 1)", repr(self.bound_fraction))
+        if not self.gap_tolerance >= 0.0:
+            raise ValidationError("gap_tolerance", "a relative gap >= 0", repr(self.gap_tolerance))
+        if self.max_columns < 1 or self.bound_nodes < 1:
+            raise ValidationError("options", "max_columns and bound_nodes >= 1", repr(self))
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,11 @@ class ColumnGenerationResult:
     bound_complete: bool
     #: ``(seconds, master value)`` after every master solve: the lower bound's convergence.
     trace: FloatArray
+    #: The certificate of ``upper`` when the cone has a certified pricing bound
+    #: (:mod:`privopt.pricing`), else ``None``.
+    certificate: PricingCertificate | None = None
+    #: How ``upper`` was obtained, or why the certified pricing bound does not apply.
+    bound_method: str = "simplicial branch and bound over the slice Σw = 1"
 
     @property
     def gap(self) -> float:
@@ -216,13 +232,18 @@ def column_generation(
     deadline = start + options.time_limit
     pricing_deadline = start + options.time_limit * (1.0 - options.bound_fraction)
     n = cone.n_inputs
-    lp = _SliceLP(cone)
-    rng = np.random.default_rng(options.seed)
     columns = _initial_basis(cone)
     if initial_columns is not None:
         for column in np.asarray(initial_columns, dtype=np.float64).T:
             if column.sum() > 0 and cone.violation(column[:, None]) <= 1e-9:
                 columns.append(column / column.sum())
+    pricer = envelope_pricer(utility, cone)
+    if not isinstance(pricer, str):
+        from privopt.pricing.certified import certified_column_generation
+
+        return certified_column_generation(utility, cone, options, pricer, columns, start)
+    lp = _SliceLP(cone)
+    rng = np.random.default_rng(options.seed)
     master = _Master(n)
     master.add(columns, list(utility.mu(np.column_stack(columns))))
 
@@ -308,6 +329,7 @@ def column_generation(
         bound_nodes=bound.nodes,
         bound_complete=bound.complete,
         trace=np.array(trace),
+        bound_method=f"simplicial branch and bound over the slice Σw = 1 ({pricer})",
     )
 
 

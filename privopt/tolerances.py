@@ -54,3 +54,11 @@ VERIFY_REGION_DRAWS: int = 2000
 
 #: Default per-claim time limit (seconds) of the symbolic checker.
 VERIFY_SYMBOLIC_SECONDS: float = 60.0
+
+#: Absolute slack of a pricing certificate's re-check: a recomputed bound ``δ̄`` may exceed the claimed
+#: one by this much (the claimed one already includes the search's rounding margin).
+CERTIFICATE_ATOL: float = 1e-9
+
+#: A solution is *certified optimal* when its certified upper bound exceeds its value by at most this,
+#: relative to ``max(1, |value|)`` (LP solvers meet their constraints to ~1e-9).
+CERTIFIED_GAP_RTOL: float = 1e-6

@@ -172,6 +172,7 @@ class EnvelopePricer:
         *,
         tolerance: float,
         target: float = -np.inf,
+        slack: float = 0.0,
         deadline: float | None = None,
         max_nodes: int = 100_000,
         max_columns: int = 16,
@@ -179,10 +180,12 @@ class EnvelopePricer:
         """Bound ``δ(λ)`` from above to within ``tolerance`` of the best column found (or budget).
 
         ``target``: stop as soon as ``δ̄ <= target`` (a re-check of a claimed bound needs no more).
+        ``slack``: stop once ``δ̄ <= (1 + slack)·δ_found + tolerance`` (the bound stays valid; a looser
+        bound is enough while the columns found still improve the master a lot).
         """
         search = _Search(self, np.asarray(duals, dtype=np.float64) / self.objective.scale)
         scale = self.objective.scale
-        result = search.run(tolerance / scale, target / scale, deadline, max_nodes)
+        result = search.run(tolerance / scale, target / scale, slack, deadline, max_nodes)
         upper, lower, nodes, point_nodes, complete, seconds = result
         columns = search.columns(max_columns)
         return PricingOutcome(
@@ -512,7 +515,7 @@ class _Search:
         return max(ends, unstable), unstable, events, block
 
     def run(
-        self, tolerance: float, target: float, deadline: float | None, max_nodes: int
+        self, tolerance: float, target: float, slack: float, deadline: float | None, max_nodes: int
     ) -> tuple[float, float, int, int, bool, float]:
         start = time.perf_counter()
         structure = self.pricer.structure
@@ -529,8 +532,8 @@ class _Search:
             heapq.heappush(heap, (-bound, next(counter), star, r1, r2))
 
         def stop() -> bool:
-            top = -heap[0][0]
-            return top <= max(target, self.incumbent() + tolerance)
+            found = self.incumbent()
+            return -heap[0][0] <= max(target, found + tolerance + slack * max(found, 0.0))
 
         while heap and not stop():
             if nodes >= max_nodes or (deadline is not None and time.perf_counter() > deadline):
