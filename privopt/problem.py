@@ -37,8 +37,9 @@ from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import InfeasibleError, LimitError, PrivoptError, SolverError, ValidationError
 from privopt.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate, format_count
 from privopt.mechanism import Mechanism
+from privopt.pricing.certificate import PricingCertificate, envelope_pricer
 from privopt.solvers.errors import BackendError, BackendTimeout
-from privopt.tolerances import AUDIT_EPS_ATOL
+from privopt.tolerances import AUDIT_EPS_ATOL, CERTIFIED_GAP_RTOL
 from privopt.upper_bounds import best_upper_bound
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 from privopt.validation import FloatArray
@@ -88,6 +89,11 @@ class Certificate:
         ``Σ_x λ_x``, an upper bound on the utility of any mechanism in the cone.
     max_reduced_cost:
         ``max_v μ(v) − λᵀv`` over the enumerated vertices (``<= ~0`` certifies the bound).
+    pricing:
+        Column generation and vertex route on envelope cones: duals ``λ`` and a *proved* bound
+        ``δ̄ >= max μ(w) − λᵀw`` over the whole cone slice ``pᵀw = 1``, so ``OPT <= Σλ + max(0, δ̄)``
+        (:mod:`privopt.pricing`; re-check with :func:`privopt.pricing.check_pricing_certificate`).
+        On the vertex route it also proves that no vertex was lost by the enumeration.
     """
 
     audit: AuditReport
@@ -96,6 +102,7 @@ class Certificate:
     dual_bound: float | None = None
     max_reduced_cost: float | None = None
     tolerance: float = AUDIT_EPS_ATOL
+    pricing: PricingCertificate | None = None
 
     @property
     def passed(self) -> bool:
@@ -109,6 +116,7 @@ class Certificate:
             "dual_bound": self.dual_bound,
             "max_reduced_cost": self.max_reduced_cost,
             "tolerance": self.tolerance,
+            "pricing": None if self.pricing is None else self.pricing.to_dict(),
         }
 
 
@@ -314,7 +322,7 @@ class Problem:
         start = time.perf_counter()
         result = column_generation(self.utility, cone, self.colgen, initial_columns=self._seed_columns())
         stats["seconds"]["column_generation"] = time.perf_counter() - start
-        upper, upper_source = result.upper, "column generation (dual bound and simplicial cover)"
+        upper, upper_source = result.upper, f"column generation: {result.bound_method}"
         theorem = best_upper_bound(self)
         if theorem is not None and theorem[0] < upper:
             upper, upper_source = max(theorem[0], result.lower), theorem[1]
@@ -333,7 +341,7 @@ class Problem:
             trace=result.trace.tolist(),
         )
         mechanism = self._mechanism_from_columns(result.columns, result.weights, "colgen")
-        verdict = "optimal (bound closed)" if gap <= 1e-9 else f"gap {gap:.3g}"
+        verdict = "optimal (bound closed)" if gap <= 1e-9 else f"certified gap {gap:.3g}"
         return self._finish(
             mechanism,
             f"colgen ({reason}; stopped: {result.stopped}; {verdict})",
@@ -341,6 +349,7 @@ class Problem:
             result.duals,
             None,
             cone,
+            pricing=result.certificate,
         )
 
     def _seed_columns(self) -> FloatArray | None:
@@ -490,7 +499,43 @@ class Problem:
         mechanism = self._mechanism_from_columns(vertices[keep].T, theta[keep], "optimal")
         reduced = float(np.max(mu - vertices @ lp.eq_duals)) if lp.eq_duals.size else None
         stats["lp_value"] = lp.objective
-        return self._finish(mechanism, f"vertex ({reason})", stats, lp.eq_duals, reduced, cone)
+        pricing, note = self._certify_vertex(cone, lp.eq_duals, lp.objective, stats)
+        return self._finish(
+            mechanism, f"vertex ({reason}{note})", stats, lp.eq_duals, reduced, cone, pricing=pricing
+        )
+
+    def _certify_vertex(
+        self, cone: RowCone, duals: np.ndarray, value: float, stats: dict[str, Any]
+    ) -> tuple[PricingCertificate | None, str]:
+        """Check the vertex LP's duals against the whole cone with the certified pricing bound.
+
+        The LP only sees the enumerated vertices; ``OPT <= Σλ + max(0, δ̄)`` with ``δ̄`` proved over the
+        cone (:mod:`privopt.pricing`) shows that no vertex the enumeration lost could do better. Returns
+        the certificate (``None`` when the cone has no such bound) and a note for the route string.
+        """
+        assert isinstance(self.utility, SubConvexUtility)
+        pricer = envelope_pricer(self.utility, cone)
+        if isinstance(pricer, str):
+            stats["certified"] = None
+            stats["certificate_reason"] = pricer
+            return None, ""
+        start = time.perf_counter()
+        tolerance = 0.5 * CERTIFIED_GAP_RTOL * max(1.0, abs(value))
+        remaining = None if self.timeout is None else start + self.timeout
+        outcome = pricer.price(
+            duals, tolerance=tolerance, deadline=remaining, max_nodes=self.colgen.bound_nodes
+        )
+        certificate = PricingCertificate.from_outcome(duals, outcome)
+        stats["seconds"]["certify"] = time.perf_counter() - start
+        certified = certificate.upper - value <= CERTIFIED_GAP_RTOL * max(1.0, abs(value))
+        stats["certified"] = certified
+        stats["certified_upper"] = certificate.upper
+        if certified:
+            return certificate, "; certified optimal by the pricing bound"
+        return certificate, (
+            f"; NOT certified: the pricing bound allows up to {certificate.upper:.6g} > LP value {value:.6g} "
+            "(the enumeration may have lost vertices)"
+        )
 
     def _solve_cvxpy(self, cone: RowCone, stats: dict[str, Any], reason: str) -> Solution:
         import cvxpy as cp
@@ -528,6 +573,8 @@ class Problem:
         duals: np.ndarray | None,
         reduced: float | None,
         cone: RowCone | None = None,
+        *,
+        pricing: PricingCertificate | None = None,
     ) -> Solution:
         start = time.perf_counter()
         report = audit(mechanism, self.definition)
@@ -539,6 +586,7 @@ class Problem:
             lp_duals=duals,
             dual_bound=None if duals is None else float(np.sum(duals)),
             max_reduced_cost=reduced,
+            pricing=pricing,
         )
         if not report.satisfied:
             raise SolverError(f"the designed mechanism fails its own audit — {report}")

@@ -20,6 +20,7 @@ from privopt.cone import RatioBlock, RatioGroup, RowCone
 from privopt.errors import ValidationError
 from privopt.estimate import VertexEstimate
 from privopt.mechanism import Mechanism
+from privopt.pricing.certificate import PricingCertificate
 from privopt.problem import Certificate, CompiledProblem, Solution
 from privopt.ratio_pairs import PairLabel, Term
 
@@ -128,6 +129,7 @@ def _certificate(certificate: Certificate) -> dict[str, Any]:
         "dual_bound": certificate.dual_bound,
         "max_reduced_cost": certificate.max_reduced_cost,
         "tolerance": certificate.tolerance,
+        "pricing": None if certificate.pricing is None else certificate.pricing.to_dict(),
     }
 
 
@@ -140,6 +142,7 @@ def _certificate_back(data: dict[str, Any]) -> Certificate:
         data["dual_bound"],
         data["max_reduced_cost"],
         data["tolerance"],
+        None if data.get("pricing") is None else PricingCertificate.from_dict(data["pricing"]),
     )
 
 

@@ -114,19 +114,18 @@ class BlockTable:
     def vertices(self, D: float, T: float, duals: FloatArray, dual_sums: FloatArray) -> BlockVertices:
         """All vertices at ``(D, T)`` (module docstring) with their pricing terms for duals ``λ_s``."""
         beta = (T - D) / self.slack
-        p_all, l_all = self.p[-1], dual_sums[-1]
         if beta <= 0.0:  # D = T: the single vertex w = D·1
-            mass = np.array([p_all * D])
-            value = np.array([p_all * float(xlogx(np.array(D))) - l_all * D])
+            mass = np.array([self.p[-1] * D])
+            value = np.array([self.p[-1] * float(xlogx(np.array(D))) - dual_sums[-1] * D])
             return BlockVertices(mass, value, np.zeros(1, np.int32), np.full(1, -1, np.int16), np.arange(1))
         y_star = D / beta
         tight = self.y <= y_star
-        lo = np.where(tight, D - beta * self.y, 0.0)
+        lo = np.where(tight, np.maximum(D - beta * self.y, 0.0), 0.0)
         hi = np.where(tight, lo + beta, T / (self.slack + self.y))
-        masses = [self.p * hi + (p_all - self.p) * lo]
-        values = [
-            self.p * xlogx(hi) + (p_all - self.p) * xlogx(lo) - dual_sums * hi - (l_all - dual_sums) * lo
-        ]
+        # Sums over the complement of H, read from the same tables (exactly 0 when its weights are 0).
+        p_out, l_out = self.p[::-1], dual_sums[::-1]
+        masses = [self.p * hi + p_out * lo]
+        values = [self.p * xlogx(hi) + p_out * xlogx(lo) - dual_sums * hi - l_out * lo]
         subsets = [np.arange(self.y.size, dtype=np.int32)]
         frees = [np.full(self.y.size, -1, np.int16)]
         beta_log = float(xlogx(np.array(beta)))
@@ -165,9 +164,9 @@ class BlockTable:
             return np.full(self.size, D)
         if free >= 0:
             w = np.where(members, beta, 0.0)
-            w[free] = (D - self.y[subset] * beta) / self.lower[free]
+            w[free] = min(max((D - self.y[subset] * beta) / self.lower[free], 0.0), beta)
             return w
         if self.y[subset] <= D / beta:
-            lo = D - beta * self.y[subset]
+            lo = max(D - beta * self.y[subset], 0.0)
             return np.where(members, lo + beta, lo)
         return np.where(members, T / (self.slack + self.y[subset]), 0.0)

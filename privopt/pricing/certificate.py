@@ -18,7 +18,7 @@ import numpy as np
 from privopt.cone import RowCone
 from privopt.errors import ValidationError
 from privopt.pricing.bound import EnvelopePricer, PricingOutcome, slice_objective
-from privopt.pricing.structure import envelope_structure
+from privopt.pricing.structure import EnvelopeCone, envelope_structure
 from privopt.tolerances import CERTIFICATE_ATOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
@@ -125,12 +125,28 @@ def envelope_pricer(utility: SubConvexUtility, cone: RowCone) -> EnvelopePricer 
         return f"no certified pricing bound: {objective}"
     if objective.weights.size != cone.n_inputs:
         return "no certified pricing bound: the utility's distribution does not match the cone's inputs"
+    if not _positive_mass(structure, objective.weights):
+        return "no certified pricing bound: the cone has non-zero columns with pᵀw = 0"
     from privopt.pricing.blocks import MAX_BLOCK_INPUTS
 
     largest = max(block.size for block in structure.blocks)
     if largest > MAX_BLOCK_INPUTS:
         return f"no certified pricing bound: a block has {largest} inputs (limit {MAX_BLOCK_INPUTS})"
     return EnvelopePricer(structure, objective)
+
+
+def _positive_mass(structure: EnvelopeCone, weights: FloatArray) -> bool:
+    """Whether ``pᵀw > 0`` on the whole cone but 0, which the bound ``OPT <= Σλ + δ̄⁺`` needs.
+
+    Every block of a non-zero column has ``b_s > 0``. A block with some ``p > 0`` input and ``L = 0``
+    wherever ``p = 0`` then has ``p_sᵀw_s > 0``: if ``w_s`` lived on ``{p = 0}``, ``min_u w_u = 0`` and
+    ``b_s = L_sᵀw_s = 0``. (For mutual information at the centre of a Rényi ball this always holds.)
+    """
+    for inputs, lower in zip(structure.blocks, structure.lower, strict=True):
+        p = weights[inputs]
+        if np.any(p > 0.0) and np.all(lower[p <= 0.0] <= 0.0):
+            return True
+    return False
 
 
 def check_pricing_certificate(
