@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import ConvexHull, QhullError
 
 from privopt.errors import LimitError
 from privopt.validation import FloatArray
@@ -68,19 +67,37 @@ class BlockVertices:
 
 
 def upper_hull(mass: FloatArray, value: FloatArray) -> np.ndarray:
-    """Indices of the upper convex hull of the points ``(mass, value)`` (and the two extreme masses).
+    """Indices of the upper convex hull of the points ``(mass, value)``, left to right (quickhull).
 
-    ``max_i value_i − ν mass_i`` over all points equals the maximum over these for every ``ν``.
+    ``max_i value_i − ν mass_i`` over all points equals the maximum over these for every ``ν``. A point
+    dropped as "not above" a hull edge is at most rounding above it (covered by the bound's margin).
     """
-    if mass.size <= 3:
+    if mass.size <= 2:
         return np.arange(mass.size)
-    extremes = [int(np.argmin(mass)), int(np.argmax(mass)), int(np.argmax(value))]
-    try:
-        hull = ConvexHull(np.column_stack([mass, value]))
-    except QhullError:  # all points on a line: its two ends and the best value suffice
-        return np.unique(extremes)
-    upper = hull.simplices[hull.equations[:, 1] > 0.0].ravel()
-    return np.unique(np.concatenate([upper, extremes]))
+    low, high = float(mass.min()), float(mass.max())
+    left = int(np.flatnonzero(mass == low)[np.argmax(value[mass == low])])
+    right = int(np.flatnonzero(mass == high)[np.argmax(value[mass == high])])
+    if left == right:
+        return np.array([left])
+    chain = [left]
+    stack: list[tuple[int, int, np.ndarray]] = [(left, right, np.arange(mass.size))]
+    # Depth-first, left part first: vertices are emitted left to right.
+    while stack:
+        a, b, candidates = stack.pop()
+        if a < 0:  # a marker: emit vertex b
+            chain.append(b)
+            continue
+        dm, dv = mass[b] - mass[a], value[b] - value[a]
+        height = dm * (value[candidates] - value[a]) - dv * (mass[candidates] - mass[a])
+        above = candidates[height > 0.0]
+        if above.size == 0:
+            continue
+        c = int(above[np.argmax(height[height > 0.0])])
+        stack.append((c, b, above))
+        stack.append((-1, c, above[:0]))
+        stack.append((a, c, above))
+    chain.append(right)
+    return np.array(chain, dtype=np.intp)
 
 
 class BlockTable:

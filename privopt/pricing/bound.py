@@ -70,6 +70,13 @@ _ASCENT_SWEEPS = 30
 #: Point-bound nodes spent per visit of a point.
 _POINT_NODES = 50
 
+#: Intervals per ``s*`` the search starts from (geometric in ``ρ``).
+ROOT_INTERVALS = 1
+
+#: An interval with more events than this gets the cheap, fully decoupled bound (every block takes its
+#: best vertex at either end or at any event of the whole range) instead of the exact-event one.
+EVENT_LIMIT = 5000
+
 
 @dataclass(frozen=True)
 class SliceObjective:
@@ -398,6 +405,27 @@ class _Search:
         self.cache: OrderedDict[tuple[int, bool, float], BlockVertices] = OrderedDict()
         self.cache_bytes = 0
         self.points: dict[tuple[int, float], _Point] = {}
+        self.event_hulls: dict[tuple[int, bool], tuple[FloatArray, FloatArray]] = {}
+
+    def event_hull(self, s: int, star: bool) -> tuple[FloatArray, FloatArray]:
+        """Upper hull of block ``s``'s vertices at all its events in ``[1, F]`` (each subset's switch)."""
+        key = (s, star)
+        if key not in self.event_hulls:
+            rho, _, _ = self.pricer.events[star][s]
+            inside = np.flatnonzero((rho >= 1.0) & (rho <= self.pricer.structure.factor))
+            mass, value = self._event_vertices(s, star, inside, rho[inside])
+            hull = upper_hull(mass, value)
+            self.event_hulls[key] = (mass[hull], value[hull])
+        return self.event_hulls[key]
+
+    def _event_vertices(
+        self, s: int, star: bool, subsets: np.ndarray, rho: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Subset vertices at their own events: ``lo = 0``, ``hi = β`` (both formulas agree there)."""
+        table = self.pricer.tables[s]
+        D, T = self.pricer.configs[star].bounds(rho)
+        beta = (np.asarray(T) - np.asarray(D)) / table.slack
+        return table.p[subsets] * beta, table.p[subsets] * xlogx(beta) - self.dual_sums[s][subsets] * beta
 
     def entry(self, s: int, star: bool, rho: float) -> BlockVertices:
         key = (s, star, rho)
@@ -435,23 +463,31 @@ class _Search:
             ]
         ] = []
         events: list[FloatArray] = []
-        factor = self.pricer.structure.factor
+        insides = []
         for s in range(self.n_blocks):
-            is_star = s == star
-            rho_all, order, rho_sorted = self.pricer.events[is_star][s]
+            rho_all, order, rho_sorted = self.pricer.events[s == star][s]
             inside = order[np.searchsorted(rho_sorted, r1, "right") : np.searchsorted(rho_sorted, r2, "left")]
+            insides.append(inside)
+            events.append(rho_all[inside])
+        decoupled = sum(inside.size for inside in insides) > EVENT_LIMIT
+        for s, inside in enumerate(insides):
+            is_star = s == star
             e1, e2 = self.entry(s, is_star, r1), self.entry(s, is_star, r2)
             ends = ((e1.mass[e1.hull], e1.value[e1.hull]), (e2.mass[e2.hull], e2.value[e2.hull]))
             if inside.size == 0:
                 parts.append((*ends, None))
-                events.append(np.zeros(0))
+                continue
+            if decoupled:  # every type of the block at either end or at any event of [1, F]
+                mass = np.concatenate([ends[0][0], ends[1][0], self.event_hull(s, is_star)[0]])
+                value = np.concatenate([ends[0][1], ends[1][1], self.event_hull(s, is_star)[1]])
+                hull = upper_hull(mass, value)
+                parts.append((*ends, (mass[hull], value[hull])))
                 continue
             table = self.pricer.tables[s]
-            at = rho_all[inside]
-            D, T = (np.ones_like(at), factor * at) if is_star else (at, np.full_like(at, factor))
-            beta = (T - D) / table.slack
-            masses = [table.p[inside] * beta]
-            values = [table.p[inside] * xlogx(beta) - self.dual_sums[s][inside] * beta]
+            at = events[s]
+            event_mass, event_value = self._event_vertices(s, is_star, inside, at)
+            masses = [event_mass]
+            values = [event_value]
             flagged = np.zeros(table.y.size, dtype=bool)
             flagged[inside] = True
             for entry in (e1, e2):
@@ -464,7 +500,6 @@ class _Search:
             mass, value = np.concatenate(masses), np.concatenate(values)
             hull = upper_hull(mass, value)
             parts.append((*ends, (mass[hull], value[hull])))
-            events.append(at)
         if all(j is None for _, _, j in parts):
             return -np.inf, events, -1
 
@@ -489,8 +524,8 @@ class _Search:
             return phi
 
         bound, nu = _minimise_t(phi_for(-1), 0.0)
-        if bound <= self.incumbent() + tolerance:
-            return bound, events, -1
+        if decoupled or bound <= self.incumbent() + tolerance:
+            return bound, events, int(np.argmax([e.size for e in events]))
         worst, block = -np.inf, -1
         for s, (_, _, j) in enumerate(parts):
             if j is None:
@@ -524,8 +559,12 @@ class _Search:
         dropped = -np.inf
         if structure.self_pairs:
             roots = [(-1, 1.0, 1.0)]  # every block at D = 1, T = F: one point
-        else:
-            roots = [(s, 1.0, structure.factor) for s in range(self.n_blocks)]
+        else:  # a grid of ρ per s*: its points give columns all along [1, F] from the first round
+            grid = structure.factor ** np.linspace(0.0, 1.0, ROOT_INTERVALS + 1)
+            grid[0], grid[-1] = 1.0, structure.factor
+            roots = [
+                (s, float(a), float(b)) for s in range(self.n_blocks) for a, b in itertools.pairwise(grid)
+            ]
         for star, r1, r2 in roots:
             bound, *_ = self._evaluate(star, r1, r2, tolerance, deadline)
             nodes += 1
