@@ -527,7 +527,7 @@ class Problem:
         )
         certificate = PricingCertificate.from_outcome(duals, outcome)
         stats["seconds"]["certify"] = time.perf_counter() - start
-        certified = certificate.upper - value <= CERTIFIED_GAP_RTOL * max(1.0, abs(value))
+        certified = bool(certificate.upper - value <= CERTIFIED_GAP_RTOL * max(1.0, abs(value)))
         stats["certified"] = certified
         stats["certified_upper"] = certificate.upper
         if certified:
