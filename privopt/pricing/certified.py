@@ -81,7 +81,7 @@ def certified_column_generation(
         for iteration in range(1, options.max_iterations + 1):  # noqa: B007 - reported after the loop
             value, _, duals = master.solve()
             trace.append((time.perf_counter() - start, value))
-            if time.perf_counter() > search_deadline:
+            if time.perf_counter() + master.seconds > search_deadline:
                 stopped = "time limit"
                 break
             found = _price(utility, lp, duals, rng, options.starts, options, previous, f, search_deadline)
