@@ -7,14 +7,24 @@ from privopt.pricing.bound import (
     SliceObjective,
     slice_objective,
 )
+from privopt.pricing.certificate import (
+    CertificateCheck,
+    PricingCertificate,
+    check_pricing_certificate,
+    envelope_pricer,
+)
 from privopt.pricing.structure import EnvelopeCone, envelope_structure
 
 __all__ = [
+    "CertificateCheck",
     "EnvelopeCone",
     "EnvelopePricer",
     "PricedColumn",
+    "PricingCertificate",
     "PricingOutcome",
     "SliceObjective",
+    "check_pricing_certificate",
+    "envelope_pricer",
     "envelope_structure",
     "slice_objective",
 ]
