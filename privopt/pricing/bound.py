@@ -195,6 +195,7 @@ class EnvelopePricer:
         result = search.run(tolerance / scale, target / scale, slack, deadline, max_nodes)
         upper, lower, nodes, point_nodes, complete, seconds = result
         columns = search.columns(max_columns)
+        search.release()
         return PricingOutcome(
             upper=scale * upper + ROUNDING_MARGIN,
             lower=scale * lower,
@@ -440,6 +441,14 @@ class _Search:
             _, old = self.cache.popitem(last=False)
             self.cache_bytes -= old.nbytes
         return entry
+
+    def release(self) -> None:
+        """Drop the caches now: the points refer back to this search, and a reference cycle holding a
+        gigabyte of vertex lists would wait for the cyclic garbage collector (measured: 7.8 GiB peak)."""
+        self.cache.clear()
+        self.cache_bytes = 0
+        self.points.clear()
+        self.event_hulls.clear()
 
     def point(self, star: int, rho: float) -> _Point:
         key = (star, rho)
