@@ -117,7 +117,7 @@ class PricingOutcome:
     seconds: float
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Config:
     """The bounds ``(D, T)`` of one block as functions of ``ρ`` ("other" or "star" role)."""
 
@@ -130,7 +130,7 @@ class _Config:
         return rho, self.factor
 
 
-@dataclass(order=True)
+@dataclass(frozen=True, order=True)
 class _PointNode:
     key: float
     order: int
