@@ -55,7 +55,7 @@ result.figure
 # privopt (median ≈ 0.02 s each at ε = 0.5), so the LDP/LIP time ratio is about 1, not the paper's
 # 133 s / 0.0206 s ≈ 6,500. The paper's Theorem 2 enumerates the vertices of a polytope of all
 # a(a−1)-dimensional protocols; privopt enumerates the vertices of the normalised row cone in a − 1 = 4
-# dimensions (docs/concepts.md, "Row cones"), the same reduction the paper uses for LIP. The numbers of this run:
+# dimensions (docs/concepts.md, section Row cones), the same reduction the paper uses for LIP. The numbers of this run:
 
 # %%
 print(result.summary())

@@ -71,11 +71,12 @@ VERIFY_REGION_DRAWS: int = 2000
 #: Default per-claim time limit (seconds) of the symbolic checker.
 VERIFY_SYMBOLIC_SECONDS: float = 60.0
 
-#: A solve is reported optimal (``Status.OPTIMAL``) when its certified relative gap is at most this.
-GAP_OPTIMAL_RTOL: float = 1e-9
+#: A solve is reported optimal (``Status.OPTIMAL``) when its certified relative gap is at most this
+#: (LP solvers meet their constraints to ~1e-9, and a pricing certificate carries its search margin).
+GAP_OPTIMAL_RTOL: float = 1e-6
 
-#: Default relative gap at which column generation reports ``Status.OPTIMAL_WITHIN_GAP``.
-GAP_TOLERANCE: float = 1e-4
+#: Default relative gap at which column generation stops (``ColumnGenerationOptions.gap_tolerance``).
+GAP_TOLERANCE: float = 1e-6
 
 #: LP weights θ_v below this (relative to the largest) are zero when a mechanism is read off an LP.
 THETA_RTOL: float = 1e-12
@@ -85,3 +86,7 @@ VERTEX_NEGATIVE_ATOL: float = 1e-7
 
 #: A Rényi order within this of a special value (1: KL; 2: χ², closed forms) is that value.
 ORDER_ATOL: float = 1e-12
+
+#: Absolute slack of a pricing certificate's re-check: a recomputed bound ``δ̄`` may exceed the claimed
+#: one by this much (the claimed one already includes the search's rounding margin).
+CERTIFICATE_ATOL: float = 1e-9

@@ -8,7 +8,8 @@ import pytest
 
 import privopt as po
 from privopt.routes.bounds import chain_rule_bound, ldp_mutual_information_max
-from privopt.routes.colgen import ColumnGenerationOptions, _SliceLP, column_generation
+from privopt.routes.colgen import ColumnGenerationOptions, _SliceLP
+from privopt.routes.colgen_route import column_generation
 from tests.test_independent_reporting import random_ball
 
 #: Options shared by the comparisons: a small node budget keeps the bound quick (it stays valid).

@@ -24,6 +24,7 @@ from privopt.data.mechanism import Mechanism
 from privopt.data.terms import PairLabel, Term
 from privopt.errors import PrivoptError, ValidationError
 from privopt.problem import Certificate, CompiledProblem, Solution, SolveStats, Status
+from privopt.routes.pricing.certificate import PricingCertificate
 
 _TUPLE = "__tuple__"
 
@@ -138,6 +139,7 @@ def _certificate(certificate: Certificate) -> dict[str, Any]:
         "max_reduced_cost": certificate.max_reduced_cost,
         "upper_source": certificate.upper_source,
         "tolerance": certificate.tolerance,
+        "pricing": None if certificate.pricing is None else certificate.pricing.to_dict(),
     }
 
 
@@ -151,6 +153,7 @@ def _certificate_back(data: dict[str, Any]) -> Certificate:
         data["max_reduced_cost"],
         data["upper_source"],
         data["tolerance"],
+        None if data.get("pricing") is None else PricingCertificate.from_dict(data["pricing"]),
     )
 
 

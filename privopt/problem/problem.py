@@ -40,11 +40,17 @@ from privopt.problem.solution import Certificate, Solution
 from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status
 from privopt.routes.colgen import ColumnGenerationOptions
+from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 
 #: Route names accepted by :meth:`Problem.solve` (``"auto"`` plans one).
 ROUTE_NAMES = ("auto", "vertex", "colgen", "cvxpy", "closed_form")
+
+#: ``"auto"`` prefers certified column generation to vertex enumeration predicted to take longer than
+#: this, on cones with a certified pricing bound (measured: 3×4 Rényi ball, n = 1,000, ε = 0.5:
+#: enumeration 8.3 s, certified column generation 1.5 s to a 4e-7 gap; 3×3: 0.2 s against 1.2 s).
+CERTIFIED_COLGEN_SECONDS = 2.0
 
 #: How columns are normalised for vertex enumeration (and what ``normalisation`` reports).
 NORMALISATION = "Σ_x w_x = 1 (each column rescaled to sum 1)"
@@ -243,6 +249,13 @@ class Problem:
         if not accepted:
             return "colgen", f"{why}: column generation, with a certified upper bound"
         predicted = predicted_vertex_seconds(data)
+        if predicted > CERTIFIED_COLGEN_SECONDS and not isinstance(
+            envelope_pricer(data.sub_convex(), data.cone), str
+        ):
+            return "colgen", (
+                f"vertex enumeration is predicted to take about {predicted:.3g} s and the cone has a certified "
+                "pricing bound: certified column generation"
+            )
         budget = self._vertex_budget(self.timeout)
         if budget is not None and predicted > budget:
             return "colgen", (
@@ -302,6 +315,7 @@ class Problem:
             dual_bound=None if duals is None else float(duals.sum()),
             max_reduced_cost=result.max_reduced_cost,
             upper_source=result.upper_source,
+            pricing=result.pricing,
         )
         seconds = {"compile": compile_seconds, **result.stats.seconds, "audit": audit_seconds}
         stats = replace(

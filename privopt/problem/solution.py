@@ -17,6 +17,7 @@ from privopt.audit.report import AuditReport
 from privopt.data.mechanism import Mechanism
 from privopt.routes.base import SolveStats, Status
 from privopt.routes.colgen import relative_gap
+from privopt.routes.pricing.certificate import PricingCertificate
 from privopt.tolerances import AUDIT_EPS_ATOL
 
 
@@ -40,6 +41,11 @@ class Certificate:
         ``max_v μ(v) − λᵀv`` over the enumerated vertices (``<= ~0`` certifies the bound).
     upper_source:
         What proves the solution's upper bound.
+    pricing:
+        On envelope cones (the Γ cone, LDP): the duals ``λ`` and a *proved* bound
+        ``δ̄ >= max μ(w) − λᵀw`` over the whole cone slice ``pᵀw = 1``, so ``OPT <= Σλ + max(0, δ̄)``;
+        re-check it with :func:`privopt.routes.pricing.check_pricing_certificate`. On the vertex route it
+        also proves that the enumeration lost no vertex that matters.
     tolerance:
         The audit's slack on ε (nats).
     """
@@ -51,6 +57,7 @@ class Certificate:
     max_reduced_cost: float | None = None
     upper_source: str = ""
     tolerance: float = AUDIT_EPS_ATOL
+    pricing: PricingCertificate | None = None
 
     @property
     def passed(self) -> bool:
@@ -65,6 +72,7 @@ class Certificate:
             "max_reduced_cost": self.max_reduced_cost,
             "upper_source": self.upper_source,
             "tolerance": self.tolerance,
+            "pricing": None if self.pricing is None else self.pricing.to_dict(),
         }
 
 

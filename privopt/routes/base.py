@@ -22,6 +22,7 @@ from privopt.compiler.estimate import VertexEstimate
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import ValidationError
 from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
+from privopt.routes.pricing.certificate import PricingCertificate
 from privopt.tolerances import GAP_OPTIMAL_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
@@ -142,7 +143,8 @@ class RouteResult:
     yet renormalised), its status and bounds, why, and the route's counts.
 
     ``duals`` and ``max_reduced_cost`` certify a vertex or column-generation bound: ``λ`` with
-    ``μ(v) <= λᵀv`` at every column considered (``max_reduced_cost = max μ(v) − λᵀv``).
+    ``μ(v) <= λᵀv`` at every column considered (``max_reduced_cost = max μ(v) − λᵀv``); ``pricing``
+    extends that to every column of the cone.
     """
 
     matrix: FloatArray
@@ -154,6 +156,9 @@ class RouteResult:
     stats: SolveStats
     duals: FloatArray | None = None
     max_reduced_cost: float | None = None
+    #: The proved bound on the best reduced cost at ``duals`` over the whole cone slice, when the cone
+    #: has a certified pricing bound (:mod:`privopt.routes.pricing`).
+    pricing: PricingCertificate | None = None
 
 
 class Route(Protocol):

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from privopt.compiler.cone import RowCone
 from privopt.data.mechanism import as_mechanism
 from privopt.errors import LimitError, PrivoptError
 from privopt.mechanisms.catalog import available
@@ -27,12 +28,36 @@ from privopt.routes.base import (
     status_for,
 )
 from privopt.routes.bounds import best_upper_bound
-from privopt.routes.colgen import column_generation
+from privopt.routes.colgen import (
+    ColumnGenerationOptions,
+    ColumnGenerationResult,
+    heuristic_column_generation,
+    starting_columns,
+)
+from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.routes.pricing.certified import certified_column_generation
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Named mechanisms whose columns seed column generation (``oue`` has 2^|X| outputs).
 SEED_MECHANISMS = ("grr", "srr", "ir", "cr")
+
+
+def column_generation(
+    utility: SubConvexUtility,
+    cone: RowCone,
+    options: ColumnGenerationOptions,
+    initial_columns: FloatArray | None = None,
+) -> ColumnGenerationResult:
+    """Column generation for ``max Σ_y μ(w_y)`` over mechanisms with columns in ``cone``: certified
+    (:mod:`privopt.routes.pricing`) on cones with a certified pricing bound, else with local-search pricing
+    and the simplicial bound (:mod:`privopt.routes.colgen`)."""
+    start = time.perf_counter()
+    columns = starting_columns(cone, initial_columns)
+    pricer = envelope_pricer(utility, cone)
+    if isinstance(pricer, str):
+        return heuristic_column_generation(utility, cone, options, columns, start, pricer)
+    return certified_column_generation(utility, cone, options, pricer, columns, start)
 
 
 def seed_columns(data: ProblemData) -> FloatArray | None:
@@ -83,11 +108,16 @@ class ColumnGenerationRoute:
         start = time.perf_counter()
         result = column_generation(utility, data.cone, options, initial_columns=seed_columns(data))
         seconds = {"column_generation": time.perf_counter() - start}
-        upper, upper_source = result.upper, "column generation (dual bound and simplicial cover)"
+        upper, upper_source = result.upper, f"column generation: {result.bound_method}"
         theorem = best_upper_bound(data)
         if theorem is not None and theorem[0] < upper:
             upper, upper_source = max(theorem[0], result.lower), theorem[1]
-        limited = result.stopped in ("time limit", "iteration limit")
+        limited = result.stopped in (
+            "time limit",
+            "iteration limit",
+            "column limit",
+            "bound budget (node limit)",
+        )
         status = status_for(result.lower, upper, options.gap_tolerance, limited)
         stats = SolveStats(
             seconds=seconds,
@@ -108,4 +138,5 @@ class ColumnGenerationRoute:
             upper_source,
             stats,
             result.duals,
+            pricing=result.certificate,
         )

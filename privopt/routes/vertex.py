@@ -18,13 +18,22 @@ import numpy as np
 
 from privopt.compiler.estimate import VertexEstimate
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
-from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status, matrix_from_columns, remaining
+from privopt.routes.base import (
+    ProblemData,
+    RouteResult,
+    SolveStats,
+    matrix_from_columns,
+    remaining,
+    status_for,
+)
+from privopt.routes.pricing.certificate import PricingCertificate, envelope_pricer
 from privopt.routes.vertex_cost import predicted_vertex_seconds
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.solvers.lp import solve_lp
 from privopt.solvers.vertex_enumeration import polytope_vertices
-from privopt.tolerances import THETA_RTOL, VERTEX_NEGATIVE_ATOL
+from privopt.tolerances import GAP_OPTIMAL_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
 from privopt.utilities import SubConvexUtility
+from privopt.validation import FloatArray
 
 #: Enumerations predicted (:mod:`privopt.routes.vertex_cost`) to take at most this many seconds run in
 #: this process: forking a child to enforce the timeout would cost more than the enumeration.
@@ -178,6 +187,10 @@ class VertexRoute:
         duals = lp.eq_duals if lp.eq_duals.size else None
         reduced = None if duals is None else float(np.max(mu - vertices @ duals))
         value = float(lp.objective)
+        start = time.perf_counter()
+        certificate, upper, note = _certify(data, utility, duals, value, deadline)
+        if certificate is not None:
+            seconds["certify"] = time.perf_counter() - start
         stats = SolveStats(
             seconds=seconds,
             inequalities=estimate.inequalities,
@@ -187,14 +200,49 @@ class VertexRoute:
             backend=result.backend,
             lp_value=value,
         )
+        status = status_for(value, upper, data.options.colgen.gap_tolerance, limited=False)
         return RouteResult(
             matrix,
-            Status.OPTIMAL,
+            status,
             value,
-            value,
-            "vertex enumeration + LP over every vertex of the cone slice (exact)",
-            "the vertex LP (exact)",
+            upper,
+            f"vertex enumeration + LP over every vertex of the cone slice{note}",
+            "the vertex LP" + ("" if certificate is None else ", its duals checked by the pricing bound"),
             stats,
             duals,
             reduced,
+            certificate,
         )
+
+
+def _certify(
+    data: ProblemData,
+    utility: SubConvexUtility,
+    duals: FloatArray | None,
+    value: float,
+    deadline: float | None,
+) -> tuple[PricingCertificate | None, float, str]:
+    """Check the vertex LP's duals against the whole cone with the certified pricing bound.
+
+    The LP sees only the enumerated vertices; ``OPT <= Σλ + max(0, δ̄)`` with ``δ̄`` proved over the
+    cone (:mod:`privopt.routes.pricing`) shows that no vertex the enumeration lost could do better.
+    Returns the certificate (``None`` when the cone has no such bound), the upper bound and a note.
+    """
+    pricer = envelope_pricer(utility, data.cone)
+    if isinstance(pricer, str) or duals is None:
+        return None, value, " (exact)"
+    tolerance = 0.5 * GAP_OPTIMAL_RTOL * max(1.0, abs(value))
+    outcome = pricer.price(
+        duals, tolerance=tolerance, deadline=deadline, max_nodes=data.options.colgen.bound_nodes
+    )
+    certificate = PricingCertificate.from_outcome(duals, outcome)
+    if certificate.upper - value <= GAP_OPTIMAL_RTOL * max(1.0, abs(value)):
+        return certificate, value, " (exact; certified optimal by the pricing bound)"
+    return (
+        certificate,
+        certificate.upper,
+        (
+            f"; NOT certified: the pricing bound allows up to {certificate.upper:.6g} > the LP's {value:.6g} "
+            "(the enumeration may have lost vertices)"
+        ),
+    )

@@ -1,0 +1,30 @@
+"""Certified pricing for column generation: exact block vertices, a bound on the best reduced cost."""
+
+from privopt.routes.pricing.bound import (
+    EnvelopePricer,
+    PricedColumn,
+    PricingOutcome,
+    SliceObjective,
+    slice_objective,
+)
+from privopt.routes.pricing.certificate import (
+    CertificateCheck,
+    PricingCertificate,
+    check_pricing_certificate,
+    envelope_pricer,
+)
+from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
+
+__all__ = [
+    "CertificateCheck",
+    "EnvelopeCone",
+    "EnvelopePricer",
+    "PricedColumn",
+    "PricingCertificate",
+    "PricingOutcome",
+    "SliceObjective",
+    "check_pricing_certificate",
+    "envelope_pricer",
+    "envelope_structure",
+    "slice_objective",
+]

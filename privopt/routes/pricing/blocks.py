@@ -1,0 +1,189 @@
+"""Exact vertex sets of one envelope block ``{w >= 0 : D <= L·w + c·w_u <= T for all u}``.
+
+For fixed ``D <= T`` (the block's bounds on ``b_s`` and ``a_s``, see :mod:`privopt.routes.pricing.structure`)
+write ``β = (T − D)/c``, ``z = L·w`` and ``y_H = Σ_{u∈H} L_u`` for a subset ``H`` of the block. The
+vertices of the block polytope are (``c + ΣL = 1``):
+
+- **subset vertices**, one per ``H``: ``w_u = hi`` on ``H`` and ``lo`` off it, with
+  ``lo = D − β y_H``, ``hi = lo + β`` when ``y_H <= D/β`` (``b_s = D`` tight), else ``lo = 0``,
+  ``hi = T/(c + y_H)`` (``b_s > D``);
+- **fractional vertices** on the face ``z = D``: ``w = β`` on ``H``, ``0`` off ``H ∪ {k}``, and
+  ``w_k = (D − β y_H)/L_k ∈ (0, β)`` for one ``k ∉ H``.
+
+Every coordinate of a vertex is at ``0``, ``(D − z)/c`` or ``(T − z)/c`` except at most one; the
+lists above are all such points (checked against exact enumeration in the tests). The objective of
+the pricing problem, ``Σ_u p_u w_u log w_u − λ_u w_u`` (Entropy paper eq. 45 on the slice
+``pᵀw = 1``), depends on a subset vertex only through ``(y_H, p_H, λ_H)``: subset sums, computed
+once for all ``2^|X_s|`` subsets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from privopt.errors import LimitError
+from privopt.validation import FloatArray
+
+#: Largest block whose ``2^|X_s|`` subset vertices are enumerated (2^16 = 65,536 for Adult's education).
+MAX_BLOCK_INPUTS = 18
+
+
+def subset_sums(values: FloatArray) -> FloatArray:
+    """``Σ_{u∈H} values_u`` for every subset ``H`` (index ``H`` as a bit mask: bit ``u`` ⇔ ``u ∈ H``)."""
+    out = np.zeros(1)
+    for value in values:
+        out = np.concatenate([out, out + value])
+    return out
+
+
+def xlogx(t: FloatArray) -> FloatArray:
+    """``t log t`` with ``0 log 0 = 0``."""
+    t = np.asarray(t, dtype=np.float64)
+    positive = t > 0.0
+    return np.where(positive, t * np.log(np.where(positive, t, 1.0)), 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class BlockVertices:
+    """The vertices of one block at fixed ``(D, T)``, as pricing terms.
+
+    ``mass[i] = p_sᵀw`` and ``value[i] = Σ_u p_u w_u log w_u − λ_sᵀw`` at vertex ``i``; the vertex is
+    subset ``subset[i]`` with free coordinate ``free[i]`` (``-1``: a subset vertex). The first
+    ``2^|X_s|`` entries are the subset vertices in mask order. ``hull`` indexes the upper convex hull
+    of the points ``(mass, value)``: ``max_i value_i − ν mass_i`` is attained on it for every ``ν``.
+    """
+
+    mass: FloatArray
+    value: FloatArray
+    subset: np.ndarray
+    free: np.ndarray
+    hull: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.mass.nbytes + self.value.nbytes + self.subset.nbytes + self.free.nbytes)
+
+
+def upper_hull(mass: FloatArray, value: FloatArray) -> np.ndarray:
+    """Indices of the upper convex hull of the points ``(mass, value)``, left to right (quickhull).
+
+    ``max_i value_i − ν mass_i`` over all points equals the maximum over these for every ``ν``. A point
+    dropped as "not above" a hull edge is at most rounding above it (covered by the bound's margin).
+    """
+    if mass.size <= 2:
+        return np.arange(mass.size)
+    low, high = float(mass.min()), float(mass.max())
+    left = int(np.flatnonzero(mass == low)[np.argmax(value[mass == low])])
+    right = int(np.flatnonzero(mass == high)[np.argmax(value[mass == high])])
+    if left == right:
+        return np.array([left])
+    chain = [left]
+    stack: list[tuple[int, int, np.ndarray]] = [(left, right, np.arange(mass.size))]
+    # Depth-first, left part first: vertices are emitted left to right.
+    while stack:
+        a, b, candidates = stack.pop()
+        if a < 0:  # a marker: emit vertex b
+            chain.append(b)
+            continue
+        dm, dv = mass[b] - mass[a], value[b] - value[a]
+        height = dm * (value[candidates] - value[a]) - dv * (mass[candidates] - mass[a])
+        above = candidates[height > 0.0]
+        if above.size == 0:
+            continue
+        c = int(above[np.argmax(height[height > 0.0])])
+        stack.append((c, b, above))
+        stack.append((-1, c, above[:0]))
+        stack.append((a, c, above))
+    chain.append(right)
+    return np.array(chain, dtype=np.intp)
+
+
+class BlockTable:
+    """Subset sums of one block, shared by every ``(D, T)`` and every dual vector.
+
+    Parameters
+    ----------
+    lower:
+        ``L_s`` on the block's inputs.
+    slack:
+        ``c_s = 1 − Σ L_s > 0``.
+    weights:
+        The utility's ``p`` on the block's inputs.
+    """
+
+    def __init__(self, lower: FloatArray, slack: float, weights: FloatArray) -> None:
+        if lower.size > MAX_BLOCK_INPUTS:
+            raise LimitError(
+                f"the envelope bound enumerates 2^|X_s| subsets per block; |X_s| = {lower.size} is above "
+                f"{MAX_BLOCK_INPUTS}"
+            )
+        self.lower = lower
+        self.slack = float(slack)
+        self.weights = weights
+        self.size = lower.size
+        self.y = subset_sums(lower)
+        self.p = subset_sums(weights)
+        self.order = np.argsort(self.y, kind="stable")
+        self.y_sorted = self.y[self.order]
+
+    def vertices(self, D: float, T: float, duals: FloatArray, dual_sums: FloatArray) -> BlockVertices:
+        """All vertices at ``(D, T)`` (module docstring) with their pricing terms for duals ``λ_s``."""
+        beta = (T - D) / self.slack
+        if beta <= 0.0:  # D = T: the single vertex w = D·1
+            mass = np.array([self.p[-1] * D])
+            value = np.array([self.p[-1] * float(xlogx(np.array(D))) - dual_sums[-1] * D])
+            return BlockVertices(mass, value, np.zeros(1, np.int32), np.full(1, -1, np.int16), np.arange(1))
+        y_star = D / beta
+        tight = self.y <= y_star
+        lo = np.where(tight, np.maximum(D - beta * self.y, 0.0), 0.0)
+        hi = np.where(tight, lo + beta, T / (self.slack + self.y))
+        # Sums over the complement of H, read from the same tables (exactly 0 when its weights are 0).
+        p_out, l_out = self.p[::-1], dual_sums[::-1]
+        masses = [self.p * hi + p_out * lo]
+        values = [self.p * xlogx(hi) + p_out * xlogx(lo) - dual_sums * hi - l_out * lo]
+        subsets = [np.arange(self.y.size, dtype=np.int32)]
+        frees = [np.full(self.y.size, -1, np.int16)]
+        beta_log = float(xlogx(np.array(beta)))
+        for k in range(self.size):
+            l_k = self.lower[k]
+            if l_k <= 0.0:
+                continue
+            start = np.searchsorted(self.y_sorted, y_star - l_k, side="right")
+            stop = np.searchsorted(self.y_sorted, y_star, side="left")
+            cand = self.order[start:stop]
+            cand = cand[((cand >> k) & 1) == 0]
+            w_k = (D - self.y[cand] * beta) / l_k
+            keep = (w_k > 0.0) & (w_k < beta)
+            cand, w_k = cand[keep], w_k[keep]
+            if cand.size == 0:
+                continue
+            masses.append(self.p[cand] * beta + self.weights[k] * w_k)
+            values.append(
+                self.p[cand] * beta_log
+                - dual_sums[cand] * beta
+                + self.weights[k] * xlogx(w_k)
+                - duals[k] * w_k
+            )
+            subsets.append(cand.astype(np.int32))
+            frees.append(np.full(cand.size, k, np.int16))
+        mass, value = np.concatenate(masses), np.concatenate(values)
+        return BlockVertices(
+            mass, value, np.concatenate(subsets), np.concatenate(frees), upper_hull(mass, value)
+        )
+
+    def point(self, D: float, T: float, subset: int, free: int) -> FloatArray:
+        """The block's column (its entries on ``X_s``) at vertex ``(subset, free)``."""
+        beta = (T - D) / self.slack
+        members = ((subset >> np.arange(self.size)) & 1).astype(bool)
+        if beta <= 0.0:
+            return np.full(self.size, D)
+        if free >= 0:
+            w = np.where(members, beta, 0.0)
+            w[free] = min(max((D - self.y[subset] * beta) / self.lower[free], 0.0), beta)
+            return w
+        if self.y[subset] <= D / beta:
+            lo = max(D - beta * self.y[subset], 0.0)
+            return np.where(members, lo + beta, lo)
+        return np.where(members, T / (self.slack + self.y[subset]), 0.0)

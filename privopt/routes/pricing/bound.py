@@ -1,0 +1,632 @@
+"""A certified bound on column generation's pricing problem over envelope cones, and its maximisers.
+
+Column generation (:mod:`privopt.routes.colgen`) needs, for master duals ``λ``::
+
+    δ(λ) = max { μ(w) − λᵀw : w ∈ K, pᵀw = 1 },
+
+because then ``OPT <= 1ᵀλ + max(0, δ̄)`` for any ``δ̄ >= δ(λ)``: ``μ(w) − λᵀw <= δ̄ pᵀw`` on the cone
+makes ``λ + δ̄⁺ p`` feasible for the dual of the vertex LP (Entropy paper Thm. 3's LP), whose value is
+``1ᵀλ + δ̄⁺`` since ``Σp = 1``. For mutual information ``μ(w) = Σ_x p_x w_x log(w_x / pᵀw)``
+(Entropy paper eq. 45); on ``pᵀw = 1`` it is separable and convex.
+
+Structure (``K`` an envelope cone, :mod:`privopt.routes.pricing.structure`). Let ``s*`` minimise ``b_s`` and
+scale ``w`` so that ``b_{s*} = 1`` (``b_s > 0`` on ``K \\ {0}``). With ``ρ = min_{s≠s*} b_s ∈ [1, F]``
+the cone is the union over ``(s*, ρ)`` of products of block polytopes (Entropy paper Def. 3)::
+
+    block s*: 1 <= b_{s*}, a_{s*} <= F ρ;     block s != s*: ρ <= b_s, a_s <= F,
+
+(with self pairs: every block ``1 <= b_s, a_s <= F``, a single point). So
+``δ = max_{s*, ρ} max_w R(w)`` with the ratio ``R(w) = (μ(w) − λᵀw)/pᵀw``, which is quasi-convex.
+
+Bounds:
+
+- **At a point** ``(s*, ρ)``: by ``−P log P <= r − P − P log r`` and a multiplier ``ν``,
+  ``R <= min_ν ν − 1 − log(−Σ_s Φ_s(ν))`` with ``Φ_s(ν) = max_{vertices of block s} (A − νP)``
+  (``A = Σ p w log w − λᵀw``, ``P = pᵀw``): each ``Φ_s`` is read off the upper hull of the block's
+  vertices (:mod:`privopt.routes.pricing.blocks`). Its duality gap is closed by branching on one block's
+  ``P_s`` (a multiple-choice knapsack), each node's maximisers being improved by block-wise ascent.
+- **On an interval** ``ρ ∈ [ρ1, ρ2]``: a vertex type of a block (a subset, a fractional vertex) keeps
+  its formula between *events* (``ρ`` where ``b_s = D`` starts or stops binding); there ``w`` is
+  affine in ``ρ``, so a combination of such types has ``R(ρ) <= max(R(ρ1), R(ρ2))`` (quasi-convexity)
+  ``<=`` the point bounds at the ends. Combinations with a type that changes inside are bounded by the
+  Lagrangian with those types' values at the ends and events, and the interval is split at events.
+
+Branch and bound over ``(s*, [ρ1, ρ2])`` then gives ``δ̄``; the best combinations met are columns.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from privopt.routes.pricing.blocks import BlockTable, BlockVertices, subset_sums, upper_hull, xlogx
+from privopt.routes.pricing.structure import EnvelopeCone
+from privopt.tolerances import MEMORY_BUDGET_BYTES
+from privopt.utilities import MutualInformation, NormalizedMutualInformation, SubConvexUtility
+from privopt.validation import FloatArray
+
+#: Bytes of block vertex lists kept between uses (recomputed when evicted).
+CACHE_BYTES = MEMORY_BUDGET_BYTES // 2
+
+#: Absolute margin added to every certified ``δ̄`` for the rounding of the hull and of the ν search.
+ROUNDING_MARGIN = 1e-10
+
+#: Relative width of the ν-window in which a block's maximiser must not change for its Lagrangian
+#: term to count as smooth (otherwise the point bound branches on that block's mass).
+KINK_WINDOW = 1e-5
+
+#: Multiplier-search iterations (bracketing, bisection and golden section, each).
+_SEARCH_STEPS = 200
+
+#: Block-ascent sweeps at a point.
+_ASCENT_SWEEPS = 30
+
+#: Point-bound nodes spent per visit of a point.
+_POINT_NODES = 50
+
+#: Intervals per ``s*`` the search starts from (geometric in ``ρ``).
+ROOT_INTERVALS = 1
+
+#: An interval with more events than this gets the cheap, fully decoupled bound (every block takes its
+#: best vertex at either end or at any event of the whole range) instead of the exact-event one.
+EVENT_LIMIT = 5000
+
+
+@dataclass(frozen=True)
+class SliceObjective:
+    """``μ = scale · Σ_x p_x w_x log(w_x / pᵀw)``: mutual information (``scale = 1``) or NMI (``1/H(X)``)."""
+
+    weights: FloatArray
+    scale: float
+
+
+def slice_objective(utility: SubConvexUtility) -> SliceObjective | str:
+    """The separable form of ``utility`` on ``pᵀw = 1``, or why it has none."""
+    if isinstance(utility, NormalizedMutualInformation):
+        return SliceObjective(utility.p, 1.0 / utility.h)
+    if isinstance(utility, MutualInformation):
+        return SliceObjective(utility.p, 1.0)
+    return f"the utility {utility!r} is not mutual information (its μ is not separable on pᵀw = 1)"
+
+
+@dataclass(frozen=True)
+class PricedColumn:
+    """A column of the cone (``Σ w = 1``) and its reduced-cost ratio ``R = (μ(w) − λᵀw)/pᵀw``."""
+
+    column: FloatArray
+    ratio: float
+
+
+@dataclass(frozen=True)
+class PricingOutcome:
+    """``upper >= δ(λ) >= lower`` (in the utility's units), the best columns met, and the search size."""
+
+    upper: float
+    lower: float
+    columns: tuple[PricedColumn, ...]
+    nodes: int
+    point_nodes: int
+    complete: bool
+    tolerance: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Config:
+    """The bounds ``(D, T)`` of one block as functions of ``ρ`` ("other" or "star" role)."""
+
+    star: bool
+    factor: float
+
+    def bounds(self, rho: float | FloatArray) -> tuple[float | FloatArray, float | FloatArray]:
+        if self.star:
+            return 1.0, self.factor * rho
+        return rho, self.factor
+
+
+@dataclass(frozen=True, order=True)
+class _PointNode:
+    key: float
+    order: int
+    restrict: dict[int, tuple[float, float]] = field(compare=False)
+    nu: float = field(compare=False)
+
+
+class EnvelopePricer:
+    """Pricing bound and exact-block pricing for one envelope cone and one MI objective.
+
+    Parameters
+    ----------
+    structure:
+        The cone's envelope form (:func:`~privopt.routes.pricing.structure.envelope_structure`).
+    objective:
+        The utility's separable form (:func:`slice_objective`).
+    """
+
+    def __init__(self, structure: EnvelopeCone, objective: SliceObjective) -> None:
+        self.structure = structure
+        self.objective = objective
+        self.n_inputs = sum(block.size for block in structure.blocks)
+        self.tables = [
+            BlockTable(lower, float(slack), objective.weights[inputs])
+            for inputs, lower, slack in zip(structure.blocks, structure.lower, structure.slack, strict=True)
+        ]
+        factor = structure.factor
+        self.configs = {False: _Config(False, factor), True: _Config(True, factor)}
+        # Events: ρ where a subset vertex switches between b_s = D binding or not (y_H = D/β).
+        self.events: dict[bool, list[tuple[FloatArray, np.ndarray, FloatArray]]] = {}
+        for star in (False, True):
+            rows = []
+            for table in self.tables:
+                y, c = table.y, table.slack
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    rho = (c + y) / (factor * y) if star else factor * y / (c + y)
+                rho = np.where(np.isfinite(rho), rho, np.inf)
+                order = np.argsort(rho, kind="stable")
+                rows.append((rho, order, rho[order]))
+            self.events[star] = rows
+
+    # ------------------------------------------------------------------ public
+    def price(
+        self,
+        duals: FloatArray,
+        *,
+        tolerance: float,
+        target: float = -np.inf,
+        slack: float = 0.0,
+        deadline: float | None = None,
+        max_nodes: int = 100_000,
+        max_columns: int = 16,
+    ) -> PricingOutcome:
+        """Bound ``δ(λ)`` from above to within ``tolerance`` of the best column found (or budget).
+
+        ``target``: stop as soon as ``δ̄ <= target`` (a re-check of a claimed bound needs no more).
+        ``slack``: stop once ``δ̄ <= (1 + slack)·δ_found + tolerance`` (the bound stays valid; a looser
+        bound is enough while the columns found still improve the master a lot).
+        """
+        search = _Search(self, np.asarray(duals, dtype=np.float64) / self.objective.scale)
+        scale = self.objective.scale
+        result = search.run(tolerance / scale, target / scale, slack, deadline, max_nodes)
+        upper, lower, nodes, point_nodes, complete, seconds = result
+        columns = search.columns(max_columns)
+        search.release()
+        return PricingOutcome(
+            upper=scale * upper + ROUNDING_MARGIN,
+            lower=scale * lower,
+            columns=tuple(PricedColumn(c.column, scale * c.ratio) for c in columns),
+            nodes=nodes,
+            point_nodes=point_nodes,
+            complete=complete,
+            tolerance=tolerance,
+            seconds=seconds,
+        )
+
+    def column(self, star: int, rho: float, choice: list[tuple[int, int]]) -> FloatArray:
+        """The column (``Σ w = 1``) made of one vertex per block at ``(s*, ρ)``."""
+        w = np.zeros(self.n_inputs)
+        for s, (subset, free) in enumerate(choice):
+            D, T = self.configs[s == star].bounds(rho)
+            w[self.structure.blocks[s]] = self.tables[s].point(float(D), float(T), subset, free)
+        return w / w.sum()
+
+
+def _ratio(value: FloatArray | float, mass: FloatArray | float) -> FloatArray:
+    """``(A − P log P)/P``: the ratio ``R`` of a column with ``A = Σ p w log w − λᵀw``, ``P = pᵀw``."""
+    mass = np.asarray(mass, dtype=np.float64)
+    safe = np.where(mass > 0.0, mass, 1.0)
+    return np.where(mass > 0.0, (np.asarray(value) - mass * np.log(safe)) / safe, -np.inf)
+
+
+Phi = Callable[[float], float]
+
+
+def _minimise_t(f: Phi, nu0: float) -> tuple[float, float]:
+    """``min_ν ν − 1 − log(−φ(ν))`` for a convex decreasing ``φ`` (any ``ν`` gives a valid bound).
+
+    Returns ``(+inf, ν0)`` when ``φ`` does not become negative (no bound).
+    """
+    a, step = nu0, 1.0
+    for _ in range(_SEARCH_STEPS):
+        if f(a) < 0.0:
+            break
+        a, step = a + step, 2.0 * step
+    else:
+        return np.inf, nu0
+    b, step = a - 1.0, 1.0
+    for _ in range(_SEARCH_STEPS):
+        if not f(b) < 0.0:
+            break
+        b, step = b - step, 2.0 * step
+    else:
+        b = -np.inf
+    if np.isfinite(b):
+        for _ in range(_SEARCH_STEPS):  # the root of φ: t is +inf left of it
+            mid = 0.5 * (a + b)
+            if f(mid) < 0.0:
+                a = mid
+            else:
+                b = mid
+            if a - b <= 1e-14 * (1.0 + abs(a)):
+                break
+
+    def t(nu: float) -> float:
+        value = f(nu)
+        return nu - 1.0 - float(np.log(-value)) if value < 0.0 else np.inf
+
+    low, high = a, a + 1.0
+    while t(high) < t(0.5 * (low + high)) and high - low < 1e12:
+        high = low + 2.0 * (high - low)
+    ratio = (np.sqrt(5.0) - 1.0) / 2.0
+    x1, x2 = high - ratio * (high - low), low + ratio * (high - low)
+    f1, f2 = t(x1), t(x2)
+    for _ in range(_SEARCH_STEPS):
+        if f1 < f2:
+            high, x2, f2 = x2, x1, f1
+            x1 = high - ratio * (high - low)
+            f1 = t(x1)
+        else:
+            low, x1, f1 = x1, x2, f2
+            x2 = low + ratio * (high - low)
+            f2 = t(x2)
+        if high - low <= 1e-13 * (1.0 + abs(low)):
+            break
+    return (f1, x1) if f1 < f2 else (f2, x2)
+
+
+def _segment_phi(mass: FloatArray, value: FloatArray, starts: np.ndarray) -> Phi:
+    """``ν ↦ Σ_segments max_{i ∈ segment} (value_i − ν mass_i)`` (segments start at ``starts``)."""
+
+    def phi(nu: float) -> float:
+        return float(np.sum(np.maximum.reduceat(value - nu * mass, starts)))
+
+    return phi
+
+
+def _concat(parts: list[tuple[FloatArray, FloatArray]]) -> tuple[FloatArray, FloatArray, np.ndarray]:
+    sizes = np.array([p[0].size for p in parts])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), starts
+
+
+class _Point:
+    """The pricing problem at one ``(s*, ρ)``: Lagrangian bound, branching on block masses, ascent."""
+
+    def __init__(self, search: _Search, star: int, rho: float) -> None:
+        self.search, self.star, self.rho = search, star, rho
+        self.heap: list[_PointNode] = []
+        self.counter = itertools.count()
+        self.nodes = 0
+        self.lower = -np.inf
+        self.closed = -np.inf  # largest bound of a node dropped without branching
+        self.best: list[tuple[int, int]] | None = None
+        self._push({}, 0.0)
+
+    def entries(self) -> list[BlockVertices]:
+        return [self.search.entry(s, s == self.star, self.rho) for s in range(self.search.n_blocks)]
+
+    def _hulls(self, restrict: dict[int, tuple[float, float]]) -> list[tuple[FloatArray, FloatArray]] | None:
+        out = []
+        for s, entry in enumerate(self.entries()):
+            if s in restrict:
+                low, high = restrict[s]
+                keep = (entry.mass >= low) & (entry.mass <= high)
+                if not np.any(keep):
+                    return None
+                mass, value = entry.mass[keep], entry.value[keep]
+                hull = upper_hull(mass, value)
+                out.append((mass[hull], value[hull]))
+            else:
+                out.append((entry.mass[entry.hull], entry.value[entry.hull]))
+        return out
+
+    def _push(self, restrict: dict[int, tuple[float, float]], nu0: float) -> None:
+        self.nodes += 1
+        hulls = self._hulls(restrict)
+        if hulls is None:
+            return
+        bound, nu = _minimise_t(_segment_phi(*_concat(hulls)), nu0)
+        self._ascend(nu, restrict)
+        heapq.heappush(self.heap, _PointNode(-bound, next(self.counter), restrict, nu))
+
+    def _ascend(self, nu: float, restrict: dict[int, tuple[float, float]]) -> None:
+        """Block-wise ascent from the Lagrangian maximisers: each block in turn takes its best vertex."""
+        entries = self.entries()
+        choice = []
+        for s, entry in enumerate(entries):
+            score = entry.value - nu * entry.mass
+            if s in restrict:
+                low, high = restrict[s]
+                score = np.where((entry.mass >= low) & (entry.mass <= high), score, -np.inf)
+            choice.append(int(np.argmax(score)))
+        masses = np.array([e.mass[c] for e, c in zip(entries, choice, strict=True)])
+        values = np.array([e.value[c] for e, c in zip(entries, choice, strict=True)])
+        best = float(_ratio(values.sum(), masses.sum()))
+        for _ in range(_ASCENT_SWEEPS):
+            improved = False
+            for s, entry in enumerate(entries):
+                rest_m, rest_v = masses.sum() - masses[s], values.sum() - values[s]
+                ratios = _ratio(rest_v + entry.value, rest_m + entry.mass)
+                j = int(np.argmax(ratios))
+                if ratios[j] > best + 1e-15 * (1.0 + abs(best)):
+                    best, choice[s], masses[s], values[s] = float(ratios[j]), j, entry.mass[j], entry.value[j]
+                    improved = True
+            if not improved:
+                break
+        if best > self.lower:
+            self.lower = best
+            self.best = [(int(e.subset[c]), int(e.free[c])) for e, c in zip(entries, choice, strict=True)]
+
+    @property
+    def upper(self) -> float:
+        top = -self.heap[0].key if self.heap else -np.inf
+        return max(top, self.closed, self.lower)
+
+    def refine(self, target: float, budget: int, deadline: float | None) -> float:
+        """Branch until the bound is at most ``target`` (or the budget runs out); returns the bound."""
+        spent = 0
+        while self.heap and -self.heap[0].key > max(target, self.lower) and spent < budget:
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            node = heapq.heappop(self.heap)
+            spent += 1
+            hulls = self._hulls(node.restrict)
+            assert hulls is not None
+            eta = KINK_WINDOW * (1.0 + abs(node.nu))
+            jump, block, split = 0.0, -1, 0.0
+            for s, (mass, value) in enumerate(hulls):
+                if mass.size < 2:
+                    continue
+                left = int(np.argmax(value - (node.nu + eta) * mass))
+                right = int(np.argmax(value - (node.nu - eta) * mass))
+                if mass[right] - mass[left] > jump:
+                    jump, block, split = mass[right] - mass[left], s, 0.5 * (mass[right] + mass[left])
+            if block < 0:  # smooth at ν: the bound is (to rounding) the value of its maximisers
+                self.closed = max(self.closed, -node.key)
+                continue
+            low, high = node.restrict.get(block, (-np.inf, np.inf))
+            for part in ((low, split), (split, high)):
+                self._push({**node.restrict, block: part}, node.nu)
+        return self.upper
+
+
+class _Search:
+    """One call of :meth:`EnvelopePricer.price`: caches for one dual vector."""
+
+    def __init__(self, pricer: EnvelopePricer, duals: FloatArray) -> None:
+        self.pricer = pricer
+        self.n_blocks = len(pricer.tables)
+        self.duals = [duals[inputs] for inputs in pricer.structure.blocks]
+        self.dual_sums = [subset_sums(d) for d in self.duals]
+        self.cache: OrderedDict[tuple[int, bool, float], BlockVertices] = OrderedDict()
+        self.cache_bytes = 0
+        self.points: dict[tuple[int, float], _Point] = {}
+        self.event_hulls: dict[tuple[int, bool], tuple[FloatArray, FloatArray]] = {}
+
+    def event_hull(self, s: int, star: bool) -> tuple[FloatArray, FloatArray]:
+        """Upper hull of block ``s``'s vertices at all its events in ``[1, F]`` (each subset's switch)."""
+        key = (s, star)
+        if key not in self.event_hulls:
+            rho, _, _ = self.pricer.events[star][s]
+            inside = np.flatnonzero((rho >= 1.0) & (rho <= self.pricer.structure.factor))
+            mass, value = self._event_vertices(s, star, inside, rho[inside])
+            hull = upper_hull(mass, value)
+            self.event_hulls[key] = (mass[hull], value[hull])
+        return self.event_hulls[key]
+
+    def _event_vertices(
+        self, s: int, star: bool, subsets: np.ndarray, rho: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Subset vertices at their own events: ``lo = 0``, ``hi = β`` (both formulas agree there)."""
+        table = self.pricer.tables[s]
+        D, T = self.pricer.configs[star].bounds(rho)
+        beta = (np.asarray(T) - np.asarray(D)) / table.slack
+        return table.p[subsets] * beta, table.p[subsets] * xlogx(beta) - self.dual_sums[s][subsets] * beta
+
+    def entry(self, s: int, star: bool, rho: float) -> BlockVertices:
+        key = (s, star, rho)
+        if key in self.cache:
+            self.cache.move_to_end(key)
+            return self.cache[key]
+        D, T = self.pricer.configs[star].bounds(rho)
+        entry = self.pricer.tables[s].vertices(float(D), float(T), self.duals[s], self.dual_sums[s])
+        self.cache[key] = entry
+        self.cache_bytes += entry.nbytes
+        while self.cache_bytes > CACHE_BYTES and len(self.cache) > 1:
+            _, old = self.cache.popitem(last=False)
+            self.cache_bytes -= old.nbytes
+        return entry
+
+    def release(self) -> None:
+        """Drop the caches now: the points refer back to this search, and a reference cycle holding a
+        gigabyte of vertex lists would wait for the cyclic garbage collector (measured: 7.8 GiB peak)."""
+        self.cache.clear()
+        self.cache_bytes = 0
+        self.points.clear()
+        self.event_hulls.clear()
+
+    def point(self, star: int, rho: float) -> _Point:
+        key = (star, rho)
+        if key not in self.points:
+            self.points[key] = _Point(self, star, rho)
+        return self.points[key]
+
+    def incumbent(self) -> float:
+        return max((p.lower for p in self.points.values()), default=-np.inf)
+
+    # ------------------------------------------------------------------ intervals
+    def _unstable(
+        self, star: int, r1: float, r2: float, tolerance: float
+    ) -> tuple[float, list[FloatArray], int]:
+        """Bound on combinations with a block type that changes inside ``(r1, r2)``; events; worst block."""
+        parts: list[
+            tuple[
+                tuple[FloatArray, FloatArray],
+                tuple[FloatArray, FloatArray],
+                tuple[FloatArray, FloatArray] | None,
+            ]
+        ] = []
+        events: list[FloatArray] = []
+        insides = []
+        for s in range(self.n_blocks):
+            rho_all, order, rho_sorted = self.pricer.events[s == star][s]
+            inside = order[np.searchsorted(rho_sorted, r1, "right") : np.searchsorted(rho_sorted, r2, "left")]
+            insides.append(inside)
+            events.append(rho_all[inside])
+        decoupled = sum(inside.size for inside in insides) > EVENT_LIMIT
+        for s, inside in enumerate(insides):
+            is_star = s == star
+            e1, e2 = self.entry(s, is_star, r1), self.entry(s, is_star, r2)
+            ends = ((e1.mass[e1.hull], e1.value[e1.hull]), (e2.mass[e2.hull], e2.value[e2.hull]))
+            if inside.size == 0:
+                parts.append((*ends, None))
+                continue
+            if decoupled:  # every type of the block at either end or at any event of [1, F]
+                mass = np.concatenate([ends[0][0], ends[1][0], self.event_hull(s, is_star)[0]])
+                value = np.concatenate([ends[0][1], ends[1][1], self.event_hull(s, is_star)[1]])
+                hull = upper_hull(mass, value)
+                parts.append((*ends, (mass[hull], value[hull])))
+                continue
+            table = self.pricer.tables[s]
+            at = events[s]
+            event_mass, event_value = self._event_vertices(s, is_star, inside, at)
+            masses = [event_mass]
+            values = [event_value]
+            flagged = np.zeros(table.y.size, dtype=bool)
+            flagged[inside] = True
+            for entry in (e1, e2):
+                grown = np.where(
+                    entry.free >= 0, entry.subset | (1 << np.maximum(entry.free, 0)), entry.subset
+                )
+                changing = flagged[entry.subset] | flagged[grown]
+                masses.append(entry.mass[changing])
+                values.append(entry.value[changing])
+            mass, value = np.concatenate(masses), np.concatenate(values)
+            hull = upper_hull(mass, value)
+            parts.append((*ends, (mass[hull], value[hull])))
+        if all(j is None for _, _, j in parts):
+            return -np.inf, events, -1
+
+        def phi_for(only: int) -> Phi:
+            sides = []
+            for side in (0, 1):
+                segments = []
+                for s, (h1, h2, j) in enumerate(parts):
+                    end = (h1, h2)[side]
+                    if s == only:
+                        assert j is not None
+                        segments.append(j)
+                    elif j is None:
+                        segments.append(end)
+                    else:
+                        segments.append((np.concatenate([end[0], j[0]]), np.concatenate([end[1], j[1]])))
+                sides.append(_segment_phi(*_concat(segments)))
+
+            def phi(nu: float) -> float:
+                return max(side(nu) for side in sides)
+
+            return phi
+
+        bound, nu = _minimise_t(phi_for(-1), 0.0)
+        if decoupled or bound <= self.incumbent() + tolerance:
+            return bound, events, int(np.argmax([e.size for e in events]))
+        worst, block = -np.inf, -1
+        for s, (_, _, j) in enumerate(parts):
+            if j is None:
+                continue
+            value, _ = _minimise_t(phi_for(s), nu)
+            if value > worst:
+                worst, block = value, s
+        return worst, events, block
+
+    def _evaluate(
+        self, star: int, r1: float, r2: float, tolerance: float, deadline: float | None
+    ) -> tuple[float, float, list[FloatArray], int]:
+        """``(bound, unstable part, events, worst block)`` of the interval node ``(s*, [r1, r2])``."""
+        target = self.incumbent() + tolerance
+        ends = max(
+            self.point(star, r).refine(target, _POINT_NODES, deadline)
+            for r in ((r1, r2) if r2 > r1 else (r1,))
+        )
+        if r2 <= r1:
+            return ends, -np.inf, [], -1
+        unstable, events, block = self._unstable(star, r1, r2, tolerance)
+        return max(ends, unstable), unstable, events, block
+
+    def run(
+        self, tolerance: float, target: float, slack: float, deadline: float | None, max_nodes: int
+    ) -> tuple[float, float, int, int, bool, float]:
+        start = time.perf_counter()
+        structure = self.pricer.structure
+        nodes, counter = 0, itertools.count()
+        heap: list[tuple[float, int, int, float, float]] = []
+        dropped = -np.inf
+        if structure.self_pairs:
+            roots = [(-1, 1.0, 1.0)]  # every block at D = 1, T = F: one point
+        else:  # a grid of ρ per s*: its points give columns all along [1, F] from the first round
+            grid = structure.factor ** np.linspace(0.0, 1.0, ROOT_INTERVALS + 1)
+            grid[0], grid[-1] = 1.0, structure.factor
+            roots = [
+                (s, float(a), float(b)) for s in range(self.n_blocks) for a, b in itertools.pairwise(grid)
+            ]
+        for star, r1, r2 in roots:
+            bound, *_ = self._evaluate(star, r1, r2, tolerance, deadline)
+            nodes += 1
+            heapq.heappush(heap, (-bound, next(counter), star, r1, r2))
+
+        def stop() -> bool:
+            found = self.incumbent()
+            return -heap[0][0] <= max(target, found + tolerance + slack * max(found, 0.0))
+
+        while heap and not stop():
+            if nodes >= max_nodes or (deadline is not None and time.perf_counter() > deadline):
+                break
+            neg, _, star, r1, r2 = heapq.heappop(heap)
+            bound, unstable, events, block = self._evaluate(star, r1, r2, tolerance, deadline)
+            nodes += 1
+            bound = min(bound, -neg)
+            if bound <= self.incumbent() + tolerance:
+                dropped = max(dropped, bound)
+                continue
+            if r2 <= r1 or unstable < bound:
+                # The end points' bounds are what is left: refine them further (more branching).
+                for r in (r1, r2):
+                    self.point(star, r).refine(self.incumbent() + tolerance, 10 * _POINT_NODES, deadline)
+                again, *_ = self._evaluate(star, r1, r2, tolerance, deadline)
+                heapq.heappush(heap, (-min(bound, again), next(counter), star, r1, r2))
+                continue
+            mid = float(np.median(events[block])) if block >= 0 and events[block].size else 0.5 * (r1 + r2)
+            if not r1 < mid < r2:
+                mid = 0.5 * (r1 + r2)
+            for a, b in ((r1, mid), (mid, r2)):
+                child, *_ = self._evaluate(star, a, b, tolerance, deadline)
+                nodes += 1
+                child = min(child, bound)
+                if child <= self.incumbent() + tolerance:
+                    dropped = max(dropped, child)
+                else:
+                    heapq.heappush(heap, (-child, next(counter), star, a, b))
+        incumbent = self.incumbent()
+        complete = not heap or stop()
+        upper = max(-heap[0][0] if heap else -np.inf, dropped, incumbent)
+        point_nodes = sum(p.nodes for p in self.points.values())
+        return upper, incumbent, nodes, point_nodes, complete, time.perf_counter() - start
+
+    def columns(self, limit: int) -> list[PricedColumn]:
+        """The best distinct combinations met, best first (the columns column generation adds)."""
+        found = sorted((p for p in self.points.values() if p.best is not None), key=lambda p: -p.lower)
+        out: list[PricedColumn] = []
+        for p in found:
+            assert p.best is not None
+            column = self.pricer.column(p.star, p.rho, p.best)
+            if any(np.max(np.abs(column - c.column)) < 1e-12 for c in out):
+                continue
+            out.append(PricedColumn(column, float(p.lower)))
+            if len(out) >= limit:
+                break
+        return out

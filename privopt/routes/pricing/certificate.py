@@ -1,0 +1,207 @@
+"""Certificates of optimality gaps: duals ``λ``, a pricing bound ``δ̄`` and how it was proved.
+
+For any vector ``λ`` and any ``δ̄ >= max { μ(w) − λᵀw : w ∈ K, pᵀw = 1 }``, every mechanism whose
+columns lie in the cone ``K`` has utility at most ``1ᵀλ + max(0, δ̄)`` (Entropy paper Thm. 3's LP and
+its dual; :mod:`privopt.routes.pricing.bound`). A :class:`PricingCertificate` stores ``λ`` and ``δ̄``;
+:func:`check_pricing_certificate` re-derives ``δ̄`` from ``λ``, the cone and the utility alone,
+independently of the solve that produced it, and refuses a certificate whose claim it cannot prove.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from privopt.compiler.cone import RowCone
+from privopt.errors import ValidationError
+from privopt.routes.pricing.bound import EnvelopePricer, PricingOutcome, slice_objective
+from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
+from privopt.tolerances import CERTIFICATE_ATOL
+from privopt.utilities import SubConvexUtility
+from privopt.validation import FloatArray
+
+#: The method string of certificates proved by :class:`~privopt.routes.pricing.bound.EnvelopePricer`.
+ENVELOPE_METHOD = "envelope pricing bound (Lagrangian point bounds, branch and bound over (s*, ρ))"
+
+
+@dataclass(frozen=True, eq=False)
+class PricingCertificate:
+    """``OPT <= upper = Σλ + max(0, delta)`` over the cone, with the evidence for ``delta``.
+
+    Attributes
+    ----------
+    duals:
+        ``λ`` (one per input).
+    delta:
+        ``δ̄``, proved to bound ``max μ(w) − λᵀw`` over the cone's slice ``pᵀw = 1``.
+    upper:
+        ``Σ λ + max(0, δ̄)``.
+    lower:
+        The best reduced cost found while proving ``δ̄`` (``δ̄ − lower`` is the bound's own slack).
+    method:
+        How ``δ̄`` was proved.
+    nodes, point_nodes:
+        Interval and point nodes of the branch and bound.
+    tolerance:
+        The absolute tolerance the search closed to (``complete``) or was asked for.
+    complete:
+        Whether the search closed to ``tolerance`` (``False``: stopped by a budget; ``δ̄`` is still valid).
+    """
+
+    duals: FloatArray
+    delta: float
+    upper: float
+    lower: float
+    method: str
+    nodes: int
+    point_nodes: int
+    tolerance: float
+    complete: bool
+
+    @classmethod
+    def from_outcome(cls, duals: FloatArray, outcome: PricingOutcome) -> PricingCertificate:
+        duals = np.array(duals, dtype=np.float64)
+        return cls(
+            duals=duals,
+            delta=outcome.upper,
+            upper=float(np.sum(duals)) + max(0.0, outcome.upper),
+            lower=outcome.lower,
+            method=ENVELOPE_METHOD,
+            nodes=outcome.nodes,
+            point_nodes=outcome.point_nodes,
+            tolerance=outcome.tolerance,
+            complete=outcome.complete,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "duals": [float(v) for v in self.duals],
+            "delta": float(self.delta),
+            "upper": float(self.upper),
+            "lower": float(self.lower),
+            "method": self.method,
+            "nodes": int(self.nodes),
+            "point_nodes": int(self.point_nodes),
+            "tolerance": float(self.tolerance),
+            "complete": bool(self.complete),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PricingCertificate:
+        return cls(
+            duals=np.array(data["duals"], dtype=np.float64),
+            delta=float(data["delta"]),
+            upper=float(data["upper"]),
+            lower=float(data["lower"]),
+            method=str(data["method"]),
+            nodes=int(data["nodes"]),
+            point_nodes=int(data["point_nodes"]),
+            tolerance=float(data["tolerance"]),
+            complete=bool(data["complete"]),
+        )
+
+
+@dataclass(frozen=True)
+class CertificateCheck:
+    """The verdict of :func:`check_pricing_certificate`: ``passed``, the re-derived bound and why."""
+
+    passed: bool
+    recomputed_delta: float
+    best_reduced_cost: float
+    message: str
+    seconds: float
+
+
+def envelope_pricer(utility: SubConvexUtility, cone: RowCone) -> EnvelopePricer | str:
+    """The certified pricer for ``(utility, cone)``, or the reason there is none (kept in solutions)."""
+    structure = envelope_structure(cone)
+    if isinstance(structure, str):
+        return f"no certified pricing bound for this cone: {structure}"
+    objective = slice_objective(utility)
+    if isinstance(objective, str):
+        return f"no certified pricing bound: {objective}"
+    if objective.weights.size != cone.n_inputs:
+        return "no certified pricing bound: the utility's distribution does not match the cone's inputs"
+    if not _positive_mass(structure, objective.weights):
+        return "no certified pricing bound: the cone has non-zero columns with pᵀw = 0"
+    from privopt.routes.pricing.blocks import MAX_BLOCK_INPUTS
+
+    largest = max(block.size for block in structure.blocks)
+    if largest > MAX_BLOCK_INPUTS:
+        return f"no certified pricing bound: a block has {largest} inputs (limit {MAX_BLOCK_INPUTS})"
+    return EnvelopePricer(structure, objective)
+
+
+def _positive_mass(structure: EnvelopeCone, weights: FloatArray) -> bool:
+    """Whether ``pᵀw > 0`` on the whole cone but 0, which the bound ``OPT <= Σλ + δ̄⁺`` needs.
+
+    Every block of a non-zero column has ``b_s > 0``. A block with some ``p > 0`` input and ``L = 0``
+    wherever ``p = 0`` then has ``p_sᵀw_s > 0``: if ``w_s`` lived on ``{p = 0}``, ``min_u w_u = 0`` and
+    ``b_s = L_sᵀw_s = 0``. (For mutual information at the centre of a Rényi ball this always holds.)
+    """
+    for inputs, lower in zip(structure.blocks, structure.lower, strict=True):
+        p = weights[inputs]
+        if np.any(p > 0.0) and np.all(lower[p <= 0.0] <= 0.0):
+            return True
+    return False
+
+
+def check_pricing_certificate(
+    certificate: PricingCertificate,
+    cone: RowCone,
+    utility: SubConvexUtility,
+    *,
+    time_limit: float = 600.0,
+    max_nodes: int = 1_000_000,
+) -> CertificateCheck:
+    """Re-prove ``certificate`` from its duals, the cone and the utility (nothing else is trusted).
+
+    Checks that ``upper = Σλ + max(0, δ̄)`` and that a fresh branch and bound proves
+    ``max μ(w) − λᵀw <= δ̄`` on the slice ``pᵀw = 1``; it fails if a column beats ``δ̄`` or the claim
+    cannot be proved within the budget.
+    """
+    if not time_limit > 0:
+        raise ValidationError("time_limit", "a positive number of seconds", repr(time_limit))
+    start = time.perf_counter()
+    duals = np.asarray(certificate.duals, dtype=np.float64)
+    if duals.shape != (cone.n_inputs,):
+        raise ValidationError(
+            "certificate", f"duals for the cone's {cone.n_inputs} inputs", f"shape {duals.shape}"
+        )
+    claimed = float(np.sum(duals)) + max(0.0, certificate.delta)
+    if abs(claimed - certificate.upper) > CERTIFICATE_ATOL * max(1.0, abs(claimed)):
+        return CertificateCheck(
+            False, np.nan, np.nan, f"upper {certificate.upper!r} != Σλ + max(0, δ̄) = {claimed!r}",
+            time.perf_counter() - start,
+        )  # fmt: skip
+    pricer = envelope_pricer(utility, cone)
+    if isinstance(pricer, str):
+        return CertificateCheck(False, np.nan, np.nan, pricer, time.perf_counter() - start)
+    outcome = pricer.price(
+        duals,
+        tolerance=CERTIFICATE_ATOL,
+        target=certificate.delta,
+        deadline=start + time_limit,
+        max_nodes=max_nodes,
+    )
+    seconds = time.perf_counter() - start
+    if outcome.lower > certificate.delta + CERTIFICATE_ATOL:
+        return CertificateCheck(
+            False, outcome.upper, outcome.lower,
+            f"a column has reduced cost {outcome.lower:.6g} > the claimed δ̄ = {certificate.delta:.6g}", seconds,
+        )  # fmt: skip
+    if outcome.upper > certificate.delta + CERTIFICATE_ATOL:
+        return CertificateCheck(
+            False, outcome.upper, outcome.lower,
+            f"could not prove δ̄ <= {certificate.delta:.6g} (best bound {outcome.upper:.6g})", seconds,
+        )  # fmt: skip
+    return CertificateCheck(
+        True,
+        outcome.upper,
+        outcome.lower,
+        f"proved δ̄ <= {certificate.delta:.6g}; OPT <= {claimed:.6g}",
+        seconds,
+    )

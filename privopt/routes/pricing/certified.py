@@ -1,0 +1,182 @@
+"""Column generation with exact pricing and certified bounds (envelope cones).
+
+Each round solves the restricted master (duals ``λ``) and prices in two ways:
+
+- the fast multi-start LP local search of :mod:`privopt.routes.colgen` (cheap rounds are what
+  moves the master early on);
+- the envelope pricer (:class:`~privopt.routes.pricing.bound.EnvelopePricer`) when the local search finds
+  nothing even with ``_ESCALATION`` times the starts: the best combinations of block
+  vertices it meets are columns (exact block-wise pricing), and its bound ``δ̄`` certifies
+  ``OPT <= 1ᵀλ + max(0, δ̄)`` for the ``λ`` it priced. It prices at Wentges-smoothed duals (between
+  the master's and those of the best bound so far), which stabilises the bound.
+
+The lower bound is the master's value (monotone), the upper bound the smallest certified one; the
+last ``bound_fraction`` of the budget certifies the final master's duals. The run stops when the
+relative gap is at most ``gap_tolerance`` or a budget is spent, and keeps its best certificate.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from privopt.compiler.cone import RowCone
+from privopt.routes.colgen import (
+    _ESCALATION,
+    REDUCED_COST_TOL,
+    ColumnGenerationOptions,
+    ColumnGenerationResult,
+    _Master,
+    _price,
+    _SliceLP,
+    relative_gap,
+)
+from privopt.routes.pricing.bound import EnvelopePricer
+from privopt.routes.pricing.certificate import ENVELOPE_METHOD, PricingCertificate
+from privopt.solvers.progress import Progress
+from privopt.utilities import SubConvexUtility
+from privopt.validation import FloatArray
+
+#: A round's search may stop once its bound is within this factor of its best column's reduced cost
+#: (``δ̄ <= (1 + slack)·δ_found``): early rounds need columns, not a tight bound, and ``δ`` shrinks.
+ROUND_SLACK = 0.25
+
+#: Weight of the stability centre in the smoothed duals (Wentges smoothing); a round whose smoothed
+#: pricing finds no column improving the master is priced again at the master's own duals.
+SMOOTHING = 0.7
+
+#: Share of the time budget kept for the final master solve and the caller's audit.
+_RESERVE = 0.02
+
+
+def certified_column_generation(
+    utility: SubConvexUtility,
+    cone: RowCone,
+    options: ColumnGenerationOptions,
+    pricer: EnvelopePricer,
+    columns: list[FloatArray],
+    start: float,
+) -> ColumnGenerationResult:
+    """Run column generation from ``columns`` (a feasible basis), pricing with ``pricer`` (module doc)."""
+    deadline = start + options.time_limit * (1.0 - _RESERVE)
+    search_deadline = start + options.time_limit * (1.0 - _RESERVE - options.bound_fraction)
+    master = _Master(cone.n_inputs)
+    master.add(columns, list(utility.mu(np.column_stack(columns))))
+    lp = _SliceLP(cone)
+    rng = np.random.default_rng(options.seed)
+    state = _State(utility, pricer, options)
+    trace: list[tuple[float, float]] = []
+    stopped, iteration, generated = "iteration limit", 0, 0
+    previous: list[FloatArray] = []
+    bar = Progress("column generation", options.max_iterations, enabled=options.progress)
+
+    def f(V: FloatArray, d: FloatArray) -> FloatArray:
+        return utility.mu(V.T) - V @ d
+
+    try:
+        for iteration in range(1, options.max_iterations + 1):  # noqa: B007 - reported after the loop
+            value, _, duals = master.solve()
+            trace.append((time.perf_counter() - start, value))
+            if time.perf_counter() + master.seconds > search_deadline:
+                stopped = "time limit"
+                break
+            found = _price(utility, lp, duals, rng, options.starts, options, previous, f, search_deadline)
+            starts = options.starts
+            while (
+                not found and starts < options.starts * _ESCALATION and time.perf_counter() < search_deadline
+            ):
+                starts *= 2
+                found = _price(utility, lp, duals, rng, starts, options, [], f, search_deadline)
+            new = [v for _, v in found]
+            previous = new
+            if not new:  # the local search is stuck: exact pricing finds a column or certifies
+                new = state.exact_round(value, duals, search_deadline)
+            gap = relative_gap(value, state.upper)
+            bar.update(advance=1, lower=value, upper=state.upper, gap=gap)
+            if gap <= options.gap_tolerance:
+                stopped = "converged"
+                break
+            if not new:
+                stopped = (
+                    "time limit" if time.perf_counter() > search_deadline else "bound budget (node limit)"
+                )
+                break
+            room = options.max_columns - generated
+            if room <= 0:
+                stopped = "column limit"
+                break
+            new = new[:room]
+            master.add(new, list(utility.mu(np.column_stack(new))))
+            generated += len(new)
+        else:
+            stopped = "iteration limit"
+    finally:
+        bar.close()
+    value, theta, duals = master.solve()
+    trace.append((time.perf_counter() - start, value))
+    if stopped != "converged":  # certify the final master's own duals with what is left
+        state.certify(value, duals, deadline)
+    keep = theta > 1e-12 * max(float(theta.max()), 1e-300)
+    matrix = np.column_stack(master.columns)
+    return ColumnGenerationResult(
+        columns=matrix[:, keep],
+        weights=theta[keep],
+        lower=value,
+        upper=max(state.upper, value),
+        duals=duals,
+        stopped=stopped,
+        iterations=iteration,
+        columns_generated=generated,
+        pricing_lps=lp.calls,
+        bound_nodes=state.nodes,
+        bound_complete=state.complete,
+        trace=np.array(trace),
+        certificate=state.best,
+        bound_method=ENVELOPE_METHOD,
+    )
+
+
+class _State:
+    """The best certificate so far (the stability centre) and the envelope pricer's rounds."""
+
+    def __init__(
+        self, utility: SubConvexUtility, pricer: EnvelopePricer, options: ColumnGenerationOptions
+    ) -> None:
+        self.utility, self.pricer, self.options = utility, pricer, options
+        self.best: PricingCertificate | None = None
+        self.complete = False
+        self.nodes = 0
+
+    @property
+    def upper(self) -> float:
+        return np.inf if self.best is None else self.best.upper
+
+    def _run(self, value: float, at: FloatArray, deadline: float, slack: float) -> list[FloatArray]:
+        tolerance = 0.5 * self.options.gap_tolerance * max(abs(value), 1e-3)
+        outcome = self.pricer.price(
+            at, tolerance=tolerance, slack=slack, deadline=deadline,
+            max_nodes=self.options.bound_nodes, max_columns=self.options.columns_per_round,
+        )  # fmt: skip
+        self.nodes += outcome.nodes
+        certificate = PricingCertificate.from_outcome(at, outcome)
+        if self.best is None or certificate.upper < self.best.upper:
+            self.best, self.complete = certificate, outcome.complete
+        return [c.column for c in outcome.columns]
+
+    def exact_round(self, value: float, duals: FloatArray, deadline: float) -> list[FloatArray]:
+        """Columns improving the master (duals ``duals``) from exact pricing at smoothed duals."""
+        for weight in (SMOOTHING, 0.0) if self.best is not None else (0.0,):
+            at = duals if self.best is None else weight * self.best.duals + (1.0 - weight) * duals
+            candidates = self._run(value, at, deadline, ROUND_SLACK)
+            if candidates:
+                block = np.column_stack(candidates)
+                improving = self.utility.mu(block) - duals @ block > REDUCED_COST_TOL * block.sum(axis=0)
+                new = [c for c, good in zip(candidates, improving, strict=True) if good]
+                if new:
+                    return new
+        return []
+
+    def certify(self, value: float, duals: FloatArray, deadline: float) -> None:
+        """Bound the pricing problem at ``duals`` as tightly as the time allows (no slack)."""
+        self._run(value, duals, deadline, 0.0)
