@@ -11,6 +11,7 @@ utility ``<= Σ_x λ_x``.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -30,7 +31,7 @@ from privopt.routes.pricing.certificate import PricingCertificate, envelope_pric
 from privopt.routes.vertex_cost import predicted_vertex_seconds
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.solvers.lp import solve_lp
-from privopt.solvers.vertex_enumeration import polytope_vertices
+from privopt.solvers.vertex_enumeration import VertexResult, polytope_vertices
 from privopt.tolerances import GAP_OPTIMAL_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
@@ -104,58 +105,111 @@ class VertexRoute:
         utility = data.sub_convex()
         n = data.n_inputs
         utility.check(n)  # a user μ must be sublinear for the vertex LP to be exact
-        cone = data.cone
         limit = data.options.vertex_limit
         # Refuse before the exact (rational) rows are built: that alone takes minutes on Adult's
         # occupation × education. Merging float rows that agree to 9 digits merges at least the
         # exact duplicates, so this estimate never exceeds the exact one.
         if data.estimate.bound > limit:
-            refuse_above_limit(VertexEstimate.for_slice(n, _distinct_float_rows(cone.matrix())), limit)
-        rows = _dedupe_rows(cone.exact_matrix())
+            refuse_above_limit(VertexEstimate.for_slice(n, _distinct_float_rows(data.cone.matrix())), limit)
+        rows = _dedupe_rows(data.cone.exact_matrix())
         estimate = VertexEstimate.for_slice(n, rows.shape[0])
         refuse_above_limit(estimate, limit)
-        seconds: dict[str, float] = {}
-        start = time.perf_counter()
         # Non-negativity first: cdd inserts a cone's inequalities in this order (solvers docstring).
         a_ub = np.vstack([-np.eye(n, dtype=int).astype(object), rows])
-        b_ub = np.zeros(a_ub.shape[0], dtype=int)
-        description = f"vertex enumeration ({n} inputs, {a_ub.shape[0]} inequalities)"
-        small = predicted_vertex_seconds(data) <= IN_PROCESS_SECONDS
-        timeout = None if small else remaining(deadline)
+        pricer = envelope_pricer(utility, data.cone)
+        certifiable = not isinstance(pricer, str)
+        seconds: dict[str, float] = {}
+        # Where the pricing bound will check the LP's duals, the floating-point vertices need no probes:
+        # a lost vertex shows in the certificate, and then the enumeration is redone exactly.
         backend = data.options.backend
+        vertices, result = self._enumerate(data, a_ub, backend, not certifiable, deadline, seconds)
+        solved = self._lp(data, utility, vertices, seconds)
+        certificate, upper, note = _certify(data, utility, solved.duals, solved.value, deadline, seconds)
+        if certificate is not None and upper > solved.value and result.backend != "ppl":
+            vertices, result = self._enumerate(data, a_ub, "ppl", True, deadline, seconds)
+            solved = self._lp(data, utility, vertices, seconds)
+            certificate, upper, note = _certify(data, utility, solved.duals, solved.value, deadline, seconds)
+            note += " (after an exact re-enumeration)"
+        stats = SolveStats(
+            seconds=seconds,
+            inequalities=estimate.inequalities,
+            log10_mcmullen_bound=estimate.log10_bound,
+            vertices=len(vertices),
+            vertices_before_merge=result.raw_count,
+            backend=result.backend,
+            lp_value=solved.value,
+        )
+        return RouteResult(
+            solved.matrix,
+            status_for(solved.value, upper, data.options.colgen.gap_tolerance, limited=False),
+            solved.value,
+            upper,
+            f"vertex enumeration + LP over every vertex of the cone slice{note}",
+            "the vertex LP" + ("" if certificate is None else ", its duals checked by the pricing bound"),
+            stats,
+            solved.duals,
+            solved.max_reduced_cost,
+            certificate,
+        )
 
-        def enumerate_with(chosen: str) -> Any:
+    @staticmethod
+    def _enumerate(
+        data: ProblemData,
+        a_ub: np.ndarray,
+        backend: str,
+        validate: bool,
+        deadline: float | None,
+        seconds: dict[str, float],
+    ) -> tuple[FloatArray, VertexResult]:
+        """The normalised vertices of the slice ``{w >= 0, G w <= 0, Σw = 1}`` (rows)."""
+        n = data.n_inputs
+        start = time.perf_counter()
+        small = predicted_vertex_seconds(data) <= IN_PROCESS_SECONDS
+        description = f"vertex enumeration ({n} inputs, {a_ub.shape[0]} inequalities)"
+
+        def run(chosen: str) -> VertexResult:
             return polytope_vertices(
-                a_ub, b_ub, np.ones((1, n)), [1.0], backend=chosen, timeout=timeout, description=description
+                a_ub,
+                np.zeros(a_ub.shape[0], dtype=int),
+                np.ones((1, n)),
+                [1.0],
+                backend=chosen,
+                timeout=None if small else remaining(deadline),
+                description=description,
+                validate=validate,
             )
 
         try:
             try:
-                result = enumerate_with(backend)
+                result = run(backend)
             except BackendError as exc:
-                if isinstance(exc, BackendTimeout) or data.options.backend != "cdd":
+                if isinstance(exc, BackendTimeout) or backend != "cdd":
                     raise
-                # A failed floating-point enumeration never yields a mechanism: retry exactly.
-                timeout = None if small else remaining(deadline)
-                result = enumerate_with("ppl")
+                result = run("ppl")  # a failed floating-point enumeration never yields a mechanism
         except BackendTimeout as exc:
             raise LimitError(f"{exc}. {REMEDIES}") from exc
         except BackendError as exc:
             raise SolverError(f"vertex enumeration failed: {exc}") from exc
-        seconds["enumerate"] = time.perf_counter() - start
+        seconds["enumerate"] = seconds.get("enumerate", 0.0) + time.perf_counter() - start
         vertices = result.vertices
         if vertices.size and vertices.min() < -VERTEX_NEGATIVE_ATOL:
             raise SolverError(
                 f"vertex enumeration ({result.backend}) returned a point with a negative entry {vertices.min():.3g}"
             )
-        # Floating-point back ends leave entries like -1e-17 where the exact vertex has 0.
-        vertices = np.clip(vertices, 0.0, None)
-        vertices = vertices / vertices.sum(axis=1, keepdims=True)
         if len(vertices) == 0:
             raise InfeasibleError(
                 f"{data.definition}: the cone contains no non-zero column (the slice Σw = 1 is empty)"
             )
+        # Floating-point back ends leave entries like -1e-17 where the exact vertex has 0.
+        vertices = np.clip(vertices, 0.0, None)
+        return vertices / vertices.sum(axis=1, keepdims=True), result
 
+    @staticmethod
+    def _lp(
+        data: ProblemData, utility: SubConvexUtility, vertices: FloatArray, seconds: dict[str, float]
+    ) -> _VertexLP:
+        """The vertex LP ``max Σ_v θ_v μ(v) s.t. Σ_v θ_v v = 1, θ >= 0`` and the mechanism it gives."""
+        n = data.n_inputs
         start = time.perf_counter()
         mu = utility.mu(vertices.T)
         if not np.all(np.isfinite(mu)):
@@ -182,37 +236,24 @@ class VertexRoute:
             theta = np.zeros_like(theta)
             theta[index] = lp.x
             keep = theta > THETA_RTOL * float(theta.max())
-        seconds["lp"] = time.perf_counter() - start
-        matrix = matrix_from_columns(vertices[keep].T, theta[keep])
+        seconds["lp"] = seconds.get("lp", 0.0) + time.perf_counter() - start
         duals = lp.eq_duals if lp.eq_duals.size else None
-        reduced = None if duals is None else float(np.max(mu - vertices @ duals))
-        value = float(lp.objective)
-        start = time.perf_counter()
-        certificate, upper, note = _certify(data, utility, duals, value, deadline)
-        if certificate is not None:
-            seconds["certify"] = time.perf_counter() - start
-        stats = SolveStats(
-            seconds=seconds,
-            inequalities=estimate.inequalities,
-            log10_mcmullen_bound=estimate.log10_bound,
-            vertices=len(vertices),
-            vertices_before_merge=result.raw_count,
-            backend=result.backend,
-            lp_value=value,
-        )
-        status = status_for(value, upper, data.options.colgen.gap_tolerance, limited=False)
-        return RouteResult(
-            matrix,
-            status,
-            value,
-            upper,
-            f"vertex enumeration + LP over every vertex of the cone slice{note}",
-            "the vertex LP" + ("" if certificate is None else ", its duals checked by the pricing bound"),
-            stats,
+        return _VertexLP(
+            matrix_from_columns(vertices[keep].T, theta[keep]),
+            float(lp.objective),
             duals,
-            reduced,
-            certificate,
+            None if duals is None else float(np.max(mu - vertices @ duals)),
         )
+
+
+@dataclass(frozen=True)
+class _VertexLP:
+    """The vertex LP's mechanism, value, equality duals and largest reduced cost."""
+
+    matrix: FloatArray
+    value: float
+    duals: FloatArray | None
+    max_reduced_cost: float | None
 
 
 def _certify(
@@ -221,6 +262,7 @@ def _certify(
     duals: FloatArray | None,
     value: float,
     deadline: float | None,
+    seconds: dict[str, float],
 ) -> tuple[PricingCertificate | None, float, str]:
     """Check the vertex LP's duals against the whole cone with the certified pricing bound.
 
@@ -231,11 +273,13 @@ def _certify(
     pricer = envelope_pricer(utility, data.cone)
     if isinstance(pricer, str) or duals is None:
         return None, value, " (exact)"
+    start = time.perf_counter()
     tolerance = 0.5 * GAP_OPTIMAL_RTOL * max(1.0, abs(value))
     outcome = pricer.price(
         duals, tolerance=tolerance, deadline=deadline, max_nodes=data.options.colgen.bound_nodes
     )
     certificate = PricingCertificate.from_outcome(duals, outcome)
+    seconds["certify"] = seconds.get("certify", 0.0) + time.perf_counter() - start
     if certificate.upper - value <= GAP_OPTIMAL_RTOL * max(1.0, abs(value)):
         return certificate, value, " (exact; certified optimal by the pricing bound)"
     return (

@@ -2,12 +2,13 @@
 
 McMullen's bound (:mod:`privopt.compiler.estimate`) holds for every input but is loose by orders of
 magnitude on the papers' cones, so ``"auto"`` decides from *measured* enumeration times instead
-(``benchmarks/bench_vertex_cost.py`` re-measures them): the slowest time seen at each dimension
-``d = |X| − 1`` of the normalised slice, scaled by the number of rows. Times grow about
-exponentially with ``d``, and at one ``d`` they vary by two orders of magnitude with ε and the
-sample size (3×4 Γ cones: 7 s at n = 1,000, more than 600 s at n = 32,561), so the prediction is the
-upper envelope, not a mean: a problem predicted to be slow goes to column generation, and one that
-overruns anyway falls back to it after :data:`AUTO_VERTEX_SHARE` of the timeout.
+(``python -m benchmarks.bench_vertex_cost`` re-measures them). :data:`MEASURED` is the slowest time seen
+for the Γ cones of each shape (Jeffreys-drawn P̂, n ∈ {1,000, 32,561}, ε ∈ {0.5, 1, 2}, 2 cores). A
+cone is predicted from the measurement of the same slice dimension with the nearest number of rows,
+scaled by ``(rows / measured rows)^ROWS_EXPONENT``; beyond the measured dimensions, from the largest
+one, times :data:`GROWTH_PER_DIMENSION` per extra dimension. At one size times vary by two orders of magnitude with ε and the sample size (3×4: 1.6 s
+to 46 s), so the prediction is the slowest case: a problem predicted slow goes to column generation, and
+one that overruns anyway falls back to it after :data:`AUTO_VERTEX_SHARE` of the timeout.
 """
 
 from __future__ import annotations
@@ -20,29 +21,34 @@ from privopt.routes.base import ProblemData
 #: to column generation.
 AUTO_VERTEX_SHARE = 0.25
 
-#: Slowest measured enumeration (seconds) of Γ cones by slice dimension, with the rows they had
-#: (``benchmarks/bench_vertex_cost.py``; Jeffreys-drawn P̂, n ∈ {1,000, 32,561}, ε ∈ {0.5, 1, 2}, 2 cores).
-MEASURED: dict[int, tuple[float, int]] = {
-    3: (0.02, 4),
-    5: (0.05, 18),
-    7: (0.3, 32),
-    8: (2.0, 54),
-    9: (20.0, 50),
-    11: (2000.0, 144),
-}
+#: ``(slice dimension |X| − 1, cone rows, slowest enumeration in seconds)`` of the Γ cones of 2×2, 2×3,
+#: 3×2, 2×4, 3×3, 2×5, 2×6 and 3×4, measured by ``benchmarks/bench_vertex_cost.py`` (2026-11-23; cdd
+#: validated, in this process or a forked child).
+MEASURED: tuple[tuple[int, int, float], ...] = (
+    (3, 8, 0.017),
+    (5, 18, 0.005),
+    (5, 24, 0.007),
+    (7, 32, 0.015),
+    (8, 54, 0.209),
+    (9, 50, 0.125),
+    (11, 72, 3.64),
+    (11, 96, 46.5),
+)
+
+#: Slope of log(seconds) against log(rows) over :data:`MEASURED` (least squares).
+ROWS_EXPONENT = 3.24
+
+#: Growth of the slowest time per extra dimension (3×3 → 3×4: 0.2 s → 46 s over 3 dimensions).
+GROWTH_PER_DIMENSION = 6.0
 
 
 def predicted_vertex_seconds(data: ProblemData) -> float:
     """The predicted wall time of enumerating ``data``'s cone slice (module docstring)."""
-    d = data.n_inputs - 1
-    dims = np.array(sorted(MEASURED))
-    log_seconds = np.log([MEASURED[k][0] for k in dims])
-    rows = np.array([MEASURED[k][1] for k in dims], dtype=np.float64)
-    if d <= dims[-1]:
-        base = float(np.exp(np.interp(d, dims, log_seconds)))
-        reference_rows = float(np.interp(d, dims, rows))
-    else:  # beyond the measurements: the last measured growth rate per dimension
-        slope = (log_seconds[-1] - log_seconds[-2]) / (dims[-1] - dims[-2])
-        base = float(np.exp(log_seconds[-1] + slope * (d - dims[-1])))
-        reference_rows = float(rows[-1])
-    return base * max(1.0, data.cone.n_rows / max(reference_rows, 1.0))
+    d, rows = data.n_inputs - 1, max(data.cone.n_rows, 1)
+    dimensions = sorted({m[0] for m in MEASURED})
+    reference = min(dimensions, key=lambda k: (abs(k - d), -k))
+    candidates = [m for m in MEASURED if m[0] == reference]
+    _, reference_rows, seconds = min(candidates, key=lambda m: abs(np.log(m[1] / rows)))
+    if reference != d:
+        return float(max(seconds for _, _, seconds in candidates) * GROWTH_PER_DIMENSION ** (d - reference))
+    return float(seconds * (rows / reference_rows) ** ROWS_EXPONENT)

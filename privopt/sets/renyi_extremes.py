@@ -23,7 +23,8 @@ import numpy as np
 from privopt.tolerances import ORDER_ATOL
 from privopt.validation import FloatArray
 
-_BISECTION_STEPS = 90  # the bracket of log(λ − max c) shrinks from 120 to 120·2^-90
+_BISECTION_STEPS = 16  # bisection first: the bracket of log(λ − max c) shrinks from 120 to 120·2^-16
+_ILLINOIS_STEPS = 60  # then regula falsi (Illinois), which converges superlinearly, to the bracket's end
 _LOG_GAP_RANGE = (-60.0, 60.0)  # log(λ − max c) is searched in this range (scaled by the spread of c)
 
 
@@ -76,12 +77,41 @@ def _full_support_max(
     cr, topr, scaler = c[rest], top[rest], scale[rest]
     lo = np.full(cr.shape[0], _LOG_GAP_RANGE[0])
     hi = np.full(cr.shape[0], _LOG_GAP_RANGE[1])
+
+    def excess(t: FloatArray, rows: np.ndarray) -> FloatArray:
+        """``D(p || R(λ)) − budget`` at ``log(λ − max c) = t`` (decreasing in ``t``)."""
+        return _divergence(p, _tilted_at(p, cr[rows], np.exp(t) * scaler[rows], alpha), alpha) - budget
+
     # D(p || R(λ)) decreases in λ: move right while the constraint is violated.
+    every = np.arange(cr.shape[0])
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
-        violated = _divergence(p, _tilted_at(p, cr, np.exp(mid) * scaler, alpha), alpha) > budget
+        violated = excess(mid, every) > 0.0
         lo = np.where(violated, mid, lo)
         hi = np.where(violated, hi, mid)
+    # Illinois regula falsi on the bracket [lo (violated), hi (feasible)], to double precision.
+    g_lo, g_hi = excess(lo, every), excess(hi, every)
+    side = np.zeros(cr.shape[0], dtype=np.int64)  # which end was kept last (for the Illinois halving)
+    for _ in range(_ILLINOIS_STEPS):
+        active = np.flatnonzero((hi - lo) > 4.0 * np.finfo(np.float64).eps * np.maximum(1.0, np.abs(hi)))
+        if active.size == 0:
+            break
+        a, b, ga, gb = lo[active], hi[active], g_lo[active], g_hi[active]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = b - gb * (b - a) / (gb - ga)
+        t = np.where(np.isfinite(t) & (t > a) & (t < b), t, 0.5 * (a + b))
+        gt = excess(t, active)
+        violated = gt > 0.0
+        lo[active] = np.where(violated, t, a)
+        g_lo[active] = np.where(violated, gt, ga)
+        hi[active] = np.where(violated, b, t)
+        g_hi[active] = np.where(violated, gb, gt)
+        # Illinois: when the same end stays twice, halve the function value kept at the other end.
+        keep = np.where(violated, 1, -1)
+        repeated = keep == side[active]
+        g_hi[active] = np.where(repeated & violated, 0.5 * g_hi[active], g_hi[active])
+        g_lo[active] = np.where(repeated & ~violated, 0.5 * g_lo[active], g_lo[active])
+        side[active] = keep
     delta = np.exp(hi) * scaler  # the feasible side of the bracket
     lam[rest] = topr + delta
     R = _tilted_at(p, cr, delta, alpha)
