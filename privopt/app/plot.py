@@ -14,6 +14,7 @@ draws one panel per value of ``facet`` (or a single panel) and returns the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,9 +37,10 @@ PALETTE = {
 }
 
 
-def _check_columns(table: object, columns: Sequence[str | None]) -> pd.DataFrame:
-    if not isinstance(table, pd.DataFrame):
-        raise ValidationError("table", "a pandas DataFrame (e.g. Sweep(...).run())", type(table).__name__)
+def _check_columns(value: object, columns: Sequence[str | None]) -> pd.DataFrame:
+    if not isinstance(value, pd.DataFrame):
+        raise ValidationError("table", "a pandas DataFrame (e.g. Sweep(...).run())", type(value).__name__)
+    table = value
     for column in columns:
         if column is not None and column not in table.columns:
             raise ValidationError(
@@ -170,7 +172,7 @@ def quantile_curves(
     for panel_title, group, ax in panels:
         for name, series in _series(group, hue):
             stats = series.groupby(x)[y]
-            color = PALETTE.get(name)
+            color: Any = PALETTE.get(name)
             for k, q in enumerate(sorted(quantiles)):
                 values = stats.quantile(q)
                 (line,) = ax.plot(

@@ -124,12 +124,18 @@ class RowCone:
         """Every block's pairs, each row's log factor, and each block's row range (computed once)."""
         if self._expanded:
             return self._expanded[0]
-        num_parts, den_parts, labels, factors, ranges = [], [], [], [], []
+        num_parts: list[sp.csr_matrix] = []
+        den_parts: list[sp.csr_matrix] = []
+        labels: list[PairLabel] = []
+        factors: list[FloatArray] = []
+        ranges: list[tuple[int, int, int]] = []
         row = 0
         for index, block in enumerate(self.blocks):
             a_group, b_group = self.groups[block.numerator], self.groups[block.denominator]
-            i, j = np.meshgrid(np.arange(len(a_group.terms)), np.arange(len(b_group.terms)), indexing="ij")
-            i, j = i.ravel(), j.ravel()
+            grid_i, grid_j = np.meshgrid(
+                np.arange(len(a_group.terms)), np.arange(len(b_group.terms)), indexing="ij"
+            )
+            i, j = grid_i.ravel(), grid_j.ravel()
             a, b = a_group.vectors[i], b_group.vectors[j]
             # A row a <= e^{factor} a is vacuous when the factor is >= 0 (and a >= 0): drop it.
             keep = ~(np.all(a == b, axis=1) & (block.log_factor >= 0))

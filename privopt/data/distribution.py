@@ -11,8 +11,7 @@ A plain distribution over an alphabet X with no S/U split is the case ``|S| = |X
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Sequence
 from typing import Literal
 
 import numpy as np
@@ -39,7 +38,6 @@ def _readonly(array: FloatArray) -> FloatArray:
     return array
 
 
-@dataclass(frozen=True, eq=False)
 class JointDistribution:
     """A probability distribution ``P[s, u]`` on ``X = S × U``.
 
@@ -64,25 +62,53 @@ class JointDistribution:
         array([0.17, 0.83])
     """
 
-    probabilities: FloatArray
-    s_labels: tuple[Hashable, ...] | None = None
-    u_labels: tuple[Hashable, ...] | None = None
-    n: int | None = None
-    sensitive: str | None = None
-    public: str | None = None
-    _cache: dict[str, object] = field(default_factory=dict, init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        table = check_probability_table(self.probabilities, "probabilities")
+    def __init__(
+        self,
+        probabilities: ArrayLike,
+        s_labels: Sequence[Hashable] | None = None,
+        u_labels: Sequence[Hashable] | None = None,
+        n: int | None = None,
+        sensitive: str | None = None,
+        public: str | None = None,
+    ) -> None:
+        table = check_probability_table(probabilities, "probabilities")
         if table.ndim == 1:
             table = table[:, None]
-        object.__setattr__(self, "probabilities", _readonly(table))
-        object.__setattr__(self, "s_labels", check_labels(self.s_labels, table.shape[0], "s_labels"))
-        object.__setattr__(self, "u_labels", check_labels(self.u_labels, table.shape[1], "u_labels"))
-        if self.n is not None:
-            if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
-                raise ValidationError("n", "a positive integer sample size or None", repr(self.n))
-            object.__setattr__(self, "n", int(self.n))
+        if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
+            raise ValidationError("n", "a positive integer sample size or None", repr(n))
+        self._probabilities = _readonly(table)
+        self._s_labels = check_labels(s_labels, table.shape[0], "s_labels")
+        self._u_labels = check_labels(u_labels, table.shape[1], "u_labels")
+        self._n = None if n is None else int(n)
+        self._sensitive = sensitive
+        self._public = public
+        self._cache: dict[str, FloatArray] = {}
+
+    @property
+    def probabilities(self) -> FloatArray:
+        """The table ``P[s, u]`` (read-only)."""
+        return self._probabilities
+
+    @property
+    def s_labels(self) -> tuple[Hashable, ...]:
+        return self._s_labels
+
+    @property
+    def u_labels(self) -> tuple[Hashable, ...]:
+        return self._u_labels
+
+    @property
+    def n(self) -> int | None:
+        """The sample size the distribution was estimated from, if it is empirical."""
+        return self._n
+
+    @property
+    def sensitive(self) -> str | None:
+        return self._sensitive
+
+    @property
+    def public(self) -> str | None:
+        return self._public
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -181,7 +207,8 @@ class JointDistribution:
     @property
     def shape(self) -> tuple[int, int]:
         """``(|S|, |U|)``."""
-        return self.probabilities.shape  # type: ignore[return-value]
+        n_s, n_u = self.probabilities.shape
+        return n_s, n_u
 
     @property
     def n_s(self) -> int:
@@ -199,13 +226,13 @@ class JointDistribution:
     def x_labels(self) -> tuple[Hashable, ...]:
         """Labels of X in s-major order: ``(s, u)`` pairs, or the ``s`` labels when ``|U| = 1``."""
         if self.n_u == 1:
-            return self.s_labels  # type: ignore[return-value]
-        return tuple((s, u) for s in self.s_labels for u in self.u_labels)  # type: ignore[union-attr]
+            return self.s_labels
+        return tuple((s, u) for s in self.s_labels for u in self.u_labels)
 
     def x_index(self, s: Hashable, u: Hashable | None = None) -> int:
         """Flat s-major index ``x = s·|U| + u`` of a pair of labels."""
-        i = index_of(self.s_labels, s, "s")  # type: ignore[arg-type]
-        j = 0 if u is None and self.n_u == 1 else index_of(self.u_labels, u, "u")  # type: ignore[arg-type]
+        i = index_of(self.s_labels, s, "s")
+        j = 0 if u is None and self.n_u == 1 else index_of(self.u_labels, u, "u")
         return i * self.n_u + j
 
     # ------------------------------------------------------------------ marginals
@@ -232,7 +259,7 @@ class JointDistribution:
     def _require_positive_s(self) -> None:
         zero = np.flatnonzero(self.p_s <= 0.0)
         if zero.size:
-            label = self.s_labels[zero[0]]  # type: ignore[index]
+            label = self.s_labels[zero[0]]
             raise ValidationError(
                 "P",
                 "P(S=s) > 0 for every sensitive value s (a conditional given S is needed)",
@@ -275,9 +302,9 @@ class JointDistribution:
 
     def input_labels(self, on: InputAlphabet = "x") -> tuple[Hashable, ...]:
         """Labels of a mechanism's input alphabet."""
-        return self.x_labels if _check_on(on) == "x" else self.u_labels  # type: ignore[return-value]
+        return self.x_labels if _check_on(on) == "x" else self.u_labels
 
-    def _cached(self, key: str, compute):  # type: ignore[no-untyped-def]
+    def _cached(self, key: str, compute: Callable[[], FloatArray]) -> FloatArray:
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
@@ -293,12 +320,14 @@ def as_distribution(value: JointDistribution | ArrayLike, argument: str = "P") -
     if isinstance(value, JointDistribution):
         return value
     try:
-        return JointDistribution(value)  # type: ignore[arg-type]
+        return JointDistribution(value)
     except ValidationError as exc:
         raise ValidationError(argument, exc.expected, exc.got) from exc
 
 
 def _check_on(on: str) -> InputAlphabet:
-    if on not in ("x", "u"):
-        raise ValidationError("on", "'x' (the mechanism reads X = S×U) or 'u' (it reads U only)", repr(on))
-    return on  # type: ignore[return-value]
+    if on == "x":
+        return "x"
+    if on == "u":
+        return "u"
+    raise ValidationError("on", "'x' (the mechanism reads X = S×U) or 'u' (it reads U only)", repr(on))

@@ -9,7 +9,6 @@ linear inequalities on such columns.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -31,7 +30,6 @@ def _readonly(array: FloatArray) -> FloatArray:
     return array
 
 
-@dataclass(frozen=True, eq=False)
 class Mechanism:
     """A channel ``P(Y|X)`` given as a row-stochastic matrix.
 
@@ -45,19 +43,38 @@ class Mechanism:
         A short name used in reports.
     """
 
-    matrix: FloatArray
-    input_labels: tuple[Hashable, ...] | None = None
-    output_labels: tuple[Hashable, ...] | None = None
-    name: str = ""
-    _cdf: list[FloatArray] = field(default_factory=list, init=False, repr=False)
+    def __init__(
+        self,
+        matrix: ArrayLike,
+        input_labels: Sequence[Hashable] | None = None,
+        output_labels: Sequence[Hashable] | None = None,
+        name: str = "",
+    ) -> None:
+        w = check_stochastic_matrix(matrix, "matrix")
+        if not isinstance(name, str):
+            raise ValidationError("name", "a string", repr(name))
+        self._matrix = _readonly(w)
+        self._input_labels = check_labels(input_labels, w.shape[0], "input_labels")
+        self._output_labels = check_labels(output_labels, w.shape[1], "output_labels")
+        self._name = name
+        self._cdf: list[FloatArray] = []
 
-    def __post_init__(self) -> None:
-        w = check_stochastic_matrix(self.matrix, "matrix")
-        object.__setattr__(self, "matrix", _readonly(w))
-        object.__setattr__(self, "input_labels", check_labels(self.input_labels, w.shape[0], "input_labels"))
-        object.__setattr__(
-            self, "output_labels", check_labels(self.output_labels, w.shape[1], "output_labels")
-        )
+    @property
+    def matrix(self) -> FloatArray:
+        """The channel ``W[x, y] = P(Y = y | X = x)`` (read-only)."""
+        return self._matrix
+
+    @property
+    def input_labels(self) -> tuple[Hashable, ...]:
+        return self._input_labels
+
+    @property
+    def output_labels(self) -> tuple[Hashable, ...]:
+        return self._output_labels
+
+    @property
+    def name(self) -> str:
+        return self._name
 
     # ------------------------------------------------------------------ basic facts
     @property
@@ -70,7 +87,8 @@ class Mechanism:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.matrix.shape  # type: ignore[return-value]
+        n_inputs, n_outputs = self.matrix.shape
+        return n_inputs, n_outputs
 
     def _check_input_distribution(self, p: ArrayLike, argument: str) -> FloatArray:
         from privopt.data.distribution import JointDistribution
@@ -116,8 +134,8 @@ class Mechanism:
             raise ValidationError("other", "a Mechanism", type(other).__name__)
         return Mechanism(
             np.kron(self.matrix, other.matrix),
-            input_labels=[(a, b) for a in self.input_labels for b in other.input_labels],  # type: ignore[union-attr]
-            output_labels=[(a, b) for a in self.output_labels for b in other.output_labels],  # type: ignore[union-attr]
+            input_labels=[(a, b) for a in self.input_labels for b in other.input_labels],
+            output_labels=[(a, b) for a in self.output_labels for b in other.output_labels],
             name=f"{self.name or 'W1'}⊗{other.name or 'W2'}",
         )
 
@@ -132,11 +150,11 @@ class Mechanism:
 
     def permute_outputs(self, order: Sequence[int]) -> Mechanism:
         """The same channel with outputs reordered: new output ``j`` is old output ``order[j]``."""
-        order = np.asarray(order)
-        if sorted(order.tolist()) != list(range(self.n_outputs)):
-            raise ValidationError("order", f"a permutation of range({self.n_outputs})", repr(order.tolist()))
-        labels = [self.output_labels[i] for i in order]  # type: ignore[index]
-        return Mechanism(self.matrix[:, order], self.input_labels, labels, name=self.name)
+        index = np.asarray(order)
+        if sorted(index.tolist()) != list(range(self.n_outputs)):
+            raise ValidationError("order", f"a permutation of range({self.n_outputs})", repr(index.tolist()))
+        labels = [self.output_labels[i] for i in index]
+        return Mechanism(self.matrix[:, index], self.input_labels, labels, name=self.name)
 
     # ------------------------------------------------------------------ sampling
     def _flat_cdf(self) -> FloatArray:
@@ -215,13 +233,13 @@ class Mechanism:
             )
         y = self.sample(codes, rng)
         labels = np.empty(self.n_outputs, dtype=object)
-        labels[:] = list(self.output_labels)  # type: ignore[arg-type]
+        labels[:] = list(self.output_labels)
         return labels[y]
 
     # ------------------------------------------------------------------ display
     def to_frame(self) -> pd.DataFrame:
         """The matrix as a DataFrame indexed by input labels, columns by output labels."""
-        return pd.DataFrame(self.matrix, index=list(self.input_labels), columns=list(self.output_labels))  # type: ignore[arg-type]
+        return pd.DataFrame(self.matrix, index=list(self.input_labels), columns=list(self.output_labels))
 
     def __repr__(self) -> str:
         name = f"{self.name!r}, " if self.name else ""

@@ -165,17 +165,31 @@ class Statistic:
         return " + ".join(parts)
 
 
+def _members(key: object) -> tuple[Hashable, ...]:
+    """The tuple an event or weights atom keeps as its key."""
+    if not isinstance(key, tuple):
+        raise TypeError(f"an atom key should be a tuple, got {key!r}")
+    return key
+
+
+def _hashable(key: object) -> Hashable:
+    """The label an ``x`` or ``s`` atom keeps as its key."""
+    if not isinstance(key, Hashable):
+        raise TypeError(f"an atom key should be hashable, got {key!r}")
+    return key
+
+
 def _atom_text(kind: str, key: object) -> str:
     if kind == "x":
         return f"P(Y=y|X={key!r})"
     if kind == "weights":
-        return f"vᵀw (v={[round(float(v), 4) for v in key]})"  # type: ignore[attr-defined]
+        return f"vᵀw (v={np.round(np.asarray(_members(key), dtype=np.float64), 4).tolist()})"
     if kind == "s":
         return f"P(Y=y|S={key!r})"
     if kind == "event":
-        return f"P(Y=y|X∈{list(key)})"  # type: ignore[call-overload]
+        return f"P(Y=y|X∈{list(_members(key))})"
     if kind == "joint":
-        return f"P(Y=y, X∈{list(key)})"  # type: ignore[call-overload]
+        return f"P(Y=y, X∈{list(_members(key))})"
     return "P(Y=y)"
 
 
@@ -196,7 +210,7 @@ def _atom_vector(
     n = len(labels)
     if kind == "x":
         out = np.zeros(n)
-        out[_event_indices(labels, [key], "given(x=...)")] = 1.0  # type: ignore[list-item]
+        out[_event_indices(labels, [_hashable(key)], "given(x=...)")] = 1.0
         return out
     if kind == "weights":
         vector = np.asarray(key, dtype=np.float64)
@@ -207,10 +221,10 @@ def _atom_vector(
     if kind == "marginal":
         return P.marginal(on).copy()
     if kind == "s":
-        s_index = _event_indices(P.s_labels, [key], "given(s=...)")[0]  # type: ignore[arg-type]
+        s_index = _event_indices(P.s_labels, [_hashable(key)], "given(s=...)")[0]
         return P.conditional(on)[s_index].copy()
     # Events are sets of records x = (s, u) of X = S × U; a mechanism reading U sees their U-marginal.
-    indices = _event_indices(P.x_labels, key, f"{kind}(event)")  # type: ignore[arg-type]
+    indices = _event_indices(P.x_labels, _members(key), f"{kind}(event)")
     record = np.zeros(P.n_x)
     record[indices] = P.p_x[indices]
     out = record if on == "x" else record.reshape(P.shape).sum(axis=0)
@@ -219,8 +233,10 @@ def _atom_vector(
     mass = record.sum()
     if mass <= 0:
         raise ValidationError(
-            "event", "an event of positive probability (a conditional is needed)", f"P(X ∈ {list(key)}) = 0"
-        )  # type: ignore[arg-type]
+            "event",
+            "an event of positive probability (a conditional is needed)",
+            f"P(X ∈ {list(_members(key))}) = 0",
+        )
     return out / mass
 
 
@@ -236,7 +252,7 @@ def given(
         return Statistic(((1.0, "x", x),))
     if s is not None:
         return Statistic(((1.0, "s", s),))
-    members = tuple(event)  # type: ignore[arg-type]
+    members = tuple(event if event is not None else ())
     if len(members) == 1:
         return Statistic(((1.0, "x", members[0]),))
     return Statistic(((1.0, "event", members),))

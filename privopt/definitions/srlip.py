@@ -153,7 +153,7 @@ class SRLIPComponent(RatioConstraints):
         for size in range(len(others) + 1):
             for known in itertools.combinations(others, size):
                 for values in itertools.product(*(range(self.attributes[a]) for a in known)):
-                    index: list[object] = [slice(None)] * table.ndim
+                    index: list[int | slice] = [slice(None)] * table.ndim
                     for axis, value in zip(known, values, strict=True):
                         index[1 + axis] = value
                     piece = np.zeros_like(table)

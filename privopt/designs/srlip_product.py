@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from privopt.data.distribution import JointDistribution
 from privopt.data.mechanism import Mechanism
@@ -12,9 +13,7 @@ from privopt.utilities import MutualInformation
 from privopt.validation import check_eps
 
 
-def srlip_product(
-    P: JointDistribution, attributes: Sequence[int], eps: float, **options: object
-) -> Mechanism:
+def srlip_product(P: JointDistribution, attributes: Sequence[int], eps: float, **options: Any) -> Mechanism:
     """``Q = Q^1 ⊗ ... ⊗ Q^m`` with each ``Q^j`` the ``I(X^j; Y^j)``-optimal mechanism satisfying
     Theorem 4's condition at ``ε/m`` (eqs. 23–26). By Theorem 4 the product is ε-SRLIP; it is not the
     optimal ε-SRLIP mechanism (the paper's §VIII-B)."""

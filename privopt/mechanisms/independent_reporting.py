@@ -109,11 +109,11 @@ def maximise_on_interval(
     # A local maximum is at least its neighbours and strictly above one of them (a flat stretch has
     # nothing to refine).
     peaks = []
-    for i in np.flatnonzero(feasible):
-        neighbours = values[max(i - 1, 0) : i + 2]
-        neighbours = np.delete(neighbours, min(i, 1))
-        if np.all(values[i] >= neighbours) and np.any(values[i] > neighbours):
-            peaks.append(int(i))
+    for position in np.flatnonzero(feasible).tolist():
+        neighbours = values[max(position - 1, 0) : position + 2]
+        neighbours = np.delete(neighbours, min(position, 1))
+        if np.all(values[position] >= neighbours) and np.any(values[position] > neighbours):
+            peaks.append(position)
     candidates = [(float(values[i]), float(grid[i])) for i in np.flatnonzero(feasible)]
     for i in peaks:
         bracket = (float(grid[max(i - 1, 0)]), float(grid[min(i + 1, scan_points - 1)]))

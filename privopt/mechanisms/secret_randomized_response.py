@@ -34,7 +34,8 @@ def srr(
     eps = check_eps(eps)
     same_s = np.kron(np.eye(n_s), np.ones((n_u, n_u)))
     # Entries scaled by e^-ε (numerator and C alike) to stay finite for large ε.
-    scaled = np.where(same_s > 0, np.exp(-2.0 * eps), np.exp(-eps))
+    scaled = np.full(same_s.shape, np.exp(-eps))
+    scaled[same_s > 0] = np.exp(-2.0 * eps)
     np.fill_diagonal(scaled, 1.0)
     matrix = scaled / scaled.sum(axis=1, keepdims=True)
     labels = None

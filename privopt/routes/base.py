@@ -201,7 +201,8 @@ def matrix_from_columns(columns: FloatArray, weights: FloatArray) -> FloatArray:
     on their support by least squares (exact to rounding when the support is a basis), and kept only if
     they stay non-negative and fit better.
     """
-    polished, *_ = np.linalg.lstsq(columns, np.ones(columns.shape[0]), rcond=None)
+    solution, *_ = np.linalg.lstsq(columns, np.ones(columns.shape[0]), rcond=None)
+    polished = np.asarray(solution, dtype=np.float64)
     residual = np.abs(columns @ weights - 1.0).max()
     if np.all(polished >= 0.0) and np.abs(columns @ polished - 1.0).max() < residual:
         weights = polished

@@ -51,7 +51,7 @@ class UncertaintySet(ABC):
         members = self.members()
         return () if members is None else (MemberRule(members),)
 
-    def distributions(self, flat: np.ndarray) -> tuple[JointDistribution, ...]:
+    def labelled(self, flat: np.ndarray) -> tuple[JointDistribution, ...]:
         """Rows of ``flat`` (s-major distributions on ``X``) as distributions with the set's labels."""
         reference = self.reference()
         if reference is None:

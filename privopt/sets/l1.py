@@ -109,7 +109,7 @@ class L1Ball(UncertaintySet):
 
     def vertex_distributions(self) -> tuple[JointDistribution, ...]:
         """The vertices as distributions labelled like the set."""
-        return self.distributions(self.vertices())
+        return self.labelled(self.vertices())
 
     def min_linear(self, columns: FloatArray) -> FloatArray:
         """``min_{Q ∈ ball ∩ simplex} Qᵀw`` for each column ``w`` (exact, any β).

@@ -48,6 +48,8 @@ class Polytope(UncertaintySet):
                 [check_probability_vector(row, f"vertices[{i}]") for i, row in enumerate(points)]
             )
         else:
+            if A is None or b is None:
+                raise ValidationError("b", "the right-hand sides b of A P <= b", "None")
             a = as_float_array(A, "A", 2)
             rhs = as_float_array(b, "b", 1)
             if rhs.size != a.shape[0]:
@@ -93,7 +95,7 @@ class Polytope(UncertaintySet):
         return (VertexRule(self), RectangularRule(self, False))
 
     def vertex_distributions(self) -> tuple[JointDistribution, ...]:
-        return self.distributions(self.vertex_array)
+        return self.labelled(self.vertex_array)
 
     def __repr__(self) -> str:
         return f"Polytope({len(self.vertex_array)} vertices, shape={self.shape})"

@@ -465,7 +465,7 @@ def facet_count(envelope: str) -> int:
     return int(count)
 
 
-def _xi_order2(rho: FloatArray, b_s: float) -> tuple[FloatArray, FloatArray]:
+def _xi_order2(rho: FloatArray, b_s: float | FloatArray) -> tuple[FloatArray, FloatArray]:
     """Lemma 1: ``ξ± = (e^{B_s} + 2ρ − 1 ± √((e^{B_s} − 1)(e^{B_s} − (2ρ − 1)²))) / (2 e^{B_s} ρ)``."""
     e = np.exp(b_s)
     root = np.sqrt(np.maximum((e - 1.0) * (e - (2 * rho - 1) ** 2), 0.0))

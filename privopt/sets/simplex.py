@@ -38,7 +38,7 @@ class Simplex(UncertaintySet):
 
     def vertex_distributions(self) -> tuple[JointDistribution, ...]:
         """The vertices as distributions labelled like the set."""
-        return self.distributions(self.vertices())
+        return self.labelled(self.vertices())
 
     def conditional_envelope(self, s: int, envelope: str = "lower") -> np.ndarray:
         """``F_{U|s}`` is the whole simplex on U: its vertices are the point masses (exact)."""

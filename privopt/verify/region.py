@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from typing import TypeAlias
 
 import mpmath
 import numpy as np
@@ -36,7 +37,7 @@ import sympy as sp
 from privopt.errors import ValidationError
 from privopt.tolerances import VERIFY_DPS, VERIFY_REGION_DRAWS
 
-Number = int | float | Fraction | sp.Expr
+Number: TypeAlias = int | float | Fraction | sp.Expr
 
 
 def _sympify(value: Number | None, argument: str) -> sp.Expr | None:
@@ -89,7 +90,8 @@ class Param:
             raise ValidationError(
                 f"{self.name}.exp_symbol", "a Python identifier such as 'E'", repr(self.exp_symbol)
             )
-        lo, hi = self.lower, self.upper
+        lo = None if self.lower is None else sp.sympify(self.lower)
+        hi = None if self.upper is None else sp.sympify(self.upper)
         if (lo is not None and hi is not None and lo.is_number and hi.is_number) and (
             bool(lo > hi) or (bool(sp.Eq(lo, hi)) and (self.lower_open or self.upper_open))
         ):
@@ -165,7 +167,7 @@ class Region:
             for bound, label in ((p.lower, "lower"), (p.upper, "upper")):
                 if bound is None:
                     continue
-                unknown = sorted(str(s) for s in bound.free_symbols if s.name not in seen)
+                unknown = sorted(str(s) for s in sp.sympify(bound).free_symbols if s.name not in seen)
                 if unknown:
                     raise ValidationError(
                         f"{p.name}.{label}",

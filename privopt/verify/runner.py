@@ -123,13 +123,13 @@ def check_claim(
     )
 
 
-def _select(claims: Iterable[str | Claim] | None) -> list[Claim]:
+def _select(claims: Iterable[str | Claim] | str | Claim | None) -> list[Claim]:
     from privopt.verify.library import claim_names, shipped_claims
 
     if claims is None:
         return shipped_claims()
-    if isinstance(claims, (str, Claim)):
-        claims = [claims]
+    listed: list[str | Claim] = [claims] if isinstance(claims, (str, Claim)) else list(claims)
+    claims = listed
     shipped = {c.name: c for c in shipped_claims()} if any(isinstance(c, str) for c in claims) else {}
     out: list[Claim] = []
     for item in claims:

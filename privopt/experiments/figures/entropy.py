@@ -13,6 +13,9 @@ where it is not (as in the paper).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -49,7 +52,7 @@ def adult_cell(cell: Cell) -> dict[str, float] | None:
 
 def run_adult(options: RunOptions) -> pd.DataFrame:
     pairs = ADULT_PAIRS if options.full else (ADULT_PAIRS[0], ADULT_PAIRS[-1])
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "pair": [f"{s} × {u}" for s, u in pairs],
         "eps": list(FULL_EPS if options.full else REDUCED_EPS),
         "mechanism": list(MECHANISMS),
@@ -140,7 +143,7 @@ def synthetic_cell(cell: Cell) -> dict[str, float]:
 
 
 def run_synthetic(options: RunOptions) -> pd.DataFrame:
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "shape": ["2x5", "2x3"] if options.full else ["2x3"],
         "beta": [0.05],
         "draw": list(range(100 if options.full else 12)),
@@ -249,7 +252,7 @@ def check_robustness(table: pd.DataFrame) -> list[ClaimCheck]:
 
 
 def run_beta(options: RunOptions) -> pd.DataFrame:
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "shape": ["2x5", "2x3"] if options.full else ["2x3"],
         "beta": [0.5, 0.05, 0.005] if options.full else [0.5, 0.005],
         "draw": list(range(100 if options.full else 12)),

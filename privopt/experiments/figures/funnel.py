@@ -8,6 +8,8 @@ The utility is ``I(X;Y)`` — in privopt's letters ``I(U;Y)`` — under the know
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +18,7 @@ from matplotlib.figure import Figure
 from privopt.app.plot import utility_curves
 from privopt.data.distribution import JointDistribution
 from privopt.data.information import entropy, mutual_information
+from privopt.definitions.base import PrivacyDefinition
 from privopt.definitions.lip import LIP
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.experiments.cell import Cell
@@ -52,7 +55,7 @@ def utility_u(P: JointDistribution, matrix: np.ndarray, reads: str) -> float:
     return mutual_information(P.p_u, channel)
 
 
-def optimal_value(definition: object, P: JointDistribution) -> float:
+def optimal_value(definition: PrivacyDefinition, P: JointDistribution) -> float:
     problem = Problem(
         definition, MutualInformation(P, on="u"), timeout=CELL_TIMEOUT, colgen={"progress": False}
     )
@@ -92,7 +95,7 @@ def fig3_cell(cell: Cell) -> dict[str, float]:
 
 
 def run_fig3(options: RunOptions) -> pd.DataFrame:
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "draw": list(range(10 if options.full else 4)),
         "eps": [0.5, 1.0, 1.5, 2.0],
         "mechanism": list(FIG3_DEFINITIONS),
@@ -166,7 +169,7 @@ def adult_cell(cell: Cell) -> dict[str, float]:
 
 
 def run_fig5(options: RunOptions) -> pd.DataFrame:
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "S": list(FIG5_SENSITIVE if options.full else FIG5_SENSITIVE[:1]),
         "X": list(FIG5_PUBLIC),
         "eps": list(FIG5_EPS if options.full else (0.5, 1.0, 2.0, 4.0, 12.0)),
@@ -249,7 +252,7 @@ def _setting_shape(setting: str) -> tuple[int, int]:
     return c, a
 
 
-def grr_cr_cell(cell: Cell) -> list[dict[str, float]]:
+def grr_cr_cell(cell: Cell) -> list[dict[str, float | str]]:
     P = jeffreys(_setting_shape(cell["setting"]), cell.rng("setting", "draw"))
     h = entropy(P.p_u)
     rows = []
@@ -260,7 +263,7 @@ def grr_cr_cell(cell: Cell) -> list[dict[str, float]]:
 
 
 def run_fig6(options: RunOptions) -> pd.DataFrame:
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "setting": list(FIG6_SETTINGS),
         "draw": list(range(100 if options.full else 30)),
         "eps": [0.5, 1.0, 2.0, 3.0] if options.full else [0.5, 1.0, 2.0],

@@ -6,6 +6,9 @@ around ``P̂`` (α = 0.05); the utility is the NMI ``I_P̂(X;Y)/H_P̂(X)`` avera
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -32,7 +35,7 @@ def synthetic_cell(cell: Cell) -> dict[str, float]:
 
 
 def run_fig2(options: RunOptions) -> pd.DataFrame:
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "shape": ["3x3"],
         "n": [1000],
         "draw": list(range(200 if options.full else 8)),
@@ -71,7 +74,7 @@ def check_fig2(table: pd.DataFrame) -> list[ClaimCheck]:
 
 
 def run_fig3(options: RunOptions) -> pd.DataFrame:
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "shape": ["5x5"],
         "n": [100, 1000, 10_000, 100_000] if options.full else [100, 10_000],
         "draw": list(range(200 if options.full else 6)),

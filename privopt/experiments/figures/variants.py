@@ -10,6 +10,8 @@ the box envelope has more vertices.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -45,7 +47,7 @@ def variants_cell(cell: Cell) -> dict[str, float]:
 
 
 def run_variants(options: RunOptions) -> pd.DataFrame:
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "shape": ["2x2", "2x3", "3x3"] if options.full else ["2x2", "2x3"],
         "draw": list(range(50 if options.full else 6)),
         "eps": [0.25, 0.5, 1.0, 2.0, 4.0] if options.full else [0.25, 1.0, 2.0],

@@ -47,7 +47,9 @@ Vector = tuple[Fraction, ...]
 # ---------------------------------------------------------------------- symbolic (two inputs)
 def binary_certificate(statement: Optimality, region: Region) -> tuple[str, str]:
     """Symbolic certificate for a mechanism on two inputs (module docstring); ``(outcome, detail)``."""
-    W = statement.mechanism
+    W, cone = statement.mechanism, statement.cone
+    if W is None or cone is None:
+        return NOT_PROVED, "the symbolic certificate needs the mechanism and the cone as matrices"
     if W.shape[0] != 2 or W.shape[1] != 2:
         return NOT_PROVED, "the symbolic certificate covers mechanisms with two inputs and two outputs"
     columns = [W.col(j) for j in range(2)]
@@ -63,7 +65,7 @@ def binary_certificate(statement: Optimality, region: Region) -> tuple[str, str]
             return NOT_PROVED, "the two columns are not provably ordered"
         v = v[::-1]
         ta, tb = tb, ta
-    rows = [statement.cone.row(i) for i in range(statement.cone.shape[0])]
+    rows = [cone.row(i) for i in range(cone.shape[0])]
     rows += [sp.Matrix([[-1, 0]]), sp.Matrix([[0, -1]])]
     for i, g in enumerate(rows):
         for k, vk in enumerate(v):
@@ -152,18 +154,18 @@ def _mu(spec: UtilitySpec, p: list[Fraction], p0: list[Fraction], p1: list[Fract
     if spec.kind == "tv":
         return (
             abs(
-                sum(a * x for a, x in zip(p0, w, strict=True))
-                - sum(b * x for b, x in zip(p1, w, strict=True))
+                sum((a * x for a, x in zip(p0, w, strict=True)), Fraction(0))
+                - sum((b * x for b, x in zip(p1, w, strict=True)), Fraction(0))
             )
             / 2
         )
     if spec.kind == "kl":
-        q0 = sum(a * x for a, x in zip(p0, w, strict=True))
-        q1 = sum(b * x for b, x in zip(p1, w, strict=True))
+        q0 = sum((a * x for a, x in zip(p0, w, strict=True)), Fraction(0))
+        q1 = sum((b * x for b, x in zip(p1, w, strict=True)), Fraction(0))
         if q0 == 0:
             return mpmath.iv.mpf(0)
         return _iv(q0) * mpmath.iv.log(_iv(q0) / _iv(q1))
-    total = sum(a * x for a, x in zip(p, w, strict=True))
+    total = sum((a * x for a, x in zip(p, w, strict=True)), Fraction(0))
     out = mpmath.iv.mpf(0)
     for a, x in zip(p, w, strict=True):
         if a and x:
@@ -204,7 +206,9 @@ def _rational_point(instance: OptimalityInstance, where: str) -> tuple[str, str]
     W = _fractions(instance.mechanism)
     G = _fractions(instance.cone)
     spec = instance.utility
-    dists = [_fractions(sp.Matrix([list(v)])) if v else [[]] for v in (spec.p, spec.p0, spec.p1)]
+    dists: list[list[list[Fraction]] | None] = [
+        _fractions(sp.Matrix([list(v)])) if v else [[]] for v in (spec.p, spec.p0, spec.p1)
+    ]
     if W is None or G is None or any(d is None for d in dists):
         return NOT_PROVED, f"not all data are rational at {where}"
     p, p0, p1 = (d[0] for d in dists)  # type: ignore[index]

@@ -6,6 +6,7 @@ import importlib
 import time
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -19,16 +20,21 @@ from privopt.verify.verdicts import Attempt
 LIBRARY_POINTS = 25
 
 
-def sym(names: str) -> tuple[sp.Symbol, ...] | sp.Symbol:
-    """Plain real symbols, as claims are written (the checkers add the assumptions)."""
-    return sp.symbols(names, real=True)
+def sym(name: str) -> sp.Symbol:
+    """A plain real symbol, as claims are written (the checkers add the assumptions)."""
+    return sp.Symbol(name, real=True)
+
+
+def syms(names: str) -> tuple[sp.Symbol, ...]:
+    """Several plain real symbols (space-separated names)."""
+    return tuple(sym(name) for name in names.split())
 
 
 class Missing(Exception):
     """A privopt function that a comparison needs is not available (yet)."""
 
 
-def optional(module: str, name: str) -> Callable[..., object]:
+def optional(module: str, name: str) -> Callable[..., Any]:
     """``module.name`` if privopt has it, else :class:`Missing` (the comparison is then skipped)."""
     try:
         found = importlib.import_module(module)

@@ -12,13 +12,21 @@ from scipy.optimize import minimize
 
 from privopt.tolerances import VERIFY_FLOAT_RTOL
 from privopt.verify.claims import Claim
-from privopt.verify.library.common import close, library_check, optional, random_distribution, relative, sym
+from privopt.verify.library.common import (
+    close,
+    library_check,
+    optional,
+    random_distribution,
+    relative,
+    sym,
+    syms,
+)
 from privopt.verify.region import Param, Point, Region
 from privopt.verify.statements import AllOf, Discrepancy, Identity, Inequality, Numerical
 
 ENTROPY = "Entropy paper"
 
-rho, Bs = sym("rho Bs")
+rho, Bs = syms("rho Bs")
 E = sp.exp(Bs)
 ROOT = sp.sqrt((E - 1) * (E - (2 * rho - 1) ** 2))
 XI_MINUS = (E + 2 * rho - 1 - ROOT) / (2 * E * rho)
@@ -147,7 +155,7 @@ def lemma_a2_point(
 
 
 def theorem1_claims() -> list[Claim]:
-    alpha, B, ps = sym("alpha B ps")
+    alpha, B, ps = syms("alpha B ps")
     formula = alpha / (alpha - 1) * sp.log((sp.exp((alpha - 1) * B / alpha) - (1 - ps)) / ps)
     sample = Region(
         (

@@ -9,8 +9,10 @@ and the explanation; :func:`examples_table` lists every printed number with its 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -90,7 +92,7 @@ def _mu(p: np.ndarray, v: np.ndarray) -> float:
 
 
 @cache
-def _quantities() -> dict[str, object]:
+def _quantities() -> dict[str, Any]:
     """Every recomputed quantity of Examples 1–5 (Theorem 1 / Prop. 2 / Def. 3 / Thm 3 / IR)."""
     p = P_HAT.reshape(-1)
     B = float(np.log1p(chi2.ppf(0.95, 3) / N_SAMPLES))  # eq. (11): F⁻¹_{χ²,3}(0.95)/n
@@ -187,7 +189,7 @@ def _match(rows: tuple[tuple[float, ...], ...], candidates: np.ndarray) -> list[
 
 
 def _printed(
-    labels_values: list[tuple[str, float] | tuple[str, float, int]],
+    labels_values: Sequence[tuple[str, float] | tuple[str, float, int]],
     compute,
     decimals: int = 4,
     slack: float = 0.0,

@@ -8,7 +8,7 @@ import numpy as np
 import sympy as sp
 
 from privopt.verify.claims import Claim
-from privopt.verify.library.common import random_distribution, sym
+from privopt.verify.library.common import random_distribution, sym, syms
 from privopt.verify.library.entropy import XI_PLUS, exact_radius
 from privopt.verify.region import Param, Point, Region
 from privopt.verify.statements import Discrepancy, Identity, Inequality, Numerical
@@ -17,7 +17,7 @@ ISIT = "ISIT paper"
 
 
 def claims() -> list[Claim]:
-    Bc, ps, rho, a = sym("Bc ps rho a")
+    Bc, ps, rho, a = syms("Bc ps rho a")
     a_s = (sp.sqrt(Bc + 1) + ps - 1) ** 2 / ps**2 - 1  # ISIT, before eq. (5)
     p_min_isit = (a_s + 2 * rho - sp.sqrt(a_s**2 + 4 * a_s * rho - 4 * a_s * rho**2)) / (
         2 * a_s + 2

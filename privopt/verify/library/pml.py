@@ -9,7 +9,14 @@ from scipy.optimize import linprog
 
 from privopt.tolerances import VERIFY_FLOAT_RTOL
 from privopt.verify.claims import Claim
-from privopt.verify.library.common import close, library_check, optional, random_distribution, relative, sym
+from privopt.verify.library.common import (
+    close,
+    library_check,
+    optional,
+    random_distribution,
+    relative,
+    syms,
+)
 from privopt.verify.region import Param, Point, Region
 from privopt.verify.statements import (
     AllOf,
@@ -24,7 +31,7 @@ from privopt.verify.statements import (
 
 PML = "PML paper"
 
-p1, beta, eps = sym("p1 beta eps")
+p1, beta, eps = syms("p1 beta eps")
 E = sp.exp(eps)
 p2 = 1 - p1
 #: The extreme points of the binary ℓ1 ball (proof of Theorem 5, Appendix C).
@@ -290,7 +297,7 @@ def _pml_at(W: np.ndarray, p: np.ndarray) -> float:
 
 
 def prop2_claims() -> list[Claim]:
-    S, M, m = sym("S M m")
+    S, M, m = syms("S M m")
     E_prime = E / (1 + beta * E / 2)
     region = Region(
         (
@@ -380,7 +387,7 @@ def _laplace_sup(q: float, b: float) -> float:
 
 
 def prop3_claims() -> list[Claim]:
-    q, b, y = sym("q b y")
+    q, b, y = syms("q b y")
     eq49 = 2 / b - sp.log(sp.exp(2 / b) * q + 1 - q)
     tail = sp.log(sp.exp(-(y - 1) / b) / (q * sp.exp(-(y - 1) / b) + (1 - q) * sp.exp(-(y + 1) / b)))
     region = Region(
@@ -509,7 +516,7 @@ def theorem4_claims() -> list[Claim]:
             Param("eps", 0, -sp.log(p1), upper_open=True, exp_symbol="E"),
         )
     )
-    N, k_, b_ = sym("N k beta")
+    N, k_, b_ = syms("N k beta")
     singular_region = Region(
         (
             Param("N", 2, 12, integer=True),
