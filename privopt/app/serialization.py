@@ -43,7 +43,7 @@ def encode_label(label: Any) -> Any:
 def decode_label(value: Any) -> Hashable:
     if isinstance(value, dict) and _TUPLE in value:
         return tuple(decode_label(v) for v in value[_TUPLE])
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def _plain(value: Any) -> Any:
@@ -71,8 +71,8 @@ def _term_back(data: dict[str, Any]) -> Term:
 def _mechanism(mechanism: Mechanism) -> dict[str, Any]:
     return {
         "matrix": mechanism.matrix.tolist(),
-        "input_labels": [encode_label(v) for v in mechanism.input_labels],  # type: ignore[union-attr]
-        "output_labels": [encode_label(v) for v in mechanism.output_labels],  # type: ignore[union-attr]
+        "input_labels": [encode_label(v) for v in mechanism.input_labels],
+        "output_labels": [encode_label(v) for v in mechanism.output_labels],
         "name": mechanism.name,
     }
 

@@ -27,7 +27,7 @@ def srlip_product(P: JointDistribution, attributes: Sequence[int], eps: float, *
             Problem(SRLIPComponent(eps / m, P, attributes, j), MutualInformation(p_j), **options)
             .solve()
             .mechanism
-        )  # type: ignore[arg-type]
+        )
         product = component if product is None else product.kron(component)
     assert product is not None
     return Mechanism(product.matrix, P.u_labels, None, name=f"SRLIP product (eps={eps:.4g})")

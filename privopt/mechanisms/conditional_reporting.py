@@ -106,13 +106,13 @@ def _cr_mechanism(F: RenyiBall, eps: float, eps2: float, radii: FloatArray, R: C
         block = np.repeat(rr[:, t, None] * decoy[None, :], n_u, axis=0)  # rows (s, u), s != t
         block[t * n_u : (t + 1) * n_u] = rr[t, t] * component.matrix
         blocks.append(block)
-    labels = [(P.s_labels[t], y) for t, c in enumerate(components) for y in c.output_labels]  # type: ignore[index, union-attr]
+    labels = [(P.s_labels[t], y) for t, c in enumerate(components) for y in c.output_labels]
     name = f"CR(eps={eps:.4g}, eps2={eps2:.4g})"
     return Mechanism(np.hstack(blocks), P.x_labels, labels, name=name)
 
 
 def _component(F: RenyiBall, R: ComponentFactory | None) -> ComponentFactory:
-    factory = R if R is not None else labelled_grr(F.center.u_labels)  # type: ignore[arg-type]
+    factory = R if R is not None else labelled_grr(F.center.u_labels)
     if not callable(factory):
         raise ValidationError(
             "R", "a factory (k, eps) -> Mechanism such as po.mechanisms.grr", type(factory).__name__

@@ -233,8 +233,8 @@ def _components(
     F: RenyiBall, R1: ComponentFactory | None, R2: ComponentFactory | None
 ) -> tuple[ComponentFactory, ComponentFactory]:
     P = F.center
-    first = R1 if R1 is not None else labelled_grr(P.s_labels)  # type: ignore[arg-type]
-    second = R2 if R2 is not None else labelled_grr(P.u_labels)  # type: ignore[arg-type]
+    first = R1 if R1 is not None else labelled_grr(P.s_labels)
+    second = R2 if R2 is not None else labelled_grr(P.u_labels)
     for name, factory in (("R1", first), ("R2", second)):
         if not callable(factory):
             raise ValidationError(

@@ -223,7 +223,7 @@ class _SliceLP:
 def _gradient(utility: SubConvexUtility, v: FloatArray) -> FloatArray:
     """A (super)gradient of ``μ`` at ``v``: the utility's own, or central finite differences."""
     if hasattr(utility, "gradient"):
-        return np.asarray(utility.gradient(v), dtype=np.float64)  # type: ignore[attr-defined]
+        return np.asarray(utility.gradient(v), dtype=np.float64)
     n = v.size
     h = 1e-7 * max(1.0, float(np.max(v)))
     plus = np.clip(v[:, None] + h * np.eye(n), 0.0, None)

@@ -106,7 +106,7 @@ class ConditionalBounds(UncertaintySet):
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.lower.shape  # type: ignore[return-value]
+        return self.lower.shape
 
     def reference(self) -> JointDistribution | None:
         return self.center

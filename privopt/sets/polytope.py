@@ -72,7 +72,7 @@ class Polytope(UncertaintySet):
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.shape_  # type: ignore[return-value]
+        return self.shape_
 
     def vertices(self) -> FloatArray:
         return self.vertex_array

@@ -18,7 +18,8 @@ bisection, which is robust because ``φ`` is convex in ``ξ`` with minimum ``−
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -82,6 +83,8 @@ class RenyiBall(UncertaintySet):
     center: JointDistribution
     radius: float
     order: float = 2.0
+    #: Envelopes and exact ℓ1 radii, computed once per ball.
+    _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, init=False, repr=False)
     level: float | None = None
 
     def __init__(
@@ -275,9 +278,9 @@ class RenyiBall(UncertaintySet):
                     f"|U| <= {EXACT_RADIUS_MAX_U}. Use method='bound' (a valid upper bound)."
                 )
             key = ("l1_radius", s)
-            if key not in self._cache:  # type: ignore[attr-defined]
-                self._cache[key] = self._exact_l1_radius(s)  # type: ignore[attr-defined]
-            return self._cache[key]  # type: ignore[attr-defined,no-any-return]
+            if key not in self._cache:
+                self._cache[key] = self._exact_l1_radius(s)
+            return self._cache[key]
         if method == "closed_form":
             if not is_order(self.order, 2.0):
                 raise NotSupportedError(
@@ -380,9 +383,9 @@ class RenyiBall(UncertaintySet):
           the convex ball — cuts the vertex off.
         """
         key = (s, envelope)
-        if key not in self._cache:  # type: ignore[attr-defined]
-            self._cache[key] = self._envelope(s, envelope)  # type: ignore[attr-defined]
-        return self._cache[key]  # type: ignore[attr-defined,no-any-return]
+        if key not in self._cache:
+            self._cache[key] = self._envelope(s, envelope)
+        return self._cache[key]
 
     def _envelope(self, s: int, envelope: str) -> FloatArray:
         if envelope == "lower":

@@ -453,7 +453,7 @@ def evaluate(expr: sp.Basic, region: Region, working: Mapping[str, sp.Rational])
 
 
 @lru_cache(maxsize=4096)
-def _lambdify(expr: sp.Basic, args: tuple[sp.Symbol, ...]):  # type: ignore[no-untyped-def]
+def _lambdify(expr: sp.Basic, args: tuple[sp.Symbol, ...]):
     return sp.lambdify(args, expr, modules="mpmath")
 
 

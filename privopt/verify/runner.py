@@ -38,7 +38,7 @@ def claim_rng(seed: int, name: str) -> np.random.Generator:
     return np.random.default_rng([int(seed), zlib.crc32(name.encode())])
 
 
-def _safe(function, *args) -> Attempt | None:  # type: ignore[no-untyped-def]
+def _safe(function, *args) -> Attempt | None:
     start = time.perf_counter()
     try:
         return function(*args)

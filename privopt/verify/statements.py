@@ -253,7 +253,7 @@ class Optimality:
     def expressions(self) -> list[sp.Basic]:
         if self.instance is not None:
             return []
-        return [self.mechanism, self.cone, *self.utility.expressions()]  # type: ignore[list-item]
+        return [self.mechanism, self.cone, *self.utility.expressions()]
 
 
 @dataclass(frozen=True)

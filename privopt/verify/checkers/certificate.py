@@ -117,7 +117,7 @@ def exact_vertices(rows: list[list[Fraction]], n: int) -> list[Vector]:
     variables = [ppl.Variable(i) for i in range(n)]
     system = ppl.Constraint_System()
 
-    def expression(coefficients: list[int]):  # type: ignore[no-untyped-def]
+    def expression(coefficients: list[int]):
         expr = ppl.Linear_Expression(0)
         for variable, c in zip(variables, coefficients, strict=True):
             if c:
@@ -149,7 +149,7 @@ def _iv(x: Fraction) -> mpmath.mpi:
     return mpmath.iv.mpf(x.numerator) / x.denominator
 
 
-def _mu(spec: UtilitySpec, p: list[Fraction], p0: list[Fraction], p1: list[Fraction], w: Vector):  # type: ignore[no-untyped-def]
+def _mu(spec: UtilitySpec, p: list[Fraction], p0: list[Fraction], p1: list[Fraction], w: Vector):
     """``μ(w)``: a Fraction for total variation, an mpmath interval for MI and KL."""
     if spec.kind == "tv":
         return (

@@ -47,7 +47,7 @@ def prove_statement(statement: Identity | Inequality | AllOf, region: Region) ->
     return PROVED, f"all {len(parts)} part(s) proved" if len(parts) > 1 else parts[0][0] + " proved"
 
 
-def run_bounded(function, args: tuple, time_limit: float, description: str, checker: str) -> Attempt:  # type: ignore[no-untyped-def,type-arg]
+def run_bounded(function, args: tuple, time_limit: float, description: str, checker: str) -> Attempt:
     """``function(*args) -> (outcome, detail[, counterexample])`` in a child process stopped after
     ``time_limit`` seconds."""
     start = time.perf_counter()

@@ -43,7 +43,7 @@ def optional(module: str, name: str) -> Callable[..., Any]:
     function = getattr(found, name, None)
     if function is None:
         raise Missing(f"{module}.{name} is not available in this version of privopt")
-    return function  # type: ignore[no-any-return]
+    return function
 
 
 def relative(a: float, b: float) -> float:

@@ -131,7 +131,7 @@ def _joint(point: Point, rng: np.random.Generator) -> tuple[np.ndarray, float, f
     return P, float(point.working["alpha"]), float(point.working["B"]), int(rng.integers(n_s))
 
 
-def _boundary(start: np.ndarray, target: np.ndarray, divergence, level: float) -> np.ndarray | None:  # type: ignore[no-untyped-def]
+def _boundary(start: np.ndarray, target: np.ndarray, divergence, level: float) -> np.ndarray | None:
     """The point of the segment from ``start`` towards ``target`` where ``divergence`` reaches ``level``."""
     if divergence(target) <= level:
         return None
@@ -706,7 +706,7 @@ def theorem6_claims() -> list[Claim]:
         n_s, n_u = int(rng.integers(2, 4)), int(rng.integers(2, 4))
         P = JointDistribution(random_distribution(rng, n_s * n_u, floor=0.01).reshape(n_s, n_u), n=1000)
         e = float(rng.uniform(0.1, 3))
-        W = np.asarray(at(RenyiBall.confidence(P), e, float(rng.uniform(0, e))).matrix)  # type: ignore[attr-defined]
+        W = np.asarray(at(RenyiBall.confidence(P), e, float(rng.uniform(0, e))).matrix)
         # W = R1 ⊗ R2 with R1 on S (|S| outputs) and R2 on U (|U| outputs): recover the factors.
         blocks = W.reshape(n_s, n_u, n_s, n_u)
         R1, R2 = blocks.sum(axis=3)[:, 0, :], blocks.sum(axis=2)[0, :, :]

@@ -193,11 +193,11 @@ def _printed(
     compute,
     decimals: int = 4,
     slack: float = 0.0,
-) -> Printed:  # type: ignore[no-untyped-def]
+) -> Printed:
     """Printed numbers ``(label, value[, decimals])`` against ``compute()``."""
     numbers = tuple(
         PrintedNumber(item[0], item[1], item[2] if len(item) > 2 else decimals) for item in labels_values
-    )  # type: ignore[misc]
+    )
     return Printed(numbers, compute, slack)
 
 
@@ -216,27 +216,27 @@ def claims() -> list[Claim]:
             "P̂_s2": ps[1],
             "P̂_u1|s2": c[1, 0],
             "P̂_u2|s2": c[1, 1],
-        }  # type: ignore[index]
+        }
 
     def b_s() -> dict[str, float]:
-        return {"B_s1": q()["B_s"][0], "B_s2": q()["B_s"][1]}  # type: ignore[index]
+        return {"B_s1": q()["B_s"][0], "B_s2": q()["B_s"][1]}
 
     def lower_bounds() -> dict[str, float]:
         L = q()["L"]
-        return {"L_u1|s1": L[0, 0], "L_u2|s1": L[0, 1], "L_u1|s2": L[1, 0], "L_u2|s2": L[1, 1]}  # type: ignore[index]
+        return {"L_u1|s1": L[0, 0], "L_u2|s1": L[0, 1], "L_u1|s2": L[1, 0], "L_u2|s2": L[1, 1]}
 
     def lower_from_printed() -> dict[str, float]:
         lower, c = q()["lower"], q()["cond"]
         return {
-            "L_u1|s1": lower(0.3782, c[0, 0]),  # type: ignore[operator,index]
-            "L_u2|s1": lower(0.3782, c[0, 1]),  # type: ignore[operator,index]
-            "L_u1|s2": lower(0.0900, c[1, 0]),  # type: ignore[operator,index]
-            "L_u2|s2": lower(0.0900, c[1, 1]),  # type: ignore[operator,index]
+            "L_u1|s1": lower(0.3782, c[0, 0]),
+            "L_u2|s1": lower(0.3782, c[0, 1]),
+            "L_u1|s2": lower(0.0900, c[1, 0]),
+            "L_u2|s2": lower(0.0900, c[1, 1]),
         }
 
     def intervals() -> dict[str, float]:
         up, rad = q()["upper"], q()["rad"]
-        return {"max R_u1|s1": up[0, 0], "max R_u1|s2": up[1, 0], "rad_s1": rad[0], "rad_s2": rad[1]}  # type: ignore[index]
+        return {"max R_u1|s1": up[0, 0], "max R_u1|s2": up[1, 0], "rad_s1": rad[0], "rad_s2": rad[1]}
 
     def intervals_from_printed() -> dict[str, float]:
         c = q()["cond"]
@@ -245,8 +245,8 @@ def claims() -> list[Claim]:
         return {
             "max R_u1|s1": up[0],
             "max R_u1|s2": up[1],
-            "rad_s1": 2 * max(c[0, 0] - low[0], up[0] - c[0, 0]),  # type: ignore[index]
-            "rad_s2": 2 * max(c[1, 0] - low[1], up[1] - c[1, 0]),  # type: ignore[index]
+            "rad_s1": 2 * max(c[0, 0] - low[0], up[0] - c[0, 0]),
+            "rad_s2": 2 * max(c[1, 0] - low[1], up[1] - c[1, 0]),
         }
 
     def f_prime_vertices() -> dict[str, float]:
@@ -262,67 +262,67 @@ def claims() -> list[Claim]:
         return {"coefficient of P_s1,u1": 1 - 0.1620}
 
     def cone() -> dict[str, float]:
-        return {"inequalities of form (43)": float(q()["rows"]), "vertices of Γ̂": float(len(q()["vertices"]))}  # type: ignore[arg-type]
+        return {"inequalities of form (43)": float(q()["rows"]), "vertices of Γ̂": float(len(q()["vertices"]))}
 
     def vertices() -> dict[str, float]:
-        matched = _match(PRINTED_V, q()["vertices"])  # type: ignore[arg-type]
+        matched = _match(PRINTED_V, q()["vertices"])
         return {f"V[{i + 1},{j + 1}]": float(v[j]) for i, v in enumerate(matched) for j in range(4)}
 
     def mus() -> dict[str, float]:
         V, mu = q()["vertices"], q()["mu"]
-        index = [int(np.argmin(np.abs(V - np.array(r)).max(axis=1))) for r in PRINTED_V]  # type: ignore[operator]
-        return {f"μ[{i + 1}]": float(mu[k]) for i, k in enumerate(index)}  # type: ignore[index]
+        index = [int(np.argmin(np.abs(V - np.array(r)).max(axis=1))) for r in PRINTED_V]
+        return {f"μ[{i + 1}]": float(mu[k]) for i, k in enumerate(index)}
 
     def thetas() -> dict[str, float]:
         V, theta = q()["vertices"], q()["theta"]
-        index = [int(np.argmin(np.abs(V - np.array(r)).max(axis=1))) for r in PRINTED_V]  # type: ignore[operator]
-        return {f"θ̂[{i + 1}]": float(theta[k]) for i, k in enumerate(index)}  # type: ignore[index]
+        index = [int(np.argmin(np.abs(V - np.array(r)).max(axis=1))) for r in PRINTED_V]
+        return {f"θ̂[{i + 1}]": float(theta[k]) for i, k in enumerate(index)}
 
     def q_polyopt() -> dict[str, float]:
-        columns = q()["Q"].T  # type: ignore[union-attr]
+        columns = q()["Q"].T
         matched = _match(PRINTED_Q, columns)
         return {f"Q[y{i + 1}, x{j + 1}]": float(v[j]) for i, v in enumerate(matched) for j in range(4)}
 
     def utility() -> dict[str, float]:
-        return {"I_P̂(X;Y)": q()["I"]}  # type: ignore[dict-item]
+        return {"I_P̂(X;Y)": q()["I"]}
 
     def utility_true() -> dict[str, float]:
-        return {"I_P*(X;Y)": q()["I_true_Q"]}  # type: ignore[dict-item]
+        return {"I_P*(X;Y)": q()["I_true_Q"]}
 
     def ex4() -> dict[str, float]:
         grr, srr = q()["grr"], q()["srr"]
         p, pt = P_HAT.reshape(-1), P_TRUE.reshape(-1)
         return {
-            "GRR diagonal": grr[0, 0],  # type: ignore[index]
-            "GRR off-diagonal": grr[0, 1],  # type: ignore[index]
-            "SRR diagonal": srr[0, 0],  # type: ignore[index]
-            "SRR same s": srr[0, 1],  # type: ignore[index]
-            "SRR other s": srr[0, 2],  # type: ignore[index]
-            "I_P̂(X; GRR)": _mi(p, grr),  # type: ignore[arg-type]
-            "I_P̂(X; SRR)": _mi(p, srr),  # type: ignore[arg-type]
-            "I_P*(X; GRR)": _mi(pt, grr),  # type: ignore[arg-type]
-            "I_P*(X; SRR)": _mi(pt, srr),  # type: ignore[arg-type]
+            "GRR diagonal": grr[0, 0],
+            "GRR off-diagonal": grr[0, 1],
+            "SRR diagonal": srr[0, 0],
+            "SRR same s": srr[0, 1],
+            "SRR other s": srr[0, 2],
+            "I_P̂(X; GRR)": _mi(p, grr),
+            "I_P̂(X; SRR)": _mi(p, srr),
+            "I_P*(X; GRR)": _mi(pt, grr),
+            "I_P*(X; SRR)": _mi(pt, srr),
         }
 
     def ex5() -> dict[str, float]:
         d, ir = q()["d"], q()["ir"]
-        k = 2 / d  # type: ignore[operator]
+        k = 2 / d
         return {
-            "d": d,  # type: ignore[dict-item]
+            "d": d,
             "2/d": k,
             "2/d − 1": k - 1,
             "2 − 2/d": 2 - k,
             "2·(2/d)": 2 * k,
             "2·(2/d − 1)": 2 * (k - 1),
-            "optimal ε2": q()["eps2"],  # type: ignore[dict-item]
-            "I_P̂(X;Y)": q()["I_ir"],  # type: ignore[dict-item]
-            "Q_IR large entry": ir[0, 0],  # type: ignore[index]
-            "Q_IR small entry": ir[0, 1],  # type: ignore[index]
-            "I_P*(X;Y)": _mi(P_TRUE.reshape(-1), ir),  # type: ignore[arg-type]
+            "optimal ε2": q()["eps2"],
+            "I_P̂(X;Y)": q()["I_ir"],
+            "Q_IR large entry": ir[0, 0],
+            "Q_IR small entry": ir[0, 1],
+            "I_P*(X;Y)": _mi(P_TRUE.reshape(-1), ir),
         }
 
     def ex5_from_printed() -> dict[str, float]:
-        return {"d": min(2.0, 2 * max(0.6107, 0.3061) + float(q()["spread"]))}  # type: ignore[arg-type]
+        return {"d": min(2.0, 2 * max(0.6107, 0.3061) + float(q()["spread"]))}
 
     def polyopt_library(rng: np.random.Generator) -> Discrepancy:
         from privopt import designs
@@ -332,7 +332,7 @@ def claims() -> list[Claim]:
 
         P = JointDistribution(P_HAT, n=N_SAMPLES)
         value = MutualInformation(P).value(designs.polyopt(RenyiBall.confidence(P), EPS))
-        return close(value, float(q()["I"]), "designs.polyopt: I_P̂(X;Y)")  # type: ignore[arg-type]
+        return close(value, float(q()["I"]), "designs.polyopt: I_P̂(X;Y)")
 
     def ir_library(rng: np.random.Generator) -> Discrepancy:
         from privopt import mechanisms
@@ -342,7 +342,7 @@ def claims() -> list[Claim]:
         P = JointDistribution(P_HAT, n=N_SAMPLES)
         design = mechanisms.independent_reporting(RenyiBall.confidence(P), EPS)
         return Discrepancy(
-            max(abs(design.d - float(q()["d"])), abs(design.value - float(q()["I_ir"]))),  # type: ignore[arg-type]
+            max(abs(design.d - float(q()["d"])), abs(design.value - float(q()["I_ir"]))),
             1e-6,
             f"mechanisms.independent_reporting: d = {design.d:.6g}, ε2 = {design.eps2:.6g}, I = {design.value:.6g}",
         )
@@ -353,7 +353,7 @@ def claims() -> list[Claim]:
 
         F = RenyiBall.confidence(JointDistribution(P_HAT, n=N_SAMPLES))
         got = np.concatenate([[F.radius], F.projection_radii(), F.lower_bounds().reshape(-1)])
-        want = np.concatenate([[q()["B"]], q()["B_s"], q()["L"].reshape(-1)])  # type: ignore[union-attr]
+        want = np.concatenate([[q()["B"]], q()["B_s"], q()["L"].reshape(-1)])
         return Discrepancy(float(np.max(np.abs(got - want))), 1e-12, "RenyiBall.confidence: B, B_s, L")
 
     ex = ENTROPY + " Example"

@@ -39,7 +39,7 @@ def _alpha_param() -> Param:
     return Param("alpha", 0, None, exp_symbol="E")
 
 
-def _random_joint(rng: np.random.Generator):  # type: ignore[no-untyped-def]
+def _random_joint(rng: np.random.Generator):
     from privopt.data.distribution import JointDistribution
 
     n_s, n_u = int(rng.integers(2, 4)), int(rng.integers(2, 6))
@@ -181,12 +181,12 @@ def cr_claims() -> list[Claim]:
         cr_lip_channel = optional("privopt.mechanisms.conditional_reporting_lip", "cr_lip_channel")
         P = _random_joint(rng)
         a_ = float(rng.uniform(0, 5))
-        report = audit(cr_lip_channel(P, a_), LIP(0.0, P))  # type: ignore[arg-type]
+        report = audit(cr_lip_channel(P, a_), LIP(0.0, P))
         cond, marg = P.conditional_u_given_s(), P.p_u
         b = cond.sum(axis=0)
         want = float(np.max(np.abs(np.log(np.expm1(a_) * cond + b) - np.log(np.expm1(a_) * marg + b))))
         return Discrepancy(
-            max(abs(report.eps - want), abs(float(cr_lip_leakage(P, a_)) - want)) / max(1.0, want),  # type: ignore[arg-type]
+            max(abs(report.eps - want), abs(float(cr_lip_leakage(P, a_)) - want)) / max(1.0, want),
             VERIFY_FLOAT_RTOL,
             f"eq. (33) {want:.10g}, audit of cr_lip_channel {report.eps:.10g}, cr_lip_leakage {cr_lip_leakage(P, a_):.10g}",
         )
@@ -198,7 +198,7 @@ def cr_claims() -> list[Claim]:
         cr_lip_channel = optional("privopt.mechanisms.conditional_reporting_lip", "cr_lip_channel")
         P = _random_joint(rng)
         a_ = float(rng.uniform(0, 5))
-        report = audit(cr_lip_channel(P, a_), SensitiveLDP(a_, P))  # type: ignore[arg-type]
+        report = audit(cr_lip_channel(P, a_), SensitiveLDP(a_, P))
         return Discrepancy(
             max(0.0, report.eps - a_),
             1e-9,

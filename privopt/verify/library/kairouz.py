@@ -20,7 +20,7 @@ KAIROUZ = "Kairouz et al."
 THRESHOLD_GRID = np.round(np.arange(0.05, 12.0001, 0.05), 10)
 
 
-def binary_mechanism(p0: list, p1: list, e: sp.Expr) -> sp.Matrix:  # type: ignore[type-arg]
+def binary_mechanism(p0: list, p1: list, e: sp.Expr) -> sp.Matrix:
     """The binary mechanism: ``Q(0|x) = e^ε/(1 + e^ε)`` if ``P0(x) >= P1(x)``, else ``1/(1 + e^ε)``."""
     rows = []
     for a, b in zip(p0, p1, strict=True):

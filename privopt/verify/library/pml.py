@@ -85,7 +85,7 @@ def _float_point(region: Region, rng: np.random.Generator) -> dict[str, float]:
     return region.sample(rng, 1)[0].floats()
 
 
-def _theorem5_library(region: Region):  # type: ignore[no-untyped-def]
+def _theorem5_library(region: Region):
     from privopt.audit import audit
     from privopt.data.mechanism import Mechanism
     from privopt.definitions import PML
@@ -109,7 +109,7 @@ def _theorem5_library(region: Region):  # type: ignore[no-untyped-def]
             theorem5_matrix().subs({p1: x["p1"], beta: x["beta"], eps: x["eps"]}).evalf(30).tolist(),
             dtype=float,
         )
-        got = np.asarray(function(x["p1"], x["beta"], x["eps"]).matrix)  # type: ignore[attr-defined]
+        got = np.asarray(function(x["p1"], x["beta"], x["eps"]).matrix)
         return Discrepancy(
             float(np.max(np.abs(got - W))),
             VERIFY_FLOAT_RTOL,
@@ -130,7 +130,7 @@ def theorem5_claims() -> list[Claim]:
     variant = W.copy()
     variant[0, 0] = E * (1 - p1 - beta / 2) / (1 + beta * E)
 
-    def compare(x: dict[str, float]):  # type: ignore[no-untyped-def]
+    def compare(x: dict[str, float]):
         from privopt.definitions import PML
         from privopt.sets import L1Ball
         from privopt.utilities import MutualInformation
@@ -224,7 +224,7 @@ def remark3_claims() -> list[Claim]:
 
         function = optional("privopt.mechanisms.pml_binary", "binary_pml_mechanism")
         e = float(rng.uniform(0.0, 5.0))
-        got = np.asarray(function(0.5, 1.0 - 1e-12, e).matrix)  # type: ignore[attr-defined]
+        got = np.asarray(function(0.5, 1.0 - 1e-12, e).matrix)
         want = mechanisms.randomized_response(e).matrix
         return Discrepancy(
             float(np.max(np.abs(got - want))),
@@ -420,7 +420,7 @@ def prop3_claims() -> list[Claim]:
             float(laplace_pml(bb, [1 - qq, qq])),
             want,
             "privopt.mechanisms.additive_noise.laplace_pml vs eq. (49)",
-        )  # type: ignore[arg-type]
+        )
 
     return [
         Claim(
