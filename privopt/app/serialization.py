@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -63,8 +64,8 @@ def _mechanism(mechanism: Mechanism) -> dict[str, Any]:
 def _mechanism_back(data: dict[str, Any]) -> Mechanism:
     return Mechanism(
         data["matrix"],
-        [decode_label(v) for v in data["input_labels"]],
-        [decode_label(v) for v in data["output_labels"]],
+        tuple(decode_label(v) for v in data["input_labels"]),
+        tuple(decode_label(v) for v in data["output_labels"]),
         name=data["name"],
     )
 
@@ -253,7 +254,7 @@ def _compiled_back(data: dict[str, Any]) -> CompiledProblem:
     )
 
 
-_WRITERS = {
+_WRITERS: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {
     Solution: ("Solution", _solution),
     Mechanism: ("Mechanism", _mechanism),
     AuditReport: ("AuditReport", _audit),
@@ -282,8 +283,7 @@ def to_json(obj: Any) -> str:
     a JointDistribution."""
     form = form_of(obj)
     if form is not None:
-        name, writer = form
-        return _document(name, writer(obj))
+        return _document(form[0], form[1](obj))
     for cls, (name, writer) in _WRITERS.items():
         if isinstance(obj, cls):
             return _document(name, writer(obj))

@@ -17,7 +17,7 @@ import contextlib
 import difflib
 import math
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import UnionType
@@ -254,7 +254,7 @@ class SecretTable(_Table):
         return self
 
 
-#: ``[s, u]`` labels of two secrets (kind ``pufferfish``).
+#: The names of two secrets (kind ``pufferfish``).
 SecretPair = Annotated[list[str], Field(min_length=2, max_length=2)]
 Distance = Annotated[float, Field(ge=0.0, allow_inf_nan=True)]
 
@@ -580,7 +580,7 @@ def _statistic(labels: SpecLabels, table: StatisticTable, where: str) -> Statist
     return labels.statistic(key, getattr(table, key), f"{where}.{key}" if key != "marginal" else where)
 
 
-def as_set(F: Any) -> po.UncertaintySet:
+def _as_set(F: Any) -> po.UncertaintySet:
     """The set a definition ranges over (a distribution stands for the point ``{P}``)."""
     return F if isinstance(F, po.UncertaintySet) else po.Point(F)
 
@@ -701,7 +701,7 @@ class Spec:
     def _ratio(self, P: po.JointDistribution, F: Any) -> po.RatioConstraints:
         table = self.model.definition
         assert table.pairs is not None  # required for kind 'ratio'
-        labels = SpecLabels.of(P, as_set(F), table.on)
+        labels = SpecLabels.of(P, _as_set(F), table.on)
         pairs = []
         for i, pair in enumerate(table.pairs):
             where = f"[definition].pairs[{i}]"
@@ -718,8 +718,8 @@ class Spec:
         table = self.model.definition
         assert table.secrets is not None  # required for kind 'pufferfish'
         assert table.discriminative_pairs is not None
-        labels = SpecLabels.of(P, as_set(F), table.on)
-        secrets = {
+        labels = SpecLabels.of(P, _as_set(F), table.on)
+        secrets: dict[Hashable, list[Hashable]] = {
             name: labels.event(secret.records, secret.s, secret.u, f"[definition].secrets.{name}")
             for name, secret in table.secrets.items()
         }
@@ -731,10 +731,10 @@ class Spec:
                         f"the name of a secret ({', '.join(map(repr, secrets))})",
                         repr(name),
                     )
-        for name, event in secrets.items():
+        for secret, event in secrets.items():
             if not event:
                 raise ValidationError(
-                    f"[definition].secrets.{name}", "an event with at least one record", "none"
+                    f"[definition].secrets.{secret}", "an event with at least one record", "none"
                 )
         return po.Pufferfish(
             secrets,
