@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 PYTEST  := $(BIN)/python -m pytest
 
-.PHONY: setup demo test test-fast test-slow bench lint docs clean
+.PHONY: setup demo test test-fast test-slow bench lint docs notebooks clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -36,11 +36,16 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 lint: $(STAMP)
-	$(BIN)/ruff check privopt solvers tests benchmarks
-	$(BIN)/ruff format --check privopt solvers tests benchmarks
+	$(BIN)/ruff check privopt solvers tests benchmarks tools docs/hooks
+	$(BIN)/ruff format --check privopt solvers tests benchmarks tools docs/hooks
 
+# The site shows the notebooks with the outputs stored in them (it does not run them).
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# Re-run every notebook in its reduced (CI) mode and store the outputs the site shows (~3 minutes).
+notebooks: $(STAMP)
+	$(BIN)/python tools/run_notebooks.py
 
 clean:
 	rm -rf $(VENV) site .pytest_cache .hypothesis .benchmarks

@@ -91,7 +91,10 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path):
     unknown.write_text("[data]\nprobabilities = [[0.5, 0.5]]\n[definition]\nkind = 'DP'\neps = 1\n")
     result = CliRunner().invoke(app, ["design", str(unknown)])
     assert result.exit_code == 2
-    assert "[definition].kind: expected 'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP' or 'PML'" in result.output
+    assert (
+        "[definition].kind: expected 'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP', 'PML', 'ratio'"
+        in result.output
+    )
     assert "got str 'DP'" in result.output
 
 

@@ -18,7 +18,8 @@ def _contradiction() -> po.RatioConstraints:
 
 def test_infeasible_cone():
     with pytest.raises(
-        po.InfeasibleError, match=r"Contradiction\(eps=0\): no mechanism has all its columns in the cone"
+        po.InfeasibleError,
+        match=r"RatioConstraints\('Contradiction', eps=0, 1 pair\): no mechanism has all its columns in the cone",
     ):
         po.Problem(_contradiction(), po.MutualInformation([0.5, 0.5])).solve()
 

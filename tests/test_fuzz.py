@@ -239,10 +239,27 @@ CASES = [
         None,
         st.fixed_dictionaries(
             {
-                "type": st.sampled_from(["Mechanism", "Solution", "AuditReport", "RowCone", "Bogus"]),
+                "type": st.sampled_from(
+                    [
+                        *("Mechanism", "Solution", "AuditReport", "RowCone", "Bogus"),
+                        *(
+                            "SensitiveLDP",
+                            "Pufferfish",
+                            "MetricLDP",
+                            "RatioConstraints",
+                            "RenyiBall",
+                            "Point",
+                        ),
+                    ]
+                ),
                 "data": st.one_of(
                     st.dictionaries(
-                        st.sampled_from(["matrix", "input_labels", "output_labels", "name"]),
+                        st.sampled_from(
+                            [
+                                *("matrix", "input_labels", "output_labels", "name", "eps", "uncertainty"),
+                                *("secrets", "distances", "labels", "pairs", "center"),
+                            ]
+                        ),
                         st.one_of(
                             st.text(max_size=3),
                             st.lists(st.lists(st.text(max_size=2), max_size=2), max_size=2),

@@ -46,3 +46,11 @@ def test_notebook_is_in_sync_with_its_python_twin(path: Path) -> None:
     cells = [(c.cell_type, c.source.strip()) for c in nbformat.read(path, as_version=4).cells]
     twin_cells = [(c.cell_type, c.source.strip()) for c in jupytext.read(twin).cells]
     assert cells == twin_cells, f"{path.name} and {twin.name} differ: run jupytext --sync {twin}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_stored_with_its_outputs(path: Path) -> None:
+    """The site shows the stored outputs: every code cell ran, once, top to bottom (`make notebooks`)."""
+    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    counts = [cell.execution_count for cell in cells]
+    assert counts == list(range(1, len(cells) + 1)), f"{path.name}: run `make notebooks` ({counts})"

@@ -128,3 +128,15 @@ def test_cli_reproduce(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["reproduce", "fig-42", "--out", str(tmp_path)])
     assert bad.exit_code == 2
     assert "name: expected a figure among" in bad.output
+
+
+def test_pml_fig3_delta_axis_shows_probabilities():
+    """PML Fig. 3(a) plots a failure probability on a log axis: [1e-12, 1], not the autoscaled 1e8 top
+    of a capped curve or the 1e-300 of an underflowing one."""
+    from privopt.experiments.figures import pml
+
+    plotted = pml.plot_fig3(pml.run_fig3(RunOptions(full=False, **SERIAL)))
+    delta_axis = plotted.axes[0]
+    assert delta_axis.get_yscale() == "log"
+    assert delta_axis.get_ylim() == pytest.approx(pml.FIG3_DELTA_AXIS)
+    assert pml.FIG3_DELTA_AXIS[1] < 10  # δ <= 1: no decade above 1

@@ -1,22 +1,26 @@
-"""JSON round trips for solutions, mechanisms, audits and compiled problems.
+"""JSON round trips for solutions, mechanisms, audits, compiled problems and privacy definitions.
 
 ``po.save(obj, path)`` writes ``{"privopt": version, "type": ..., "data": ...}``; ``po.load(path)``
 returns an equal object. Floats are written with ``repr`` precision, so a loaded mechanism has the
-same matrix bit for bit; labels keep their Python types (tuples are tagged).
+same matrix bit for bit; labels keep their Python types (tuples are tagged). Definitions, uncertainty
+sets and distributions are written by their own fields (:mod:`privopt.app.json_forms`), so a loaded
+definition compiles to the same cone and gives the same optimum.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Hashable
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from privopt._version import __version__
 from privopt.app.files import read_text, write_text
+from privopt.app.json_forms import FORMS, decode_label, encode_label, form_of
 from privopt.audit import AuditReport, Witness
 from privopt.compiler.cone import RatioBlock, RatioGroup, RowCone
 from privopt.compiler.estimate import VertexEstimate
@@ -25,25 +29,6 @@ from privopt.data.terms import PairLabel, Term
 from privopt.errors import PrivoptError, ValidationError
 from privopt.problem import Certificate, CompiledProblem, Solution, SolveStats, Status
 from privopt.routes.pricing.certificate import PricingCertificate
-
-_TUPLE = "__tuple__"
-
-
-def encode_label(label: Any) -> Any:
-    """A JSON-native form of a label (tuples tagged so that they come back as tuples)."""
-    if isinstance(label, np.generic):
-        return label.item()
-    if isinstance(label, tuple):
-        return {_TUPLE: [encode_label(v) for v in label]}
-    if label is None or isinstance(label, (str, int, float, bool)):
-        return label
-    raise ValidationError("label", "a str, number, bool, None or tuple of those (to write JSON)", repr(label))
-
-
-def decode_label(value: Any) -> Hashable:
-    if isinstance(value, dict) and _TUPLE in value:
-        return tuple(decode_label(v) for v in value[_TUPLE])
-    return value
 
 
 def _plain(value: Any) -> Any:
@@ -80,8 +65,8 @@ def _mechanism(mechanism: Mechanism) -> dict[str, Any]:
 def _mechanism_back(data: dict[str, Any]) -> Mechanism:
     return Mechanism(
         data["matrix"],
-        [decode_label(v) for v in data["input_labels"]],
-        [decode_label(v) for v in data["output_labels"]],
+        tuple(decode_label(v) for v in data["input_labels"]),
+        tuple(decode_label(v) for v in data["output_labels"]),
         name=data["name"],
     )
 
@@ -272,7 +257,7 @@ def _compiled_back(data: dict[str, Any]) -> CompiledProblem:
     )
 
 
-_WRITERS = {
+_WRITERS: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {
     Solution: ("Solution", _solution),
     Mechanism: ("Mechanism", _mechanism),
     AuditReport: ("AuditReport", _audit),
@@ -291,14 +276,22 @@ _READERS = {
 
 
 # ---------------------------------------------------------------------- public
+def _document(name: str, data: dict[str, Any]) -> str:
+    return json.dumps({"privopt": __version__, "type": name, "data": data}, indent=1)
+
+
 def to_json(obj: Any) -> str:
-    """A JSON text for a Solution, Mechanism, AuditReport, Certificate, RowCone or CompiledProblem."""
+    """A JSON text for a Solution, Mechanism, AuditReport, Certificate, RowCone, CompiledProblem, a
+    privacy definition (the built-ins, RatioConstraints, Pufferfish, MetricLDP), an uncertainty set or
+    a JointDistribution."""
+    form = form_of(obj)
+    if form is not None:
+        return _document(form[0], form[1](obj))
     for cls, (name, writer) in _WRITERS.items():
         if isinstance(obj, cls):
-            from privopt._version import __version__
-
-            return json.dumps({"privopt": __version__, "type": name, "data": writer(obj)}, indent=1)
-    raise ValidationError("obj", f"one of {', '.join(n for n, _ in _WRITERS.values())}", type(obj).__name__)
+            return _document(name, writer(obj))
+    kinds = [*(n for n, _ in _WRITERS.values()), "a privacy definition, uncertainty set or JointDistribution"]
+    raise ValidationError("obj", f"one of {', '.join(kinds)}", type(obj).__name__)
 
 
 def from_json(text: str) -> Any:
@@ -311,7 +304,8 @@ def from_json(text: str) -> Any:
         raise ValidationError("text", "a JSON text (str)", type(text).__name__)
     try:
         document = json.loads(text)
-        reader = _READERS[document["type"]]
+        name = document["type"]
+        reader = _READERS[name] if name in _READERS else FORMS[name][1]
         return reader(document["data"])
     except PrivoptError:
         raise

@@ -17,10 +17,11 @@ import contextlib
 import difflib
 import math
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
 import numpy as np
 import pydantic
@@ -29,6 +30,8 @@ from pydantic_core import PydanticCustomError
 
 import privopt as po
 from privopt.app.files import read_csv, read_text
+from privopt.app.spec_definitions import STATISTIC_KEYS, SpecLabels, call_factory, load_factory
+from privopt.data.statistics import Statistic
 from privopt.errors import ValidationError
 from privopt.tolerances import EPS_MAX
 from privopt.validation import as_float_array
@@ -46,7 +49,9 @@ def _lower(value: Any) -> Any:
 _LOWER = BeforeValidator(_lower)
 DataFormat = Annotated[Literal["csv", "adult"], _LOWER]
 Split = Annotated[Literal["train", "test", "all"], _LOWER]
-DefinitionKind = Annotated[Literal["ldp", "sensitiveldp", "rldp", "lip", "pml"], _LOWER]
+DefinitionKind = Annotated[
+    Literal["ldp", "sensitiveldp", "rldp", "lip", "pml", "ratio", "pufferfish", "metric"], _LOWER
+]
 Alphabet = Annotated[Literal["x", "u"], _LOWER]
 SetKind = Annotated[Literal["point", "renyi", "l1", "simplex"], _LOWER]
 UtilityKind = Annotated[Literal["mi", "nmi", "sibson"], _LOWER]
@@ -152,16 +157,148 @@ class DataTable(_Table):
         return sources[0]
 
 
-class DefinitionTable(_Table):
-    """``[definition]``: the privacy definition."""
+def _one_or_list(value: Any) -> Any:
+    """A single statistic (a table or ``"marginal"``) stands for a list of one."""
+    return value if isinstance(value, list) else [value]
 
-    kind: DefinitionKind = Field(
-        description="'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP' or 'PML' (any case)"
+
+def _shorthand(word: str, table: dict[str, Any], list_key: str | None = None) -> Callable[[Any], Any]:
+    """Read the string ``word`` as the table ``table`` (and a list as ``{list_key = list}``)."""
+
+    def expand(value: Any) -> Any:
+        if isinstance(value, str) and value.lower() == word:
+            return table
+        if list_key is not None and isinstance(value, list):
+            return {list_key: value}
+        return value
+
+    return expand
+
+
+class StatisticTable(_Table):
+    """A statistic of a column ``w = W[:, y]`` in `left` and `right` of a pair (kind ``ratio``): a table
+    with exactly one of these keys, or the string `"marginal"` (docs/custom-definitions.md)."""
+
+    s: Label | None = Field(default=None, description="a label of S: P(Y=y | S=s)")
+    x: Label | list[Label] | None = Field(
+        default=None,
+        description="a mechanism input: P(Y=y | X=x), x a record [s, u] (a label of U when on = 'u')",
+    )
+    event: list[Label | list[Label]] | None = Field(
+        default=None, description="a list of records [s, u]: P(Y=y | X ∈ event)"
+    )
+    joint: list[Label | list[Label]] | None = Field(
+        default=None, description="a list of records [s, u]: P(Y=y, X ∈ event)"
+    )
+    weights: list[Annotated[float, Field(ge=0.0)]] | None = Field(
+        default=None, description="a list of numbers >= 0, one per mechanism input: vᵀw"
+    )
+    marginal: Literal[True] | None = Field(
+        default=None, description='true (or the string "marginal" instead of the table): P(Y=y)'
+    )
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _marginal_shorthand(cls, value: Any) -> Any:
+        return _shorthand("marginal", {"marginal": True})(value)
+
+    def kind_of(self) -> str:
+        given = sorted(self.model_fields_set)
+        if len(given) != 1:
+            raise _key_error("", f"a statistic: exactly one of the keys {', '.join(STATISTIC_KEYS)}")
+        return given[0]
+
+    @pydantic.model_validator(mode="after")
+    def _one_key(self) -> StatisticTable:
+        self.kind_of()
+        return self
+
+
+Statistics = Annotated[list[StatisticTable], BeforeValidator(_one_or_list), Field(min_length=1)]
+
+
+class PairTable(_Table):
+    """`[[definition.pairs]]`: one ratio pair of kind ``ratio``, ``max(left) <= e^{scale·ε} min(right)``
+    for every output ``y`` and every distribution of the `[set]`."""
+
+    left: Statistics = Field(description="a statistic or a list of them (the largest is bounded)")
+    right: Statistics = Field(description="a statistic or a list of them (the smallest bounds)")
+    scale: Positive = Field(default=1.0, description="a number > 0, the pair's level in units of ε")
+    label: str = Field(default="", description="a text naming the pair in audit witnesses")
+
+
+class SecretTable(_Table):
+    """`[definition.secrets]` (kind ``pufferfish``): each secret is an event on the records ``(s, u)`` —
+    a list of records, or a table of conditions on `s` and `u` (a key left out means any value;
+    `{}` is every record)."""
+
+    records: list[Label | list[Label]] | None = Field(
+        default=None, description="a list of records [s, u] (or the list itself instead of the table)"
+    )
+    s: Label | list[Label] | None = Field(
+        default=None, description="a label of S or a list of them: records whose S is among them"
+    )
+    u: Label | list[Label] | None = Field(
+        default=None, description="a label of U or a list of them: records whose U is among them"
+    )
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _records_shorthand(cls, value: Any) -> Any:
+        return {"records": value} if isinstance(value, list) else value
+
+    @pydantic.model_validator(mode="after")
+    def _records_or_conditions(self) -> SecretTable:
+        if self.records is not None and {"s", "u"} & self.model_fields_set:
+            raise _key_error("records", "records or conditions on s and u, not both")
+        return self
+
+
+#: The names of two secrets (kind ``pufferfish``).
+SecretPair = Annotated[list[str], Field(min_length=2, max_length=2)]
+Distance = Annotated[float, Field(ge=0.0, allow_inf_nan=True)]
+
+
+class DefinitionTable(_Table):
+    """`[definition]`: the privacy definition — a built-in `kind`, a declarative one (`ratio`,
+    `pufferfish`, `metric`), or a Python `factory`."""
+
+    kind: DefinitionKind | None = Field(
+        default=None,
+        description="'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP', 'PML', 'ratio', 'pufferfish' or 'metric' "
+        "(any case; required unless factory is given)",
     )
     eps: Annotated[float, Field(ge=0.0, le=EPS_MAX)] = Field(
         description=f"a number in [0, {EPS_MAX:.2f}], the privacy parameter ε in nats"
     )
     on: Alphabet = Field(default="x", description="'x': the mechanism reads X = S × U; 'u': only U")
+    pairs: list[PairTable] | None = Field(
+        default=None,
+        description="a list of pairs { left = ..., right = ... } (ratio; see [[definition.pairs]])",
+    )
+    secrets: dict[str, SecretTable] | None = Field(
+        default=None, description="a table name = event (pufferfish; see [definition.secrets])"
+    )
+    discriminative_pairs: list[SecretPair] | None = Field(
+        default=None, description='a list of pairs of secret names, e.g. [["a", "b"]] (pufferfish)'
+    )
+    directed: bool = Field(
+        default=False,
+        description="true or false; true: only P(y|a) <= e^ε P(y|b) for a pair [a, b] (pufferfish)",
+    )
+    distances: list[list[Distance]] | None = Field(
+        default=None,
+        description="a square matrix of numbers >= 0, d(x, x') between the mechanism inputs in the data's "
+        "order (metric; inf: no constraint)",
+    )
+    name: str | None = Field(
+        default=None, description="a text naming the definition in reports (ratio, pufferfish)"
+    )
+    factory: str | None = Field(
+        default=None,
+        description="'module:function': a Python function (P, eps) returning the definition; the module is "
+        "imported from the spec's folder or sys.path (instead of kind)",
+    )
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
         "ldp": frozenset({"eps"}),
@@ -169,11 +306,42 @@ class DefinitionTable(_Table):
         "rldp": frozenset({"eps", "on"}),
         "lip": frozenset({"eps", "on"}),
         "pml": frozenset({"eps"}),
+        "ratio": frozenset({"eps", "on", "pairs", "name"}),
+        "pufferfish": frozenset({"eps", "on", "secrets", "discriminative_pairs", "directed", "name"}),
+        "metric": frozenset({"eps", "on", "distances"}),
+        "factory": frozenset({"eps", "on", "factory"}),
     }
+    #: The keys each kind cannot do without.
+    required_keys: ClassVar[dict[str, tuple[str, ...]]] = {
+        "ratio": ("pairs",),
+        "pufferfish": ("secrets", "discriminative_pairs"),
+        "metric": ("distances",),
+    }
+
+    def kind_of(self) -> str:
+        if self.factory is not None:
+            if self.kind is not None:
+                raise _key_error("kind", "no kind with factory (the factory builds the definition)")
+            return "factory"
+        if self.kind is None:
+            raise _key_error(
+                "kind", "a kind ('LDP', 'SensitiveLDP', ..., 'ratio', 'pufferfish', 'metric') or a factory"
+            )
+        return self.kind
+
+    @pydantic.model_validator(mode="after")
+    def _required_keys_of_the_kind(self) -> DefinitionTable:
+        kind = self.kind_of()
+        for key in self.required_keys.get(kind, ()):
+            if key not in self.model_fields_set:
+                raise _key_error(
+                    key, f"{type(self).model_fields[key].description}, required for kind {kind!r}"
+                )
+        return self
 
 
 class SetTable(_Table):
-    """``[set]``: the distributions the definition must hold for (not for LDP)."""
+    """``[set]``: the distributions the definition must hold for (not for LDP, metric or a factory)."""
 
     kind: SetKind = Field(default="point", description="'point' (P itself), 'renyi', 'l1' or 'simplex'")
     level: Annotated[float, Field(gt=0.0, lt=1.0)] | None = Field(
@@ -297,33 +465,55 @@ def _argument(location: tuple[int | str, ...]) -> str:
     return text
 
 
+def _members(annotation: Any) -> list[Any]:
+    """The types an annotation allows: ``Annotated`` unwrapped, unions split, ``None`` dropped."""
+    if get_origin(annotation) is Annotated:
+        return _members(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, UnionType):
+        return [member for arg in get_args(annotation) for member in _members(arg)]
+    return [] if annotation is type(None) else [annotation]
+
+
+def _walk(location: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], list[Any]]:
+    """Follow ``location`` through the model: keep its keys, list indices and table keys (a secret's
+    name), drop pydantic's union-member tags (``'str'``, ``'list[float]'``); return the kept location
+    and the types its end may hold."""
+    kept: list[int | str] = []
+    types: list[Any] = [SpecModel]
+    for part in location:
+        following = []
+        for kind in (member for annotation in types for member in _members(annotation)):
+            if isinstance(kind, type) and issubclass(kind, BaseModel):
+                if isinstance(part, str) and part in kind.model_fields:
+                    following.append(kind.model_fields[part].annotation)
+            elif get_origin(kind) is list and isinstance(part, int):
+                following.append(get_args(kind)[0])
+            elif get_origin(kind) is dict and isinstance(part, str):
+                following.append(get_args(kind)[1])
+        if following:
+            kept.append(part)
+            types = following
+    return tuple(kept), types
+
+
 def _model_at(location: tuple[int | str, ...]) -> type[BaseModel] | None:
-    """The table model that holds the last key of ``location`` (``None`` below a list)."""
-    model: type[BaseModel] = SpecModel
-    for part in location[:-1]:
-        if isinstance(part, int) or part not in model.model_fields:
-            return None
-        annotation = model.model_fields[part].annotation
-        candidates = [a for a in getattr(annotation, "__args__", (annotation,)) if isinstance(a, type)]
-        tables = [a for a in candidates if issubclass(a, BaseModel)]
-        if not tables:
-            return None
-        model = tables[0]
-    return model
+    """The table model that holds the last key of ``location`` (``None``: no table holds it)."""
+    _, types = _walk(location[:-1])
+    for kind in (member for annotation in types for member in _members(annotation)):
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            return kind
+    return None
 
 
 def _keys_only(location: tuple[int | str, ...]) -> tuple[int | str, ...]:
-    """Drop pydantic's union-member tags (``'list[float]'``, ``'constrained-int'``) from a location."""
-    kept: list[int | str] = []
-    for part in location:
-        model = _model_at((*kept, part))
-        if isinstance(part, int) or (model is not None and part in model.model_fields):
-            kept.append(part)
-    return tuple(kept)
+    """``location`` without pydantic's union-member tags."""
+    return _walk(location)[0]
 
 
 def _value_at(document: Any, location: tuple[int | str, ...]) -> Any:
     for part in location:
+        if part == 0 and not isinstance(document, list):
+            continue  # a single item written for a list of one (a statistic in `left`)
         try:
             document = document[part]
         except (KeyError, IndexError, TypeError):
@@ -338,7 +528,9 @@ def _describe(value: Any) -> str:
 
 def _translate(error: pydantic.ValidationError, document: dict[str, Any]) -> ValidationError:
     """The first pydantic error as a privopt error naming ``[table].key``."""
-    first = error.errors(include_url=False)[0]
+    errors = error.errors(include_url=False)
+    # An unknown key first: a misspelt key also leaves the key it meant missing.
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     kind = first["type"]
     raw = tuple(first["loc"])
     location = _keys_only(raw[:-1]) + raw[-1:] if kind == "extra_forbidden" else _keys_only(raw)
@@ -371,14 +563,26 @@ def _translate(error: pydantic.ValidationError, document: dict[str, Any]) -> Val
 
 
 @contextlib.contextmanager
-def _in_table(name: str) -> Iterator[None]:
-    """Name the table in errors raised while its objects are built (``eps`` → ``[definition].eps``)."""
+def _in_table(name: str, renamed: dict[str, str] | None = None) -> Iterator[None]:
+    """Name the table in errors raised while its objects are built (``eps`` → ``[definition].eps``);
+    ``renamed`` maps an argument of the constructor to the key of the spec that holds it."""
     try:
         yield
     except ValidationError as exc:
         if exc.argument.startswith("["):
             raise
-        raise type(exc)(f"[{name}].{exc.argument}", exc.expected, exc.got) from exc
+        key = (renamed or {}).get(exc.argument, exc.argument)
+        raise type(exc)(f"[{name}].{key}", exc.expected, exc.got) from exc
+
+
+def _statistic(labels: SpecLabels, table: StatisticTable, where: str) -> Statistic:
+    key = table.kind_of()
+    return labels.statistic(key, getattr(table, key), f"{where}.{key}" if key != "marginal" else where)
+
+
+def _as_set(F: Any) -> po.UncertaintySet:
+    """The set a definition ranges over (a distribution stands for the point ``{P}``)."""
+    return F if isinstance(F, po.UncertaintySet) else po.Point(F)
 
 
 # ---------------------------------------------------------------------- the spec
@@ -459,22 +663,103 @@ class Spec:
 
     def privacy_definition(self, P: po.JointDistribution) -> po.PrivacyDefinition:
         table = self.model.definition
-        if table.kind == "ldp":
-            if self.model.set.kind != "point":
-                raise ValidationError(
-                    "[set].kind",
-                    "no [set] for LDP (it holds for every distribution)",
-                    repr(self.model.set.kind),
-                )
+        kind = table.kind_of()
+        if kind in ("ldp", "metric", "factory"):
+            self._no_set(kind)
+        if kind == "factory":
+            assert table.factory is not None  # kind_of() says so
+            where = "[definition].factory"
+            function = load_factory(table.factory, self.path.parent, where)
+            return call_factory(function, P, table.eps, table.factory, where)
+        if kind == "ldp":
             with _in_table("definition"):
                 return po.LDP(table.eps)
+        if kind == "metric":
+            return self._metric(P)
         F = self.uncertainty(P)
         with _in_table("definition"):
-            if table.kind == "pml":
+            if kind == "ratio":
+                return self._ratio(P, F)
+            if kind == "pufferfish":
+                return self._pufferfish(P, F)
+            if kind == "pml":
                 return po.PML(table.eps, F)
-            if table.kind == "lip":
+            if kind == "lip":
                 return po.LIP(table.eps, F, on=table.on)
             return po.SensitiveLDP(table.eps, F, on=table.on)
+
+    def _no_set(self, kind: str) -> None:
+        """LDP, metric privacy and a factory take no ``[set]`` (nothing would read it)."""
+        if self.model.set.kind != "point":
+            reason = {
+                "ldp": "LDP (it holds for every distribution)",
+                "metric": "metric privacy (no distribution is involved)",
+                "factory": "a factory (it builds its own set from P)",
+            }[kind]
+            raise ValidationError("[set].kind", f"no [set] for {reason}", repr(self.model.set.kind))
+
+    def _ratio(self, P: po.JointDistribution, F: Any) -> po.RatioConstraints:
+        table = self.model.definition
+        assert table.pairs is not None  # required for kind 'ratio'
+        labels = SpecLabels.of(P, _as_set(F), table.on)
+        pairs = []
+        for i, pair in enumerate(table.pairs):
+            where = f"[definition].pairs[{i}]"
+            sides = [
+                [_statistic(labels, st, f"{where}.{side}[{j}]") for j, st in enumerate(getattr(pair, side))]
+                for side in ("left", "right")
+            ]
+            pairs.append(po.RatioPair.of(sides[0], sides[1], pair.label, pair.scale))
+        return po.RatioConstraints(
+            pairs, table.eps, over=F, on=table.on, name=table.name or "RatioConstraints"
+        )
+
+    def _pufferfish(self, P: po.JointDistribution, F: Any) -> po.Pufferfish:
+        table = self.model.definition
+        assert table.secrets is not None  # required for kind 'pufferfish'
+        assert table.discriminative_pairs is not None
+        labels = SpecLabels.of(P, _as_set(F), table.on)
+        secrets: dict[Hashable, list[Hashable]] = {
+            name: labels.event(secret.records, secret.s, secret.u, f"[definition].secrets.{name}")
+            for name, secret in table.secrets.items()
+        }
+        for i, pair in enumerate(table.discriminative_pairs):
+            for j, name in enumerate(pair):
+                if name not in secrets:
+                    raise ValidationError(
+                        f"[definition].discriminative_pairs[{i}][{j}]",
+                        f"the name of a secret ({', '.join(map(repr, secrets))})",
+                        repr(name),
+                    )
+        for secret, event in secrets.items():
+            if not event:
+                raise ValidationError(
+                    f"[definition].secrets.{secret}", "an event with at least one record", "none"
+                )
+        return po.Pufferfish(
+            secrets,
+            [(a, b) for a, b in table.discriminative_pairs],
+            table.eps,
+            F,
+            on=table.on,
+            directed=table.directed,
+            name=table.name or "Pufferfish",
+        )
+
+    def _metric(self, P: po.JointDistribution) -> po.MetricLDP:
+        table = self.model.definition
+        assert table.distances is not None  # required for kind 'metric'
+        inputs = P.input_labels(table.on)
+        n = len(inputs)
+        shape = (len(table.distances), *{len(row) for row in table.distances})
+        if shape != (n, n):
+            shown = ", ".join(map(repr, inputs[:6])) + (", ..." if n > 6 else "")
+            got = " × ".join(map(str, shape)) if len(shape) == 2 else "rows of different lengths"
+            raise ValidationError(
+                "[definition].distances", f"a {n} × {n} matrix (rows and columns: the inputs {shown})", got
+            )
+        with _in_table("definition", renamed={"d": "distances"}):
+            return po.MetricLDP(table.eps, table.distances, labels=inputs)
 
     def utility_function(self, P: po.JointDistribution) -> po.SubConvexUtility:
         table = self.model.utility
@@ -543,15 +828,19 @@ def _synthetic(table: Synthetic) -> po.JointDistribution:
 
 
 # ---------------------------------------------------------------------- documentation
+#: Each table of the spec with its heading in docs/spec-format.md.
 _TABLES: tuple[tuple[str, type[_Table]], ...] = (
-    ("data", DataTable),
-    ("data.synthetic", Synthetic),
-    ("definition", DefinitionTable),
-    ("set", SetTable),
-    ("utility", UtilityTable),
-    ("options", OptionsTable),
-    ("output", OutputTable),
-    ("compare", CompareTable),
+    ("`[data]`", DataTable),
+    ("`[data.synthetic]`", Synthetic),
+    ("`[definition]`", DefinitionTable),
+    ("`[[definition.pairs]]`", PairTable),
+    ("A statistic (in `left` and `right`)", StatisticTable),
+    ("`[definition.secrets]`", SecretTable),
+    ("`[set]`", SetTable),
+    ("`[utility]`", UtilityTable),
+    ("`[options]`", OptionsTable),
+    ("`[output]`", OutputTable),
+    ("`[compare]`", CompareTable),
 )
 
 
@@ -571,9 +860,9 @@ def _default_text(field: Any) -> str:
 def reference_tables() -> str:
     """The key tables of ``docs/spec-format.md``, generated from the model (one row per key)."""
     parts = []
-    for name, model in _TABLES:
-        summary = (model.__doc__ or "").strip().replace("``", "`")
-        lines = [f"### `[{name}]`", "", summary, "", "| key | default | meaning |"]
+    for heading, model in _TABLES:
+        summary = " ".join((model.__doc__ or "").replace("``", "`").split())
+        lines = [f"### {heading}", "", summary, "", "| key | default | meaning |"]
         lines.append("|---|---|---|")
         for key, field in model.model_fields.items():
             meaning = str(field.description).replace("|", "\\|")

@@ -110,4 +110,6 @@ class MetricLDP(RatioConstraints):
         return tuple(pairs)
 
     def __str__(self) -> str:
-        return f"MetricLDP(eps={self.eps:.6g}, {len(self.labels)} inputs)"
+        off = self.distances[~np.eye(len(self.labels), dtype=bool)]
+        span = f", d in [{off.min():.4g}, {off.max():.4g}]" if off.size else ""
+        return f"MetricLDP(eps={self.eps:.6g}, {len(self.labels)} inputs{span})"

@@ -27,7 +27,7 @@ from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.distribution import InputAlphabet, JointDistribution
 from privopt.data.statistics import Statistic, given, marginal
 from privopt.definitions.base import as_uncertainty_set
-from privopt.definitions.ratio_constraints import RatioConstraints
+from privopt.definitions.ratio_constraints import RatioConstraints, count
 from privopt.errors import ValidationError
 from privopt.sets.base import UncertaintySet
 
@@ -162,3 +162,14 @@ class Pufferfish(RatioConstraints):
             if not directed:
                 pairs.append(RatioPair.of(right, left, f"P(Y=y|{b}) <= e^ε P(Y=y|{a})"))
         super().__init__(pairs, eps, F, on=on, name=name)
+
+    def __str__(self) -> str:
+        fields = [] if self.name == "Pufferfish" else [repr(self.name)]
+        fields += [
+            f"eps={self.eps:.6g}",
+            count(len(self.events), "secret"),
+            count(len(self.discriminative_pairs), "discriminative pair"),
+        ]
+        if self.directed:
+            fields.append("directed")
+        return f"Pufferfish({', '.join(fields + self._set_fields())})"

@@ -128,9 +128,24 @@ class RatioConstraints(PrivacyDefinition):
         return self._pairs
 
     def __str__(self) -> str:
-        over = "" if self._uncertainty is None else f", F={self._uncertainty!r}"
-        on = "" if self._on == "x" else ", on='u'"
-        return f"{self.name}(eps={self.eps:.6g}{over}{on})"
+        """``Kind('name', eps=..., k pairs, F=..., on='u')``: the name when it is not the kind's, the
+        number of pairs when they were given to the constructor, the set and ``on`` when they apply."""
+        kind = type(self).__name__
+        fields = [] if self.name == kind else [repr(self.name)]
+        fields.append(f"eps={self.eps:.6g}")
+        if self._pairs:
+            fields.append(count(len(self._pairs), "pair"))
+        return f"{kind}({', '.join(fields + self._set_fields())})"
+
+    def _set_fields(self) -> list[str]:
+        """``F=...`` and ``on='u'`` when they apply (for ``__str__``)."""
+        fields = [] if self._uncertainty is None else [f"F={self._uncertainty!r}"]
+        return fields if self._on == "x" else [*fields, "on='u'"]
+
+
+def count(number: int, noun: str) -> str:
+    """``"1 pair"``, ``"3 pairs"``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def sensitive_value_pairs(s_labels: Sequence[Hashable], self_pairs: bool) -> list[RatioPair]:

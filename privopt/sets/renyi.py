@@ -450,8 +450,9 @@ class RenyiBall(UncertaintySet):
         return (RectangularRule(self, False),)
 
     def __repr__(self) -> str:
+        order = "" if is_order(self.order, 2.0) else f", order={self.order:g}"
         level = f", level={self.level}" if self.level is not None else ""
-        return f"RenyiBall(shape={self.shape}, B={self.radius:.4g}, order={self.order:g}{level})"
+        return f"RenyiBall(shape={self.shape}, B={self.radius:.4g}{order}{level})"
 
 
 def _linear_maximum(

@@ -31,6 +31,8 @@ from privopt.mechanisms.pml_accounting import delta_min, eps_prime
 N_SYMBOLS = 20
 FIG3_EPS = float(np.log(5.0))
 FIG3_DELTA = 1e-5
+#: The δ axis of Fig. 3(a): probabilities from 1e-12 to 1 (with room for the cap at 1).
+FIG3_DELTA_AXIS = (1e-12, 1.5)
 
 
 def run_fig3(options: RunOptions) -> pd.DataFrame:
@@ -59,6 +61,10 @@ def plot_fig3(table: pd.DataFrame) -> Figure:
     left, right = figure.subplots(1, 2)
     for m, group in table[table["panel"] == "a"].groupby("m"):
         left.semilogy(group["eps_prime"], group["delta"], label=f"m = {m:.0e}")
+    # δ is a probability: the bound of eq. 39 is capped at 1 (vacuous above), and far below the
+    # failure probabilities of interest it only shows underflow, so the axis is [1e-12, 1] (log).
+    left.set_ylim(FIG3_DELTA_AXIS)
+    left.axhline(FIG3_DELTA, linestyle=":", color="grey", linewidth=0.8)
     left.set_xlabel("ε′")
     left.set_ylabel("δ_min (eq. 39)")
     left.set_title(f"(a) N = {N_SYMBOLS}, ε = log 5")
