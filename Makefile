@@ -38,6 +38,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check privopt solvers tests benchmarks tools docs/hooks
 	$(BIN)/ruff format --check privopt solvers tests benchmarks tools docs/hooks
+	$(BIN)/mypy privopt
 
 # The site shows the notebooks with the outputs stored in them (it does not run them).
 docs: $(STAMP)

@@ -90,3 +90,8 @@ ORDER_ATOL: float = 1e-12
 #: Absolute slack of a pricing certificate's re-check: a recomputed bound ``δ̄`` may exceed the claimed
 #: one by this much (the claimed one already includes the search's rounding margin).
 CERTIFICATE_ATOL: float = 1e-9
+
+#: An output of a convex program's solution whose total probability (column sum) is below this
+#: times the number of inputs is solver noise of an unused output (interior-point methods leave ~1e-11
+#: there, which an exact audit reads as a leaky ratio); it is set to zero and the rows renormalised.
+SOLVER_COLUMN_RTOL: float = 1e-8

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linprog
@@ -69,6 +72,38 @@ def solve_lp(
     raise BackendError("LP not solved to optimality — " + "; ".join(failures))
 
 
+def new_highs() -> Any:
+    """A silent ``highspy.Highs`` model.
+
+    HiGHS 1.16 prints its banner on standard output when the first model of a process is made, before
+    any option can be set; that would corrupt ``privopt ... --json``. The first construction therefore
+    runs with file descriptor 1 pointed at ``/dev/null``.
+    """
+    import highspy
+
+    global _BANNER_SHOWN
+    if _BANNER_SHOWN:
+        highs = highspy.Highs()
+    else:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 1)
+            highs = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+            os.close(devnull)
+        _BANNER_SHOWN = True
+    highs.setOptionValue("output_flag", False)
+    return highs
+
+
+#: Whether this process has made its first HiGHS model (and swallowed the banner).
+_BANNER_SHOWN = False
+
+
 class ObjectiveLP:
     """One LP ``{x : a_ub x <= b_ub, a_eq x = b_eq, lower <= x <= upper}`` solved for many objectives.
 
@@ -109,8 +144,7 @@ class ObjectiveLP:
         model.a_matrix_.start_ = matrix.indptr
         model.a_matrix_.index_ = matrix.indices
         model.a_matrix_.value_ = matrix.data
-        self._highs = highspy.Highs()
-        self._highs.setOptionValue("output_flag", False)
+        self._highs = new_highs()
         self._highs.passModel(model)
         self._indices = np.arange(n, dtype=np.int32)
         self._optimal = highspy.HighsModelStatus.kOptimal

@@ -421,3 +421,30 @@ def test_metric_ldp_matches_an_lp_written_by_hand():
     assert report.witness.pair.scale >= 1.0
     # LDP at the same ε is stricter than d-privacy with d >= 1 between distinct points.
     assert po.Problem(po.LDP(eps), mi).solve().value < solution.value
+
+
+def test_cvxpy_route_drops_solver_noise_and_matches_an_lp():
+    # Interior-point solvers leave ~1e-11 in outputs the optimum does not use; read as probabilities,
+    # their ratios broke the exact audit (realized 0.52 for ε = 0.5). The same problem as an LP over the
+    # entries of W (scipy/HiGHS) gives the reference value.
+    from scipy.optimize import linprog
+
+    n, eps = 5, 0.5
+    d = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
+    p = np.full(n, 1.0 / n)
+    solution = po.Problem(po.LDP(eps), po.ExpectedDistortion(p, d)).solve()
+    assert solution.route == "cvxpy"
+    assert solution.certificate.audit.eps <= eps + 1e-7
+    rows = []  # W[x, y] <= e^eps W[x', y] for every y, x != x'
+    for y in range(n):
+        for x in range(n):
+            for x2 in range(n):
+                if x != x2:
+                    row = np.zeros((n, n))
+                    row[x, y], row[x2, y] = 1.0, -np.exp(eps)
+                    rows.append(row.ravel())
+    sums = np.kron(np.eye(n), np.ones(n))
+    lp = linprog(
+        (p[:, None] * d).ravel(), A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=sums, b_eq=np.ones(n)
+    )
+    assert solution.value == pytest.approx(-lp.fun, abs=1e-6)

@@ -74,7 +74,7 @@ def decode_label(value: Any) -> Hashable:
         return tuple(decode_label(v) for v in value[_TUPLE])
     if isinstance(value, (list, dict)):
         raise ValidationError("label", "a str, number, bool, None or tagged tuple", repr(value))
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def _labels(labels: Any) -> list[Any]:
@@ -186,7 +186,7 @@ def statistic(st: Statistic) -> list[list[Any]]:
     atoms = []
     for coefficient, kind, key in st.atoms:
         if kind in ("event", "joint"):
-            encoded: Any = _labels(key)  # type: ignore[arg-type]
+            encoded: Any = _labels(key)
         elif kind == "weights":
             encoded = [float(v) for v in key]  # type: ignore[attr-defined]
         else:  # "x" and "s": one label; "marginal": None

@@ -37,7 +37,7 @@ from privopt.errors import InfeasibleError, SolverError, ValidationError
 from privopt.routes.convex_bound import convex_max_over_slice
 from privopt.routes.pricing.certificate import PricingCertificate
 from privopt.solvers.errors import BackendError
-from privopt.solvers.lp import solve_lp
+from privopt.solvers.lp import new_highs, solve_lp
 from privopt.solvers.progress import Progress
 from privopt.tolerances import GAP_TOLERANCE
 from privopt.utilities import SubConvexUtility
@@ -177,8 +177,7 @@ class _SliceLP:
         model.a_matrix_.start_ = matrix.indptr
         model.a_matrix_.index_ = matrix.indices
         model.a_matrix_.value_ = matrix.data
-        self.highs = highspy.Highs()
-        self.highs.setOptionValue("output_flag", False)
+        self.highs = new_highs()
         self.highs.passModel(model)
         self.indices = np.arange(self.n, dtype=np.int32)
         self.calls = 0
@@ -291,11 +290,7 @@ def heuristic_column_generation(
                 # Local search found nothing: let the branch and bound look for a positive reduced
                 # cost anywhere in the slice. A point it finds seeds a new local search; if none is
                 # found, the bound it returns certifies the master's value.
-                bound = convex_max_over_slice(
-                    lambda V, d=duals: f(V, d), root, lp.point_in_simplex, lambda v, d=duals: _gradient(utility, v) - d,
-                    lower=0.0, tolerance=REDUCED_COST_TOL,
-                    max_nodes=options.bound_nodes, deadline=deadline,
-                )  # fmt: skip
+                bound = _slice_bound(utility, f, duals, root, lp, options, deadline)
                 if bound.best_point is None or bound.lower <= REDUCED_COST_TOL:
                     stopped = "converged"
                     break
@@ -315,11 +310,7 @@ def heuristic_column_generation(
     value, theta, duals = master.solve()
     trace.append((time.perf_counter() - start, value))
     if bound is None or stopped != "converged":
-        bound = convex_max_over_slice(
-            lambda V: f(V, duals), root, lp.point_in_simplex, lambda v: _gradient(utility, v) - duals,
-            lower=0.0, tolerance=REDUCED_COST_TOL,
-            max_nodes=options.bound_nodes, deadline=deadline,
-        )  # fmt: skip
+        bound = _slice_bound(utility, f, duals, root, lp, options, deadline)
     upper = min(float(np.sum(duals)) + n * max(0.0, bound.upper), _cover_bound(utility, bound.cover, n))
     keep = theta > 1e-12 * max(float(theta.max()), 1e-300)
     matrix = np.column_stack(master.columns)
@@ -354,6 +345,29 @@ def _in_cone(cone: RowCone, columns: FloatArray) -> np.ndarray:
         return np.zeros(1, dtype=bool)
     half = columns.shape[1] // 2
     return np.concatenate([_in_cone(cone, columns[:, :half]), _in_cone(cone, columns[:, half:])])
+
+
+def _slice_bound(
+    utility: SubConvexUtility,
+    f: Any,
+    duals: FloatArray,
+    root: FloatArray,
+    lp: _SliceLP,
+    options: ColumnGenerationOptions,
+    deadline: float,
+) -> Any:
+    """The simplicial branch and bound on ``max f(v)`` over the slice at these duals."""
+
+    def objective(V: FloatArray) -> FloatArray:
+        return np.asarray(f(V, duals), dtype=np.float64)
+
+    def gradient(v: FloatArray) -> FloatArray:
+        return _gradient(utility, v) - duals
+
+    return convex_max_over_slice(
+        objective, root, lp.point_in_simplex, gradient,
+        lower=0.0, tolerance=REDUCED_COST_TOL, max_nodes=options.bound_nodes, deadline=deadline,
+    )  # fmt: skip
 
 
 def _cover_bound(utility: SubConvexUtility, cover: FloatArray, n: int) -> float:
@@ -414,11 +428,9 @@ class _Master:
     """
 
     def __init__(self, n: int) -> None:
-        import highspy
 
         self.n = n
-        self.highs = highspy.Highs()
-        self.highs.setOptionValue("output_flag", False)
+        self.highs = new_highs()
         # Appended columns leave the optimal basis primal feasible: the primal simplex continues from
         # it (the default dual simplex re-runs ~10× more pivots on the Adult instances).
         self.highs.setOptionValue("simplex_strategy", 4)

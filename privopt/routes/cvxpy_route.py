@@ -14,6 +14,7 @@ import numpy as np
 from privopt.errors import InfeasibleError, LimitError, SolverError
 from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status, remaining
 from privopt.solvers.errors import BackendError
+from privopt.tolerances import SOLVER_COLUMN_RTOL
 from privopt.utilities import ConcaveUtility
 
 
@@ -55,6 +56,9 @@ class CvxpyRoute:
             raise SolverError(str(exc)) from exc
         seconds = {"solve": time.perf_counter() - start}
         matrix = np.clip(np.asarray(W.value), 0.0, None)
+        unused = matrix.sum(axis=0) <= SOLVER_COLUMN_RTOL * n
+        if not np.all(unused):  # outputs the optimum does not use carry only the solver's noise
+            matrix[:, unused] = 0.0
         matrix = matrix / matrix.sum(axis=1, keepdims=True)
         value = float(problem.value)
         return RouteResult(

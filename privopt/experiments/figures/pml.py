@@ -12,6 +12,8 @@ sample size ``m`` there, not the alphabet size ``N`` — the form used here.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -167,7 +169,7 @@ def laplace_cell(cell: Cell) -> dict[str, float]:
 
 
 def run_laplace(options: RunOptions) -> pd.DataFrame:
-    grid = {
+    grid: dict[str, Sequence[Any]] = {
         "feature": list(FEATURES),
         "m": [100, 1000, 10_000, 32_561] if options.full else [1000, 32_561],
         "eps": [0.25, 0.5, FIG5_EPS, 1.0, 1.5, 2.0] if options.full else [0.5, FIG5_EPS, 1.5],

@@ -535,14 +535,14 @@ class _Search:
         bound, nu = _minimise_t(phi_for(-1), 0.0)
         if decoupled or bound <= self.incumbent() + tolerance:
             return bound, events, int(np.argmax([e.size for e in events]))
-        worst, block = -np.inf, -1
+        largest, block = float("-inf"), -1
         for s, (_, _, j) in enumerate(parts):
             if j is None:
                 continue
-            value, _ = _minimise_t(phi_for(s), nu)
-            if value > worst:
-                worst, block = value, s
-        return worst, events, block
+            candidate, _ = _minimise_t(phi_for(s), nu)
+            if candidate > largest:
+                largest, block = candidate, s
+        return largest, events, block
 
     def _evaluate(
         self, star: int, r1: float, r2: float, tolerance: float, deadline: float | None
