@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 from privopt.compiler.cone import ConeBuilder, RatioBlock, RowCone
 from privopt.compiler.ratio_pairs import RatioPair
-from privopt.errors import NotSupportedError
+from privopt.errors import LimitError, NotSupportedError
 from privopt.sets.base import UncertaintySet
 from privopt.sets.counterparts import ConstantRule, CounterpartRule, Layout, Side
+from privopt.tolerances import MEMORY_BUDGET_BYTES
 
 _CONSTANT = ConstantRule()
 
@@ -70,6 +71,7 @@ def compile_pairs(
     exact = True
 
     rules = () if over is None else over.counterpart_rules()
+    stored = 0  # bytes of group vectors so far: refuse before a huge compilation exhausts memory
     for pair in pairs:
         rule = select_rule(pair, over, rules, layout, who)
         exact = exact and rule.exact
@@ -81,6 +83,14 @@ def compile_pairs(
                 key = (rule.name, side, case.key, case.index)
                 if key not in cache:
                     evaluation = rule.evaluate(side, case, layout)
+                    stored += evaluation.vectors.nbytes
+                    if stored > MEMORY_BUDGET_BYTES:
+                        raise LimitError(
+                            f"{who}: compiling its row cone on {len(layout.labels)} inputs needs more than "
+                            f"{MEMORY_BUDGET_BYTES / 2**30:.3g} GiB of statistics (the {rule.name} rule over "
+                            f"{type(over).__name__}); use a smaller alphabet (coarser attributes) or a Point or "
+                            "FiniteSet of distributions"
+                        )
                     cache[key] = builder.group(evaluation.vectors, evaluation.terms, evaluation.name)
                 sides.append(cache[key])
             builder.block(
