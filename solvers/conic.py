@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import cvxpy as cp
 
-from .errors import BackendError
+from .errors import BackendError, BackendTimeout
 
 #: Tried in this order; a solver that is not installed or fails is skipped.
 DEFAULT_SOLVERS: tuple[str, ...] = ("CLARABEL", "ECOS", "SCS")
@@ -18,13 +19,22 @@ _OPTIONS = {
 }
 
 
+#: The time-limit option of each solver (ECOS has none: it stops at its iteration limit).
+_TIME_LIMIT = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
+
+
 def solve(
-    problem: cp.Problem, solvers: tuple[str, ...] = DEFAULT_SOLVERS, description: str = "conic program"
+    problem: cp.Problem,
+    solvers: tuple[str, ...] = DEFAULT_SOLVERS,
+    description: str = "conic program",
+    deadline: float | None = None,
 ) -> str:
     """Solve ``problem`` in place with the first solver that reaches status ``optimal``.
 
     Returns the solver's name. ``optimal_inaccurate`` counts as a failure: the caller gets a result
-    it can trust or a :class:`BackendError` listing what each solver said.
+    it can trust or a :class:`BackendError` listing what each solver said. ``deadline`` (a
+    :func:`time.perf_counter` value) bounds each solver that has a time limit, and no solver starts after
+    it (:class:`BackendTimeout`).
     """
     installed = set(cp.installed_solvers())
     failures = []
@@ -32,10 +42,19 @@ def solve(
         if name not in installed:
             failures.append(f"{name}: not installed")
             continue
+        options = dict(_OPTIONS.get(name, {}))
+        if deadline is not None:
+            left = deadline - time.perf_counter()
+            if left <= 0.0:
+                raise BackendTimeout(
+                    f"{description} did not finish before its deadline — " + "; ".join(failures)
+                )
+            if name in _TIME_LIMIT:
+                options[_TIME_LIMIT[name]] = left
         try:
             with warnings.catch_warnings():  # statuses are checked below; cvxpy's warnings are noise here
                 warnings.simplefilter("ignore")
-                problem.solve(solver=name, **_OPTIONS.get(name, {}))
+                problem.solve(solver=name, **options)
         except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
             failures.append(f"{name}: {exc}")
             continue

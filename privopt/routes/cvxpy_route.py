@@ -12,8 +12,8 @@ import time
 import numpy as np
 
 from privopt.errors import InfeasibleError, LimitError, SolverError
-from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status, remaining
-from privopt.solvers.errors import BackendError
+from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status
+from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.tolerances import SOLVER_COLUMN_RTOL
 from privopt.utilities import ConcaveUtility
 
@@ -40,14 +40,11 @@ class CvxpyRoute:
         if data.cone.n_rows:
             constraints.append(data.cone.matrix() @ W <= 0)
         problem = cp.Problem(cp.Maximize(utility.expression(W)), constraints)
-        left = remaining(deadline)
-        if left is not None and left <= 0.0:
-            raise LimitError(
-                f"the timeout was reached before the convex program of {data.definition} started"
-            )
         start = time.perf_counter()
         try:
-            solver = solve(problem, description=f"{utility!r} over {data.definition}")
+            solver = solve(problem, description=f"{utility!r} over {data.definition}", deadline=deadline)
+        except BackendTimeout as exc:
+            raise LimitError(f"{exc}. Remedies: a larger timeout=, or fewer outputs") from exc
         except BackendError as exc:
             if problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
                 raise InfeasibleError(
