@@ -9,7 +9,6 @@ rule is *exact* here for LDP w.r.t. S.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -62,16 +61,11 @@ def box_simplex_vertices(lower: FloatArray, upper: FloatArray) -> FloatArray:
     return merge_close(np.array(vertices), 1e-12)
 
 
-@dataclass(frozen=True, eq=False)
 class ConditionalBounds(UncertaintySet):
     """``{P : L[s,u] <= P(u|s) <= U[s,u] for all s, u}``; ``upper=None`` means no upper bounds.
 
     ``reference`` (optional) supplies labels and the marginal ``P_S`` used for display.
     """
-
-    lower: FloatArray
-    upper: FloatArray | None
-    center: JointDistribution | None
 
     def __init__(
         self,
@@ -100,9 +94,21 @@ class ConditionalBounds(UncertaintySet):
         ref = None if reference is None else as_distribution(reference, "reference")
         if ref is not None and ref.shape != L.shape:
             raise ShapeError("reference", f"shape {L.shape}", f"{ref.shape}")
-        object.__setattr__(self, "lower", L)
-        object.__setattr__(self, "upper", U)
-        object.__setattr__(self, "center", ref)
+        self._lower = L
+        self._upper = U
+        self._center = ref
+
+    @property
+    def lower(self) -> FloatArray:
+        return self._lower
+
+    @property
+    def upper(self) -> FloatArray | None:
+        return self._upper
+
+    @property
+    def center(self) -> JointDistribution | None:
+        return self._center
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from numpy.typing import ArrayLike
 
@@ -12,7 +11,6 @@ from privopt.errors import ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
 
 
-@dataclass(frozen=True, eq=False)
 class FiniteSet(UncertaintySet):
     """A finite collection of distributions: the definition must hold for each member.
 
@@ -21,8 +19,6 @@ class FiniteSet(UncertaintySet):
     conditional ``P(u|s)`` is a ratio), so there the set means exactly its members, not their hull;
     :func:`~privopt.audit` reports the worst member. All members share one shape.
     """
-
-    distributions: tuple[JointDistribution, ...]
 
     def __init__(self, distributions: Iterable[JointDistribution | ArrayLike]) -> None:
         if isinstance(distributions, str | bytes | JointDistribution) or not isinstance(
@@ -55,7 +51,11 @@ class FiniteSet(UncertaintySet):
                     p.probabilities, s_labels=first.s_labels, u_labels=first.u_labels, n=p.n
                 )
             aligned.append(p)
-        object.__setattr__(self, "distributions", tuple(aligned))
+        self._distributions = tuple(aligned)
+
+    @property
+    def distributions(self) -> tuple[JointDistribution, ...]:
+        return self._distributions
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -71,14 +71,15 @@ class FiniteSet(UncertaintySet):
         return f"FiniteSet({len(self.distributions)} distributions of shape {self.shape})"
 
 
-@dataclass(frozen=True, eq=False)
 class Point(UncertaintySet):
     """The set ``{P}``: the distribution is known (the non-robust mechanism NR of Entropy §8)."""
 
-    distribution: JointDistribution
-
     def __init__(self, distribution: JointDistribution | ArrayLike) -> None:
-        object.__setattr__(self, "distribution", as_distribution(distribution, "distribution"))
+        self._distribution = as_distribution(distribution, "distribution")
+
+    @property
+    def distribution(self) -> JointDistribution:
+        return self._distribution
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -38,7 +36,6 @@ def weissman_radius(n_symbols: int, m: int, delta: float) -> float:
     return float(np.sqrt(2.0 / m * (log_subsets - np.log(delta))))
 
 
-@dataclass(frozen=True, eq=False)
 class L1Ball(UncertaintySet):
     """``B_β(P̂) = {P : ||P − P̂||₁ <= β}`` (within the simplex), PML paper eq. (31).
 
@@ -46,20 +43,26 @@ class L1Ball(UncertaintySet):
     flat ``P_X`` is used).
     """
 
-    center: JointDistribution
-    radius: float
-    delta: float | None = None
-
     def __init__(
         self, center: JointDistribution | ArrayLike, radius: float, *, delta: float | None = None
     ) -> None:
-        object.__setattr__(self, "center", as_distribution(center, "center"))
-        object.__setattr__(
-            self, "radius", check_real(radius, "radius", low=0.0, expected="an ℓ1 radius β >= 0")
-        )
+        self._center = as_distribution(center, "center")
+        self._radius = check_real(radius, "radius", low=0.0, expected="an ℓ1 radius β >= 0")
         if delta is not None:
             delta = check_real(delta, "delta", low=0.0, high=1.0, open_low=True, open_high=True)
-        object.__setattr__(self, "delta", delta)
+        self._delta = delta
+
+    @property
+    def center(self) -> JointDistribution:
+        return self._center
+
+    @property
+    def radius(self) -> float:
+        return self._radius
+
+    @property
+    def delta(self) -> float | None:
+        return self._delta
 
     @classmethod
     def confidence(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -15,7 +13,6 @@ from privopt.solvers.vertex_enumeration import merge_close, polytope_vertices
 from privopt.validation import FloatArray, as_float_array, check_probability_vector
 
 
-@dataclass(frozen=True, eq=False)
 class Polytope(UncertaintySet):
     """A convex polytope of joint distributions on ``X = S × U`` (flat, s-major).
 
@@ -28,9 +25,6 @@ class Polytope(UncertaintySet):
     projections' vertices on each ``s`` separately (a rectangular relaxation, as the Entropy paper
     does for Rényi balls), which is sound but may be conservative.
     """
-
-    shape_: tuple[int, int]
-    vertex_array: FloatArray
 
     def __init__(
         self,
@@ -64,15 +58,24 @@ class Polytope(UncertaintySet):
                     "A", "inequalities that some distribution satisfies", "an empty polytope"
                 )
         n_x = points.shape[1]
-        dims = (n_x, 1) if shape is None else tuple(int(d) for d in shape)
+        if shape is None:
+            dims = (n_x, 1)
+        else:
+            if len(shape) != 2:
+                raise ShapeError("shape", "(|S|, |U|)", repr(shape))
+            dims = (int(shape[0]), int(shape[1]))
         if dims[0] * dims[1] != n_x:
             raise ShapeError("shape", f"(|S|, |U|) with |S|·|U| = {n_x}", repr(shape))
-        object.__setattr__(self, "shape_", dims)
-        object.__setattr__(self, "vertex_array", points)
+        self._shape = dims
+        self._vertex_array = points
+
+    @property
+    def vertex_array(self) -> FloatArray:
+        return self._vertex_array
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.shape_
+        return self._shape
 
     def vertices(self) -> FloatArray:
         return self.vertex_array

@@ -18,7 +18,6 @@ bisection, which is robust because ``φ`` is convex in ``ξ`` with minimum ``−
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -66,7 +65,6 @@ def renyi_divergence(p_hat: FloatArray, p: FloatArray, order: float) -> float:
     return float(logsumexp(terms) / (order - 1.0))
 
 
-@dataclass(frozen=True, eq=False)
 class RenyiBall(UncertaintySet):
     """``F = {P : D_α(P̂ || P) <= B}`` on ``X = S × U`` (Entropy paper eq. 8).
 
@@ -80,13 +78,6 @@ class RenyiBall(UncertaintySet):
         ``α > 0``; ``α = 1`` is the KL divergence, ``α = 2`` the χ² case of the papers.
     """
 
-    center: JointDistribution
-    radius: float
-    order: float = 2.0
-    #: Envelopes and exact ℓ1 radii, computed once per ball.
-    _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, init=False, repr=False)
-    level: float | None = None
-
     def __init__(
         self,
         center: JointDistribution | ArrayLike,
@@ -95,13 +86,27 @@ class RenyiBall(UncertaintySet):
         *,
         level: float | None = None,
     ) -> None:
-        object.__setattr__(self, "center", as_distribution(center, "center"))
-        object.__setattr__(
-            self, "radius", check_real(radius, "radius", low=0.0, expected="a finite number >= 0")
-        )
-        object.__setattr__(self, "order", _check_order(order))
-        object.__setattr__(self, "level", None if level is None else _check_level(level))
-        object.__setattr__(self, "_cache", {})
+        self._center = as_distribution(center, "center")
+        self._radius = check_real(radius, "radius", low=0.0, expected="a finite number >= 0")
+        self._order = _check_order(order)
+        self._level = None if level is None else _check_level(level)
+        self._cache: dict[tuple[object, ...], Any] = {}
+
+    @property
+    def center(self) -> JointDistribution:
+        return self._center
+
+    @property
+    def radius(self) -> float:
+        return self._radius
+
+    @property
+    def order(self) -> float:
+        return self._order
+
+    @property
+    def level(self) -> float | None:
+        return self._level
 
     @classmethod
     def confidence(

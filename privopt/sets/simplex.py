@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from privopt.data.distribution import JointDistribution
@@ -12,7 +10,6 @@ from privopt.sets.counterparts import CounterpartRule, RectangularRule, VertexRu
 from privopt.validation import check_positive_int
 
 
-@dataclass(frozen=True, eq=False)
 class Simplex(UncertaintySet):
     """All distributions on ``X = S × U`` with ``dims = (|S|, |U|)`` (Entropy paper §6).
 
@@ -20,13 +17,13 @@ class Simplex(UncertaintySet):
     ``W[(s,u), y] <= e^ε W[(s',u'), y]`` for all ``s != s'``. For PML it gives LDP.
     """
 
-    dims: tuple[int, int]
-
     def __init__(self, dims: tuple[int, int] | int) -> None:
         n_s, n_u = (dims, 1) if isinstance(dims, int) else tuple(dims)
-        object.__setattr__(
-            self, "dims", (check_positive_int(n_s, "dims[0]"), check_positive_int(n_u, "dims[1]"))
-        )
+        self._dims = (check_positive_int(n_s, "dims[0]"), check_positive_int(n_u, "dims[1]"))
+
+    @property
+    def dims(self) -> tuple[int, int]:
+        return self._dims
 
     @property
     def shape(self) -> tuple[int, int]:
