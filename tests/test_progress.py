@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from privopt.solvers import progress as progress_module
 from privopt.solvers.progress import LOG_SECONDS, Progress, progress_disabled
 
