@@ -217,3 +217,52 @@ def test_a_valid_concave_utility_still_solves():
     utility = po.ConcaveUtility(lambda W: cp.sum(cp.log(W[:, 0] + 1.0)), n_outputs=2, input_size=4)
     solution = po.Problem(po.SensitiveLDP(1.0, P), utility).solve()
     assert solution.certificate.passed
+
+
+def _contract_cases():
+    P = po.JointDistribution([[0.07, 0.10], [0.26, 0.57]], n=100)
+    MI, D = po.MutualInformation(P), po.SensitiveLDP(1.0, P)
+    ball = po.RenyiBall.confidence(P)
+    secrets = {"a": [(0, 0), (0, 1)], "b": [(1, 0), (1, 1)]}
+    return [
+        (lambda: po.Problem(D, MI, timeout="x"), po.ValidationError, "timeout"),
+        (lambda: po.Problem(D, MI, timeout=True), po.ValidationError, "timeout"),
+        (lambda: po.Problem(D, MI, vertex_limit=True), po.ValidationError, "vertex_limit"),
+        (lambda: po.Problem(D, MI, colgen={"bogus": 1}), po.ValidationError, "colgen"),
+        (lambda: po.Problem(D, MI, colgen={"time_limit": "x"}), po.ValidationError, r"colgen\.time_limit"),
+        (lambda: po.Problem(po.SensitiveLDP(1.0, ball), MI, envelope=None), po.ValidationError, "envelope"),
+        (lambda: po.Problem(po.SensitiveLDP(1.0, ball), MI, envelope=5), po.ValidationError, "envelope"),
+        (
+            lambda: po.Pufferfish(secrets, [("a", "b", "c")], 1.0, P),
+            po.ValidationError,
+            "discriminative_pairs",
+        ),
+        (lambda: po.Pufferfish(secrets, None, 1.0, P), po.ValidationError, "discriminative_pairs"),
+        (lambda: po.Pufferfish(secrets, [None], 1.0, P), po.ValidationError, "discriminative_pairs"),
+        (lambda: po.Pufferfish([["a"]], [("a", "b")], 1.0, P), po.ValidationError, "secrets"),
+        (lambda: po.PML(1.0, ball), po.NotSupportedError, "PML over RenyiBall"),
+        (lambda: po.RatioConstraints([], 1.0, over=P), po.ValidationError, "pairs"),
+        (lambda: po.audit(po.mechanisms.grr(4, 1.0), D, tolerance="x"), po.ValidationError, "tolerance"),
+        (lambda: po.compare(D, MI, 5), po.ValidationError, "mechanisms"),
+        (
+            lambda: po.RatioConstraints([(po.given(s=0), po.given(s=1))], 1.0, over=P, name=3),
+            po.ValidationError,
+            "name",
+        ),
+    ]
+
+
+@pytest.mark.parametrize("index", range(16))
+def test_contract_entry_points_name_their_bad_arguments(index):
+    # The cases issue 15's fuzz run found escaping the error contract in Problem, the definitions,
+    # po.audit and po.compare.
+    call, error, argument = _contract_cases()[index]
+    with pytest.raises(error, match=argument):
+        call()
+
+
+def test_extreme_eps_gives_valid_mechanisms():
+    # ε = 50 is legal input: its optimum passes its own audit (the audit's zero test is relative).
+    solution = po.Problem(po.LDP(50.0), po.MutualInformation([0.5, 0.3, 0.2])).solve()
+    assert solution.certificate.audit.satisfied
+    assert po.audit(po.mechanisms.grr(3, 50.0), po.LDP(50.0)).satisfied
