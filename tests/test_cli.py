@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 import privopt as po
 from privopt.app.cli import app
+from privopt.app.spec import Spec
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = """
@@ -383,3 +384,27 @@ def test_reproduce_json_writes_its_files_together(tmp_path: Path):
         "pml-fig3.png",
     ]
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_audit_matches_csv_rows_by_label_in_any_order(spec: Path, tmp_path: Path):
+    # Issue reproducer on the CLI: the CSV's row labels are text ("(0, 1)") and are matched to the
+    # definition's tuple labels, so a reordered file audits to the same ε; foreign labels are bad input.
+    assert CliRunner().invoke(app, ["design", str(spec)]).exit_code == 0
+    frame = pd.read_csv(tmp_path / "mechanism.csv", index_col=0)
+    frame.iloc[::-1].to_csv(tmp_path / "reversed.csv")
+    eps = {}
+    for name in ("mechanism.csv", "reversed.csv"):
+        result = CliRunner().invoke(app, ["audit", str(tmp_path / name), "--spec", str(spec), "--json"])
+        assert result.exit_code == 0, result.output
+        eps[name] = json.loads(result.output)["upper"]
+    assert eps["reversed.csv"] == pytest.approx(eps["mechanism.csv"], abs=1e-12)
+    # Read by position, the reversed matrix is a different (leaky) mechanism: the test can fail.
+    loaded = Spec.load(spec)
+    definition = loaded.privacy_definition(loaded.distribution())
+    by_position = po.audit(po.Mechanism(frame.to_numpy()[::-1]), definition)
+    assert by_position.upper > eps["mechanism.csv"] + 0.1
+    frame.index = [f"q{i}" for i in range(len(frame))]
+    frame.to_csv(tmp_path / "foreign.csv")
+    result = CliRunner().invoke(app, ["audit", str(tmp_path / "foreign.csv"), "--spec", str(spec)])
+    assert result.exit_code == 2
+    assert "labels that match nothing: 'q0'" in result.output

@@ -25,6 +25,7 @@ import contextlib
 import enum
 import functools
 import json
+import math
 import signal
 import sys
 import threading
@@ -429,7 +430,7 @@ def _comparison_rows(parsed: Spec, problem: po.Problem, *, optimum: bool) -> lis
             "route": r["note"] or "explicit",
             "status": r["status"] or "",
             "seconds": r["seconds"] + r["audit_seconds"]
-            if r["seconds"] == r["seconds"]
+            if not math.isnan(r["seconds"])
             else r["audit_seconds"],
         }
         for r in frame.to_dict(orient="records")

@@ -852,7 +852,7 @@ def _default_text(field: Any) -> str:
         return "—"
     if isinstance(default, bool):
         return "true" if default else "false"
-    if isinstance(default, float) and math.isfinite(default) and default == int(default):
+    if isinstance(default, float) and math.isfinite(default) and default.is_integer():
         return f"{int(default)}.0"
     return f"`{default!r}`".replace("'", '"')
 

@@ -86,10 +86,7 @@ class AuditReport:
 
     @property
     def exact(self) -> bool:
-        return (
-            bool(np.isclose(self.lower, self.upper, rtol=0.0, atol=self.tolerance))
-            or self.lower == self.upper
-        )
+        return bool(np.isclose(self.lower, self.upper, rtol=0.0, atol=self.tolerance))  # inf, inf: True
 
     @property
     def interval(self) -> tuple[float, float]:

@@ -303,8 +303,8 @@ class Problem:
         if not report.satisfied:
             raise SolverError(f"the designed mechanism fails its own audit — {report}")
         value = self.utility.value(mechanism)
-        if result.status is Status.OPTIMAL and result.lower == result.upper:
-            lower = upper = value  # exact routes: the bound is the value itself
+        if result.status is Status.OPTIMAL and result.upper <= result.lower:
+            lower = upper = value  # exact routes (no gap reported): the bound is the value itself
         else:
             lower, upper = value, max(result.upper, value)
         duals = result.duals
