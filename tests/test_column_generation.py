@@ -108,6 +108,10 @@ def test_colgen_works_for_every_definition_that_compiles_to_a_cone(build, rng):
     problem = build(rng)
     exact, _, solution = _compare_with_exact(problem)
     _check(exact, solution, build.__name__)
+    # None of these cones has the certified pricing bound: the reason says which bound was kept.
+    assert solution.certificate.pricing is None
+    assert "its bound: simplicial branch and bound" in solution.reason
+    assert "(no certified pricing bound" in solution.reason
 
 
 def test_chain_rule_bound_is_valid_and_tight_without_public_attribute(rng):

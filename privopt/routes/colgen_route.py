@@ -109,9 +109,11 @@ class ColumnGenerationRoute:
         result = column_generation(utility, data.cone, options, initial_columns=seed_columns(data))
         seconds = {"column_generation": time.perf_counter() - start}
         upper, upper_source = result.upper, f"column generation: {result.bound_method}"
+        reason = f"column generation stopped: {result.stopped}; its bound: {result.bound_method}"
         theorem = best_upper_bound(data)
         if theorem is not None and theorem[0] < upper:
             upper, upper_source = max(theorem[0], result.lower), theorem[1]
+            reason += f"; a tighter theorem bound: {theorem[1]}"
         limited = result.stopped in (
             "time limit",
             "iteration limit",
@@ -134,7 +136,7 @@ class ColumnGenerationRoute:
             status,
             result.lower,
             upper,
-            f"column generation stopped: {result.stopped}",
+            reason,
             upper_source,
             stats,
             result.duals,
