@@ -138,15 +138,7 @@ def utility_curves(
     ylabel: str = "NMI = I(X;Y)/H(X)",
 ) -> Figure:
     """Mean of ``y`` against ``x``, one line per ``hue`` value and a shaded ``band`` of quantiles."""
-    table = _check_columns(table, [x, y, hue, facet])
-    band = _check_band(band)
-    figure, panels = _panels(table, facet)
-    for panel_title, group, ax in panels:
-        _centre_and_band(ax, group, x, y, hue, "mean", band)
-        if logx:
-            ax.set_xscale("log")
-        ax.set_title(panel_title, fontsize="medium")
-    return _finish(figure, title, xlabel, ylabel, hue is not None)
+    return _banded_figure(table, x, y, hue, facet, band, "mean", logx, False, (title, xlabel, ylabel))
 
 
 def quantile_curves(
@@ -205,12 +197,31 @@ def time_vs_size(
     ylabel: str = "seconds",
 ) -> Figure:
     """Median of ``y`` (a time) against ``x`` on log–log axes, with a quantile band."""
+    return _banded_figure(table, x, y, hue, facet, band, "median", True, True, (title, xlabel, ylabel))
+
+
+def _banded_figure(
+    table: pd.DataFrame,
+    x: str,
+    y: str,
+    hue: str | None,
+    facet: str | None,
+    band: tuple[float, float] | None,
+    centre: str,
+    logx: bool,
+    logy: bool,
+    labels: tuple[str | None, str, str],
+) -> Figure:
+    """The ``centre`` statistic of ``y`` against ``x`` per ``hue``, with a quantile ``band``, per facet."""
     table = _check_columns(table, [x, y, hue, facet])
     band = _check_band(band)
     figure, panels = _panels(table, facet)
     for panel_title, group, ax in panels:
-        _centre_and_band(ax, group, x, y, hue, "median", band)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        _centre_and_band(ax, group, x, y, hue, centre, band)
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
         ax.set_title(panel_title, fontsize="medium")
+    title, xlabel, ylabel = labels
     return _finish(figure, title, xlabel, ylabel, hue is not None)

@@ -277,15 +277,7 @@ def heuristic_column_generation(
             if time.perf_counter() + master.seconds > pricing_deadline:
                 stopped = "time limit"
                 break
-            found = _price(utility, lp, duals, rng, options.starts, options, previous, f, pricing_deadline)
-            starts = options.starts
-            while (
-                not found and starts < options.starts * _ESCALATION and time.perf_counter() < pricing_deadline
-            ):
-                # Local searches from random vertices reach a basin with a probability per start; before
-                # concluding that no column improves, try more of them.
-                starts *= 2
-                found = _price(utility, lp, duals, rng, starts, options, [], f, pricing_deadline)
+            found = _price_escalating(utility, lp, duals, rng, options, previous, f, pricing_deadline)
             if not found:
                 # Local search found nothing: let the branch and bound look for a positive reduced
                 # cost anywhere in the slice. A point it finds seeds a new local search; if none is
@@ -312,11 +304,10 @@ def heuristic_column_generation(
     if bound is None or stopped != "converged":
         bound = _slice_bound(utility, f, duals, root, lp, options, deadline)
     upper = min(float(np.sum(duals)) + n * max(0.0, bound.upper), _cover_bound(utility, bound.cover, n))
-    keep = theta > 1e-12 * max(float(theta.max()), 1e-300)
-    matrix = np.column_stack(master.columns)
+    support, weights = master.support(theta)
     return ColumnGenerationResult(
-        columns=matrix[:, keep],
-        weights=theta[keep],
+        columns=support,
+        weights=weights,
         lower=value,
         upper=max(upper, value),
         duals=duals,
@@ -483,6 +474,11 @@ class _Master:
             f"the restricted master LP failed twice (HiGHS status: {self.highs.modelStatusToString(status)})"
         )
 
+    def support(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The columns with non-negligible weight in ``θ`` (as a matrix) and their weights."""
+        keep = theta > 1e-12 * max(float(theta.max()), 1e-300)
+        return np.column_stack(self.columns)[:, keep], theta[keep]
+
 
 def _root_simplex(lp: _SliceLP) -> FloatArray:
     """The smallest simplex ``{v >= l, Σ v = 1}`` containing the slice (``l_x = min_Q v_x``, n LPs)."""
@@ -521,6 +517,29 @@ def _ascend(
             break
         v, value = best, best_value
     return [(value, v)] if value > REDUCED_COST_TOL else []
+
+
+def _price_escalating(
+    utility: SubConvexUtility,
+    lp: _SliceLP,
+    duals: FloatArray,
+    rng: np.random.Generator,
+    options: ColumnGenerationOptions,
+    previous: list[FloatArray],
+    f: Any,
+    deadline: float,
+) -> list[tuple[float, FloatArray]]:
+    """:func:`_price`, doubling the random starts up to ``_ESCALATION`` times while it finds nothing.
+
+    Local searches from random vertices reach a basin with a probability per start; before concluding
+    that no column improves, try more of them.
+    """
+    found = _price(utility, lp, duals, rng, options.starts, options, previous, f, deadline)
+    starts = options.starts
+    while not found and starts < options.starts * _ESCALATION and time.perf_counter() < deadline:
+        starts *= 2
+        found = _price(utility, lp, duals, rng, starts, options, [], f, deadline)
+    return found
 
 
 def _price(

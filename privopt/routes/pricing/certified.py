@@ -5,7 +5,7 @@ Each round solves the restricted master (duals ``λ``) and prices in two ways:
 - the fast multi-start LP local search of :mod:`privopt.routes.colgen` (cheap rounds are what
   moves the master early on);
 - the envelope pricer (:class:`~privopt.routes.pricing.bound.EnvelopePricer`) when the local search finds
-  nothing even with ``_ESCALATION`` times the starts: the best combinations of block
+  nothing even with escalated starts: the best combinations of block
   vertices it meets are columns (exact block-wise pricing), and its bound ``δ̄`` certifies
   ``OPT <= 1ᵀλ + max(0, δ̄)`` for the ``λ`` it priced. It prices at Wentges-smoothed duals (between
   the master's and those of the best bound so far), which stabilises the bound.
@@ -23,12 +23,11 @@ import numpy as np
 
 from privopt.compiler.cone import RowCone
 from privopt.routes.colgen import (
-    _ESCALATION,
     REDUCED_COST_TOL,
     ColumnGenerationOptions,
     ColumnGenerationResult,
     _Master,
-    _price,
+    _price_escalating,
     _SliceLP,
     relative_gap,
 )
@@ -81,13 +80,7 @@ def certified_column_generation(
             if time.perf_counter() + master.seconds > search_deadline:
                 stopped = "time limit"
                 break
-            found = _price(utility, lp, duals, rng, options.starts, options, previous, f, search_deadline)
-            starts = options.starts
-            while (
-                not found and starts < options.starts * _ESCALATION and time.perf_counter() < search_deadline
-            ):
-                starts *= 2
-                found = _price(utility, lp, duals, rng, starts, options, [], f, search_deadline)
+            found = _price_escalating(utility, lp, duals, rng, options, previous, f, search_deadline)
             new = [v for _, v in found]
             previous = new
             if not new:  # the local search is stuck: exact pricing finds a column or certifies
@@ -117,11 +110,10 @@ def certified_column_generation(
     trace.append((time.perf_counter() - start, value))
     if stopped != "converged":  # certify the final master's own duals with what is left
         state.certify(value, duals, deadline)
-    keep = theta > 1e-12 * max(float(theta.max()), 1e-300)
-    matrix = np.column_stack(master.columns)
+    support, weights = master.support(theta)
     return ColumnGenerationResult(
-        columns=matrix[:, keep],
-        weights=theta[keep],
+        columns=support,
+        weights=weights,
         lower=value,
         upper=max(state.upper, value),
         duals=duals,
