@@ -47,8 +47,9 @@ def comparison(P: po.JointDistribution, eps: float) -> pd.DataFrame:
     rows = []
     for name, mechanism in mechanisms.items():
         row: dict[str, object] = {"mechanism": name, "outputs": mechanism.n_outputs}
-        row["I(X;Y)"] = mi.value(mechanism)
-        row["NMI"] = row["I(X;Y)"] / P.entropy()  # type: ignore[operator]
+        information = mi.value(mechanism)
+        row["I(X;Y)"] = information
+        row["NMI"] = information / P.entropy()
         for key, definition in definitions.items():
             row[f"ε {key}"] = po.audit(mechanism, definition).eps
         rows.append(row)

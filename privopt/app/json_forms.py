@@ -187,8 +187,8 @@ def statistic(st: Statistic) -> list[list[Any]]:
     for coefficient, kind, key in st.atoms:
         if kind in ("event", "joint"):
             encoded: Any = _labels(key)
-        elif kind == "weights":
-            encoded = [float(v) for v in key]  # type: ignore[attr-defined]
+        elif kind == "weights" and isinstance(key, tuple):  # weights(v) keeps v as a tuple of floats
+            encoded = [float(v) for v in key]
         else:  # "x" and "s": one label; "marginal": None
             encoded = encode_label(key)
         atoms.append([coefficient, kind, encoded])

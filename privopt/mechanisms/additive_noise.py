@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -60,10 +60,23 @@ PRIOR_SCAN_POINTS = 65
 
 NoiseFamily = Literal["laplace", "gaussian"]
 
+#: A prior, or a set of priors: a Point, a FiniteSet or an L1Ball of binary priors.
+Priors: TypeAlias = ArrayLike | JointDistribution | Point | FiniteSet | L1Ball
 
-def _binary_prior(prior: object, argument: str = "prior") -> FloatArray:
+
+class _Noise(Protocol):
+    """The part of a frozen scipy distribution the mechanism uses."""
+
+    def rvs(self, size: tuple[int, ...], random_state: np.random.Generator) -> FloatArray: ...
+
+    def sf(self, t: float) -> float: ...
+
+    def cdf(self, t: float) -> float: ...
+
+
+def _binary_prior(prior: ArrayLike | JointDistribution, argument: str = "prior") -> FloatArray:
     """``(P(X=−1), P(X=+1))`` from a length-2 vector or a JointDistribution over two symbols."""
-    p = prior.p_x if isinstance(prior, JointDistribution) else check_probability_vector(prior, argument)  # type: ignore[arg-type]
+    p = prior.p_x if isinstance(prior, JointDistribution) else check_probability_vector(prior, argument)
     if p.size != 2:
         raise ValidationError(
             argument,
@@ -110,28 +123,32 @@ class Violation:
 
 
 @dataclass(frozen=True, eq=False)
-class ContinuousMechanism:
+class _ContinuousMechanismFields:
+    family: NoiseFamily
+    scale: float
+    name: str
+    _noise: _Noise = field(repr=False)
+
+
+@dataclass(frozen=True, eq=False, init=False)
+class ContinuousMechanism(_ContinuousMechanismFields):
     """``Y = X + N`` on ``X ∈ {−1, +1}`` with Laplace (``scale = b``) or Gaussian (``scale = σ``) noise.
 
     Not a :class:`~privopt.Mechanism`: the output is a real number. It has densities, sampling, the
     pointwise leakage (eq. 46) and an :meth:`audit` for ε-PML and (ε, δ)-PML over a prior, a finite set
-    of priors or an ℓ1 ball (PML paper §VI).
+    of priors or an ℓ1 ball (PML paper §VI). The constructor validates the family and the scale; the
+    default ``name`` is ``Laplace(b=…)`` or ``Gaussian(sigma=…)``.
     """
 
-    family: NoiseFamily
-    scale: float
-    name: str = ""
-    _noise: object = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.family not in ("laplace", "gaussian"):
-            raise ValidationError("family", "'laplace' or 'gaussian'", repr(self.family))
-        object.__setattr__(self, "scale", _check_scale(self.scale, "scale"))
-        noise = stats.laplace(scale=self.scale) if self.family == "laplace" else stats.norm(scale=self.scale)
-        object.__setattr__(self, "_noise", noise)
-        if not self.name:
-            symbol = "b" if self.family == "laplace" else "sigma"
-            object.__setattr__(self, "name", f"{self.family.capitalize()}({symbol}={self.scale:.4g})")
+    def __init__(self, family: NoiseFamily, scale: float, name: str = "") -> None:
+        if family not in ("laplace", "gaussian"):
+            raise ValidationError("family", "'laplace' or 'gaussian'", repr(family))
+        scale = _check_scale(scale, "scale")
+        noise = stats.laplace(scale=scale) if family == "laplace" else stats.norm(scale=scale)
+        if not name:
+            symbol = "b" if family == "laplace" else "sigma"
+            name = f"{family.capitalize()}({symbol}={scale:.4g})"
+        super().__init__(family, scale, name, noise)
 
     # ------------------------------------------------------------------ the noise
     def noise_logpdf(self, t: ArrayLike) -> FloatArray:
@@ -165,7 +182,7 @@ class ContinuousMechanism:
         if values.size and not np.all((values == -1.0) | (values == 1.0)):
             raise ValidationError("x", "input values in {−1, +1}", f"values {np.unique(values)[:5]}")
         generator = np.random.default_rng(rng)
-        return values + self._noise.rvs(size=values.shape, random_state=generator)  # type: ignore[attr-defined]
+        return values + self._noise.rvs(size=values.shape, random_state=generator)
 
     # ------------------------------------------------------------------ leakage
     def leakage(self, y: ArrayLike, prior: ArrayLike | JointDistribution) -> FloatArray:
@@ -225,13 +242,13 @@ class ContinuousMechanism:
         total = 0.0
         for weight, x in zip(p, INPUTS, strict=True):
             if weight > 0.0:
-                upper = noise.sf(high - x) if np.isfinite(high) else 0.0  # type: ignore[attr-defined]
-                lower = noise.cdf(low - x) if np.isfinite(low) else 0.0  # type: ignore[attr-defined]
+                upper = noise.sf(high - x) if np.isfinite(high) else 0.0
+                lower = noise.cdf(low - x) if np.isfinite(low) else 0.0
                 total += weight * (upper + lower)
         return float(total)
 
     # ------------------------------------------------------------------ over sets of priors
-    def _priors(self, F: object) -> tuple[FloatArray, tuple[float, float] | None]:
+    def _priors(self, F: Priors) -> tuple[FloatArray, tuple[float, float] | None]:
         """Listed priors (rows) and, for an ℓ1 ball, the interval of ``P(+1)`` it spans."""
         if isinstance(F, L1Ball):
             center = _binary_prior(F.center, "F")
@@ -243,7 +260,7 @@ class ContinuousMechanism:
             return np.vstack([_binary_prior(p, "F") for p in F.members()]), None
         return _binary_prior(F, "F")[None, :], None
 
-    def violation(self, eps: float, F: object) -> Violation:
+    def violation(self, eps: float, F: Priors) -> Violation:
         """δ of eq. 59: the largest ``P_{Y~P}(E_ε(P))`` over ``P`` in ``F`` (a prior, a Point, a FiniteSet or
         an L1Ball of binary priors), with the worst prior, the thresholds and an error estimate."""
         eps = check_eps(eps)
@@ -277,11 +294,11 @@ class ContinuousMechanism:
         error = ROOT_XTOL * density + prior_error + 4.0 * np.finfo(float).eps * delta
         return Violation(delta, worst, (low, high), error, evaluations)
 
-    def delta(self, eps: float, F: object) -> float:
+    def delta(self, eps: float, F: Priors) -> float:
         """``δ(ε) = sup_{P ∈ F} P_{Y~P}(ℓ_P(Y) > ε)`` (eq. 59)."""
         return self.violation(eps, F).delta
 
-    def realized_eps(self, F: object, delta: float = 0.0) -> float:
+    def realized_eps(self, F: Priors, delta: float = 0.0) -> float:
         """The smallest ε for which the mechanism is (ε, δ)-PML for every prior in ``F``.
 
         ``δ = 0``: ``max_{P ∈ F} sup_y ℓ_P(y)``, attained at an extreme prior. ``δ > 0``: the smallest ε
@@ -300,7 +317,7 @@ class ContinuousMechanism:
         return float(brentq(lambda e: self.delta(e, F) - delta, 0.0, high, xtol=ROOT_XTOL))
 
     def audit(
-        self, F: object, eps: float, delta: float = 0.0, *, tolerance: float = AUDIT_EPS_ATOL
+        self, F: Priors, eps: float, delta: float = 0.0, *, tolerance: float = AUDIT_EPS_ATOL
     ) -> AuditReport:
         """Audit (ε, δ)-PML (δ = 0: ε-PML) for every prior in ``F``; ``eps`` of the report is the
         realized ε at level δ (:meth:`realized_eps`), ``details["delta"]`` the δ at the target ε."""
@@ -369,7 +386,7 @@ def gaussian_mechanism(sigma: float) -> ContinuousMechanism:
 # ---------------------------------------------------------------------------------------------
 # Laplace: Prop. 3, eq. 50 and the inverse problem
 # ---------------------------------------------------------------------------------------------
-def _worst_p_min(prior: object, beta: float) -> float:
+def _worst_p_min(prior: ArrayLike | JointDistribution, beta: float) -> float:
     """``max(min_x P̂(x) − β/2, 0)``: the smallest probability over the ℓ1 ball (eq. 50's argument)."""
     p = _binary_prior(prior)
     beta = check_real(beta, "beta", low=0.0, expected="an ℓ1 radius β >= 0")

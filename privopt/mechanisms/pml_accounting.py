@@ -33,6 +33,7 @@ holds for both; privopt reports both (:func:`theorem4_check`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -44,6 +45,9 @@ from privopt.sets.base import UncertaintySet
 from privopt.sets.l1 import L1Ball, weissman_radius
 from privopt.tolerances import AUDIT_EPS_ATOL, ZERO_ATOL
 from privopt.validation import FloatArray, check_eps, check_positive_int, check_real
+
+#: A set of priors (an L1Ball, a finite set, a point, a polytope or simplex) or one prior.
+Priors: TypeAlias = UncertaintySet | JointDistribution | ArrayLike
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,20 +125,22 @@ def _log_ratio(top: FloatArray, bottom: FloatArray) -> FloatArray:
     return out
 
 
-def _priors(F: object, n: int) -> list[FloatArray] | L1Ball:
+def _priors(F: Priors, n: int) -> list[FloatArray] | L1Ball:
     """An ℓ1 ball as is; anything else as the list of priors whose maximum gives the supremum
     (the members of a finite set or a point, the vertices of a polytope or simplex, or one prior)."""
     priors: list[FloatArray] | L1Ball
     if isinstance(F, L1Ball):
         priors = F
-    elif isinstance(F, UncertaintySet) and F.members() is not None:
-        priors = [p.p_x for p in F.members()]  # type: ignore[union-attr]
-    elif isinstance(F, UncertaintySet) and hasattr(F, "vertices"):
-        priors = list(F.vertices())
     elif isinstance(F, UncertaintySet):
-        raise ValidationError("F", "an L1Ball, a finite set, a point or a polytope of priors", repr(F))
+        members = F.members()
+        if members is not None:
+            priors = [p.p_x for p in members]
+        elif hasattr(F, "vertices"):
+            priors = list(F.vertices())
+        else:
+            raise ValidationError("F", "an L1Ball, a finite set, a point or a polytope of priors", repr(F))
     else:
-        priors = [as_distribution(F, "F").p_x]  # type: ignore[arg-type]
+        priors = [as_distribution(F, "F").p_x]
     size = priors.n_x if isinstance(priors, L1Ball) else priors[0].size
     if size != n:
         raise ShapeError("F", f"priors over the mechanism's {n} inputs", f"{size} symbols")
@@ -148,7 +154,7 @@ def _prior(prior: JointDistribution | ArrayLike, n: int, argument: str = "prior"
     return p
 
 
-def _worst_marginal(W: FloatArray, F: object) -> FloatArray:
+def _worst_marginal(W: FloatArray, F: Priors) -> FloatArray:
     """``min_{Q ∈ F} Qᵀw`` for every column ``w`` of ``W``."""
     priors = _priors(F, W.shape[0])
     if isinstance(priors, L1Ball):
@@ -166,7 +172,7 @@ def pml_level(mechanism: Mechanism | ArrayLike, prior: JointDistribution | Array
     return float(np.max(_log_ratio(W.max(axis=0)[seen], marginal[seen]), initial=0.0))
 
 
-def leakage_capacity(mechanism: Mechanism | ArrayLike, F: object) -> float:
+def leakage_capacity(mechanism: Mechanism | ArrayLike, F: Priors) -> float:
     """``C(W, 𝒫) = max_y sup_{Q ∈ 𝒫} log max_x W[x,y] / Qᵀw_y`` (Def. 5, eq. 23), exactly.
 
     ``F``: an :class:`~privopt.L1Ball` (greedy worst prior per output), a :class:`~privopt.FiniteSet`
@@ -177,14 +183,14 @@ def leakage_capacity(mechanism: Mechanism | ArrayLike, F: object) -> float:
 
 
 def leakage_sensitivity(
-    mechanism: Mechanism | ArrayLike, prior: JointDistribution | ArrayLike, F: object
+    mechanism: Mechanism | ArrayLike, prior: JointDistribution | ArrayLike, F: Priors
 ) -> float:
     """``S_P(W, 𝒫) = sup_{Q ∈ 𝒫} ε_min(W, Q) − ε_min(W, P) = C(W, 𝒫) − ε_min(W, P)`` (Def. 6, eq. 26)."""
     return leakage_capacity(mechanism, F) - pml_level(mechanism, prior)
 
 
 def max_divergence_sensitivity(
-    mechanism: Mechanism | ArrayLike, prior: JointDistribution | ArrayLike, F: object
+    mechanism: Mechanism | ArrayLike, prior: JointDistribution | ArrayLike, F: Priors
 ) -> float:
     """``max_{Q ∈ 𝒫} D_∞(W∘P || W∘Q) = max_y log Pᵀw_y / min_{Q ∈ 𝒫} Qᵀw_y`` (Appendix B, eq. 83)."""
     W = _matrix(mechanism)
@@ -272,7 +278,7 @@ def theorem3_check(
     mechanism: Mechanism | ArrayLike,
     P: JointDistribution | ArrayLike,
     Q: JointDistribution | ArrayLike,
-    F: object,
+    F: Priors,
 ) -> BoundCheck:
     """Theorem 3 (eqs. 24–25): ``|ε_min(W, P) − ε_min(W, Q)| <= exp(C(W, 𝒫)) ||P − Q||₁`` for
     ``P, Q ∈ 𝒫``. Membership is checked for ℓ1 balls (``contains``) and finite sets (a listed member)."""

@@ -71,7 +71,9 @@ class L1Ball(UncertaintySet):
         """The ball of radius ``β*(δ)`` (eq. 37) around ``P``; ``n`` defaults to ``P``'s sample size."""
         P = as_distribution(P, "P")
         m = P.n if n is None else n
-        return cls(P, weissman_radius(P.n_x, m, delta), delta=delta)  # type: ignore[arg-type]
+        if m is None:  # P has no sample size and no n was given
+            raise ValidationError("n", "the number of samples (a positive integer)", repr(m))
+        return cls(P, weissman_radius(P.n_x, m, delta), delta=delta)
 
     @property
     def shape(self) -> tuple[int, int]:

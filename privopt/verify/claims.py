@@ -92,10 +92,14 @@ class Claim:
     checkers: tuple[str, ...] = CHECKERS
 
     def __post_init__(self) -> None:
-        checkers = tuple(self.checkers)
-        if not checkers or any(c not in CHECKERS for c in checkers):
-            raise ValidationError("checkers", f"a non-empty subset of {CHECKERS}", repr(self.checkers))
-        object.__setattr__(self, "checkers", checkers)
+        if (
+            not isinstance(self.checkers, tuple)
+            or not self.checkers
+            or any(c not in CHECKERS for c in self.checkers)
+        ):
+            raise ValidationError(
+                "checkers", f"a non-empty tuple, a subset of {CHECKERS}", repr(self.checkers)
+            )
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValidationError("name", "a non-empty claim name", repr(self.name))
         if self.expect not in EXPECTATIONS:

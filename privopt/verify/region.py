@@ -19,6 +19,10 @@ Three things are derived from the declaration:
 A parameter that enters only through ``exp`` (a privacy parameter ε) may declare ``exp_symbol``: the
 checkers then work with ``E = e^ε`` as the variable, bounded by ``e^lo`` and ``e^hi``, which keeps
 the algebra rational; sample points are rational in ``E`` and ``ε = log E`` exactly.
+
+:class:`Param` and :class:`Region` are frozen dataclasses whose ``__init__`` validates and converts
+its arguments (bounds to sympy, sequences to tuples) and passes the converted values to the generated
+constructor of a private dataclass holding the fields.
 """
 
 from __future__ import annotations
@@ -53,7 +57,19 @@ def _sympify(value: Number | None, argument: str) -> sp.Expr | None:
 
 
 @dataclass(frozen=True)
-class Param:
+class _ParamFields:
+    name: str
+    lower: sp.Expr | None
+    upper: sp.Expr | None
+    lower_open: bool
+    upper_open: bool
+    exp_symbol: str | None
+    integer: bool
+    scale: float
+
+
+@dataclass(frozen=True, init=False)
+class Param(_ParamFields):
     """One symbol of a claim, with bounds that may depend on the parameters declared before it.
 
     Parameters
@@ -72,38 +88,36 @@ class Param:
         Spread of samples for a parameter with an infinite bound (exponential tail of this scale).
     """
 
-    name: str
-    lower: Number | None = None
-    upper: Number | None = None
-    lower_open: bool = False
-    upper_open: bool = False
-    exp_symbol: str | None = None
-    integer: bool = False
-    scale: float = 2.0
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ValidationError("Param.name", "a Python identifier such as 'beta'", repr(self.name))
-        object.__setattr__(self, "lower", _sympify(self.lower, f"{self.name}.lower"))
-        object.__setattr__(self, "upper", _sympify(self.upper, f"{self.name}.upper"))
-        if self.exp_symbol is not None and not str(self.exp_symbol).isidentifier():
-            raise ValidationError(
-                f"{self.name}.exp_symbol", "a Python identifier such as 'E'", repr(self.exp_symbol)
-            )
-        lo = None if self.lower is None else sp.sympify(self.lower)
-        hi = None if self.upper is None else sp.sympify(self.upper)
+    def __init__(
+        self,
+        name: str,
+        lower: Number | None = None,
+        upper: Number | None = None,
+        lower_open: bool = False,
+        upper_open: bool = False,
+        exp_symbol: str | None = None,
+        integer: bool = False,
+        scale: float = 2.0,
+    ) -> None:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValidationError("Param.name", "a Python identifier such as 'beta'", repr(name))
+        lo = _sympify(lower, f"{name}.lower")
+        hi = _sympify(upper, f"{name}.upper")
+        if exp_symbol is not None and not str(exp_symbol).isidentifier():
+            raise ValidationError(f"{name}.exp_symbol", "a Python identifier such as 'E'", repr(exp_symbol))
         if (lo is not None and hi is not None and lo.is_number and hi.is_number) and (
-            bool(lo > hi) or (bool(sp.Eq(lo, hi)) and (self.lower_open or self.upper_open))
+            bool(lo > hi) or (bool(sp.Eq(lo, hi)) and (lower_open or upper_open))
         ):
             raise ValidationError(
-                f"assumptions on {self.name}",
+                f"assumptions on {name}",
                 "consistent bounds (lower <= upper, and lower < upper when an end is open)",
-                f"{lo} {'<' if self.lower_open else '<='} {self.name} {'<' if self.upper_open else '<='} {hi}",
+                f"{lo} {'<' if lower_open else '<='} {name} {'<' if upper_open else '<='} {hi}",
             )
-        if self.integer and self.exp_symbol is not None:
+        if integer and exp_symbol is not None:
             raise ValidationError(
-                f"assumptions on {self.name}", "an integer or an exp-parameter, not both", "both"
+                f"assumptions on {name}", "an integer or an exp-parameter, not both", "both"
             )
+        super().__init__(name, lo, hi, lower_open, upper_open, exp_symbol, integer, scale)
 
     @property
     def open_below(self) -> bool:
@@ -143,19 +157,30 @@ class Point:
         return ", ".join(f"{name} = {value}" for name, value in self.values.items())
 
 
+#: A positive parametrisation: working symbol → expression in the fresh variables, and those variables.
+Parametrisation: TypeAlias = tuple[dict[sp.Symbol, sp.Expr], tuple[sp.Symbol, ...]]
+
+
 @dataclass(frozen=True)
-class Region:
+class _RegionFields:
+    params: tuple[Param, ...]
+    constraints: tuple[sp.Basic, ...]
+    # Computed on first use: the working symbols (empty until then) and the parametrisations by
+    # ``cover_closed_ends``.
+    _symbols: dict[str, sp.Symbol] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _parametrisations: dict[bool, list[Parametrisation]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+
+@dataclass(frozen=True, init=False)
+class Region(_RegionFields):
     """The validity region: ordered parameters plus extra constraints (sympy relations)."""
 
-    params: tuple[Param, ...]
-    constraints: tuple[sp.Basic, ...] = ()
-    _cache: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        params = tuple(self.params)
+    def __init__(self, params: Iterable[Param], constraints: Iterable[sp.Basic] = ()) -> None:
+        params = tuple(params)
         if not all(isinstance(p, Param) for p in params):
             raise ValidationError("params", "a sequence of privopt.verify.Param", repr(params))
-        object.__setattr__(self, "params", params)
         names = [p.name for p in params] + [p.exp_symbol for p in params if p.exp_symbol]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -176,7 +201,7 @@ class Region:
                         f"unknown symbol(s) {', '.join(unknown)}",
                     )
             seen.add(p.name)
-        constraints = tuple(self.constraints)
+        constraints = tuple(constraints)
         for c in constraints:
             if not isinstance(c, sp.core.relational.Relational):
                 if c is sp.false or c is False:
@@ -191,7 +216,7 @@ class Region:
                     f"relations in {', '.join(sorted(seen))}",
                     f"unknown symbol(s) {', '.join(unknown)}",
                 )
-        object.__setattr__(self, "constraints", constraints)
+        super().__init__(params, constraints)
 
     # ------------------------------------------------------------------ symbols
     @property
@@ -206,8 +231,8 @@ class Region:
 
     def working_symbols(self) -> dict[str, sp.Symbol]:
         """Assumption-laden symbols of the working variables (``E`` for exp-parameters), by name."""
-        if "working" in self._cache:
-            return self._cache["working"]  # type: ignore[return-value]
+        if self._symbols or not self.params:
+            return self._symbols
         out: dict[str, sp.Symbol] = {}
         for p in self.params:
             lo = self._working_bound(p, p.lower, out)
@@ -220,8 +245,8 @@ class Region:
             if p.integer:
                 kwargs["integer"] = True
             out[p.name] = sp.Symbol(p.name, **kwargs)
-        self._cache["working"] = out
-        return out
+        self._symbols.update(out)
+        return self._symbols
 
     def _working_bound(
         self, p: Param, bound: sp.Expr | None, symbols: Mapping[str, sp.Symbol]
@@ -237,9 +262,7 @@ class Region:
         return to_working(expr, self, self.working_symbols())
 
     # ------------------------------------------------------------------ positive parametrisation
-    def parametrisations(
-        self, cover_closed_ends: bool = False
-    ) -> list[tuple[dict[sp.Symbol, sp.Expr], tuple[sp.Symbol, ...]]]:
+    def parametrisations(self, cover_closed_ends: bool = False) -> list[Parametrisation]:
         """Maps working symbol → expression in fresh non-negative variables ``t_i`` (module docstring).
 
         For a parameter with bounds ``lo < hi`` the map is ``(lo + hi·t)/(1 + t)`` (covers ``[lo, hi)``,
@@ -250,9 +273,8 @@ class Region:
         so that together they cover the region exactly (needed for ``>``). Integer parameters are
         parametrised as reals (a superset).
         """
-        key = f"parametrisations:{cover_closed_ends}"
-        if key in self._cache:
-            return self._cache[key]  # type: ignore[return-value]
+        if cover_closed_ends in self._parametrisations:
+            return self._parametrisations[cover_closed_ends]
         symbols = self.working_symbols()
         variants: list[tuple[dict[sp.Symbol, sp.Expr], list[sp.Symbol]]] = [({}, [])]
         for i, p in enumerate(self.params):
@@ -285,7 +307,7 @@ class Region:
                     extended.append(({**mapping, sym: value}, [*fresh, t]))
             variants = extended
         result = [(mapping, tuple(fresh)) for mapping, fresh in variants]
-        self._cache[key] = result
+        self._parametrisations[cover_closed_ends] = result
         return result
 
     # ------------------------------------------------------------------ sampling

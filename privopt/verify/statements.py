@@ -1,7 +1,10 @@
 """What a claim states: identities, inequalities, constraint systems, optimality, numbers.
 
 Statements are values (frozen dataclasses); the checkers in :mod:`privopt.verify.checkers` decide
-them. Expressions are sympy expressions (or matrices) in the claim's parameters.
+them. Expressions are sympy expressions (or matrices) in the claim's parameters. A statement that
+converts its arguments (numbers and lists to sympy, a mapping to a tuple) does so in its ``__init__``,
+which validates them and passes the converted values to the generated constructor of a private
+dataclass holding its fields: the fields are set once, already converted.
 
 - :class:`Identity` — ``lhs = rhs`` (scalars or matrices, elementwise).
 - :class:`Inequality` — ``lhs <= rhs`` (or ``<``, ``>=``, ``>``).
@@ -17,7 +20,7 @@ them. Expressions are sympy expressions (or matrices) in the claim's parameters.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,20 +44,22 @@ def _as_sympy(value: Any, argument: str) -> sp.Basic:
 
 
 @dataclass(frozen=True)
-class Identity:
-    """``lhs = rhs`` on the whole validity region (elementwise for matrices)."""
-
+class _IdentityFields:
     lhs: sp.Basic
     rhs: sp.Basic
 
-    def __post_init__(self) -> None:
-        lhs, rhs = _as_sympy(self.lhs, "lhs"), _as_sympy(self.rhs, "rhs")
+
+@dataclass(frozen=True, init=False)
+class Identity(_IdentityFields):
+    """``lhs = rhs`` on the whole validity region (elementwise for matrices)."""
+
+    def __init__(self, lhs: Any, rhs: Any) -> None:
+        lhs, rhs = _as_sympy(lhs, "lhs"), _as_sympy(rhs, "rhs")
         if isinstance(lhs, sp.MatrixBase) != isinstance(rhs, sp.MatrixBase) or (
             isinstance(lhs, sp.MatrixBase) and lhs.shape != rhs.shape
         ):
             raise ValidationError("rhs", "the shape of lhs", f"{getattr(rhs, 'shape', 'a scalar')}")
-        object.__setattr__(self, "lhs", lhs)
-        object.__setattr__(self, "rhs", rhs)
+        super().__init__(lhs, rhs)
 
     def differences(self) -> list[sp.Expr]:
         """The scalar expressions ``lhs − rhs`` that must vanish."""
@@ -67,22 +72,25 @@ class Identity:
 
 
 @dataclass(frozen=True)
-class Inequality:
-    """``lhs <relation> rhs`` on the whole validity region (scalars)."""
-
+class _InequalityFields:
     lhs: sp.Expr
     rhs: sp.Expr
-    relation: str = "<="
+    relation: str
 
-    def __post_init__(self) -> None:
-        if self.relation not in RELATIONS:
-            raise ValidationError("relation", f"one of {', '.join(RELATIONS)}", repr(self.relation))
-        object.__setattr__(self, "lhs", _as_sympy(self.lhs, "lhs"))
-        object.__setattr__(self, "rhs", _as_sympy(self.rhs, "rhs"))
-        if isinstance(self.lhs, sp.MatrixBase) or isinstance(self.rhs, sp.MatrixBase):
+
+@dataclass(frozen=True, init=False)
+class Inequality(_InequalityFields):
+    """``lhs <relation> rhs`` on the whole validity region (scalars)."""
+
+    def __init__(self, lhs: Any, rhs: Any, relation: str = "<=") -> None:
+        if relation not in RELATIONS:
+            raise ValidationError("relation", f"one of {', '.join(RELATIONS)}", repr(relation))
+        lhs, rhs = _as_sympy(lhs, "lhs"), _as_sympy(rhs, "rhs")
+        if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
             raise ValidationError(
                 "lhs", "scalar expressions (use AllOf for several inequalities)", "a matrix"
             )
+        super().__init__(lhs, rhs, relation)
 
     @property
     def strict(self) -> bool:
@@ -100,10 +108,13 @@ Part = Identity | Inequality
 
 
 @dataclass(frozen=True)
-class AllOf:
-    """A conjunction of named parts; it holds when every part holds."""
-
+class _AllOfFields:
     parts: tuple[tuple[str, Part], ...]
+
+
+@dataclass(frozen=True, init=False)
+class AllOf(_AllOfFields):
+    """A conjunction of named parts; it holds when every part holds."""
 
     def __init__(self, parts: Mapping[str, Part] | Iterable[tuple[str, Part]]) -> None:
         items = tuple(parts.items()) if isinstance(parts, Mapping) else tuple(parts)
@@ -115,7 +126,7 @@ class AllOf:
         names = [n for n, _ in items]
         if len(set(names)) != len(names):
             raise ValidationError("parts", "distinct part names", ", ".join(names))
-        object.__setattr__(self, "parts", items)
+        super().__init__(items)
 
     def expressions(self) -> list[sp.Basic]:
         return [e for _, part in self.parts for e in part.expressions()]
@@ -163,7 +174,15 @@ def column_constraints(
 
 
 @dataclass(frozen=True)
-class UtilitySpec:
+class _UtilitySpecFields:
+    kind: str
+    p: tuple[sp.Expr, ...]
+    p0: tuple[sp.Expr, ...]
+    p1: tuple[sp.Expr, ...]
+
+
+@dataclass(frozen=True, init=False)
+class UtilitySpec(_UtilitySpecFields):
     """The utility of an optimality claim.
 
     ``kind`` is ``"any"`` (every sub-convex utility: only a symbolic certificate for two inputs can
@@ -171,20 +190,17 @@ class UtilitySpec:
     marginals of ``p0`` and ``p1``). Distributions are sympy vectors in the claim's parameters.
     """
 
-    kind: str = "any"
-    p: tuple[sp.Expr, ...] = ()
-    p0: tuple[sp.Expr, ...] = ()
-    p1: tuple[sp.Expr, ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("any", "mi", "tv", "kl"):
-            raise ValidationError("utility.kind", "'any', 'mi', 'tv' or 'kl'", repr(self.kind))
-        for name in ("p", "p0", "p1"):
-            object.__setattr__(self, name, tuple(sp.sympify(v, rational=True) for v in getattr(self, name)))
-        if self.kind == "mi" and not self.p:
+    def __init__(
+        self, kind: str = "any", p: Iterable[Any] = (), p0: Iterable[Any] = (), p1: Iterable[Any] = ()
+    ) -> None:
+        if kind not in ("any", "mi", "tv", "kl"):
+            raise ValidationError("utility.kind", "'any', 'mi', 'tv' or 'kl'", repr(kind))
+        p, p0, p1 = (tuple(sp.sympify(v, rational=True) for v in vector) for vector in (p, p0, p1))
+        if kind == "mi" and not p:
             raise ValidationError("utility.p", "the prior of I(X;Y)", "none")
-        if self.kind in ("tv", "kl") and not (self.p0 and self.p1):
+        if kind in ("tv", "kl") and not (p0 and p1):
             raise ValidationError("utility.p0/p1", "the two distributions of the f-divergence", "none")
+        super().__init__(kind, p, p0, p1)
 
     def expressions(self) -> list[sp.Basic]:
         return [*self.p, *self.p0, *self.p1]
@@ -206,8 +222,21 @@ class OptimalityInstance:
     description: str = ""
 
 
+#: The default utility of an :class:`Optimality`: every sub-convex utility.
+_ANY_UTILITY = UtilitySpec()
+
+
 @dataclass(frozen=True)
-class Optimality:
+class _OptimalityFields:
+    mechanism: sp.Basic | None
+    cone: sp.Basic | None
+    utility: UtilitySpec
+    compare: Callable[[dict[str, float]], tuple[Any, Any]] | None
+    instance: Callable[[Point, np.random.Generator], OptimalityInstance] | None
+
+
+@dataclass(frozen=True, init=False)
+class Optimality(_OptimalityFields):
     """``mechanism`` maximises ``utility`` over the mechanisms whose columns lie in the cone
     ``{w >= 0 : G w <= 0}`` (``cone`` is ``G``, one row per inequality).
 
@@ -221,29 +250,30 @@ class Optimality:
     an independent route.
     """
 
-    mechanism: sp.Basic | None = None
-    cone: sp.Basic | None = None
-    utility: UtilitySpec = field(default_factory=UtilitySpec)
-    compare: Callable[[dict[str, float]], tuple[Any, Any]] | None = None
-    instance: Callable[[Point, np.random.Generator], OptimalityInstance] | None = None
-
-    def __post_init__(self) -> None:
-        if self.instance is not None:
-            if self.mechanism is not None or self.cone is not None:
+    def __init__(
+        self,
+        mechanism: Any = None,
+        cone: Any = None,
+        utility: UtilitySpec = _ANY_UTILITY,
+        compare: Callable[[dict[str, float]], tuple[Any, Any]] | None = None,
+        instance: Callable[[Point, np.random.Generator], OptimalityInstance] | None = None,
+    ) -> None:
+        if instance is not None:
+            if mechanism is not None or cone is not None:
                 raise ValidationError("instance", "either instance or mechanism and cone, not both", "both")
+            super().__init__(None, None, utility, compare, instance)
             return
-        if self.mechanism is None or self.cone is None:
+        if mechanism is None or cone is None:
             raise ValidationError("mechanism", "a mechanism and a cone (or an instance function)", "none")
-        mechanism = _as_sympy(self.mechanism, "mechanism")
-        cone = _as_sympy(self.cone, "cone")
+        mechanism = _as_sympy(mechanism, "mechanism")
+        cone = _as_sympy(cone, "cone")
         if not isinstance(mechanism, sp.MatrixBase) or not isinstance(cone, sp.MatrixBase):
             raise ValidationError("mechanism", "matrices for the mechanism and the cone", "a scalar")
         if cone.shape[1] != mechanism.shape[0]:
             raise ValidationError(
                 "cone", f"rows of length {mechanism.shape[0]} (one entry per input)", f"{cone.shape}"
             )
-        object.__setattr__(self, "mechanism", mechanism)
-        object.__setattr__(self, "cone", cone)
+        super().__init__(mechanism, cone, utility, compare, instance)
 
     @property
     def symbolic(self) -> bool:
@@ -305,25 +335,30 @@ class PrintedNumber:
 
 
 @dataclass(frozen=True)
-class Printed:
+class _PrintedFields:
+    numbers: tuple[PrintedNumber, ...]
+    compute: Callable[[], Mapping[str, float]]
+    slack: float
+
+
+@dataclass(frozen=True, init=False)
+class Printed(_PrintedFields):
     """Printed numbers against ``compute()``, which returns the recomputed value of every label.
 
     A printed number is reproduced when ``|computed − printed| <= ½·10^-decimals + slack`` (the
     rounding of the printed digits; ``slack`` admits the paper's own rounded intermediates).
     """
 
-    numbers: tuple[PrintedNumber, ...]
-    compute: Callable[[], Mapping[str, float]]
-    slack: float = 0.0
-
-    def __post_init__(self) -> None:
-        numbers = tuple(self.numbers)
+    def __init__(
+        self, numbers: Iterable[PrintedNumber], compute: Callable[[], Mapping[str, float]], slack: float = 0.0
+    ) -> None:
+        numbers = tuple(numbers)
         if not numbers:
             raise ValidationError("numbers", "at least one printed number", "none")
         labels = [n.label for n in numbers]
         if len(set(labels)) != len(labels):
             raise ValidationError("numbers", "distinct labels", ", ".join(labels))
-        object.__setattr__(self, "numbers", numbers)
+        super().__init__(numbers, compute, slack)
 
     def expressions(self) -> list[sp.Basic]:
         return []

@@ -192,13 +192,20 @@ def instance_at(
 
 
 def _fractions(matrix: sp.Basic) -> list[list[Fraction]] | None:
-    rows = []
+    rows: list[list[Fraction]] = []
     for row in sp.Matrix(matrix).tolist():
         converted = [_to_fraction(sp.sympify(x)) for x in row]
-        if any(x is None for x in converted):
+        exact = [x for x in converted if x is not None]
+        if len(exact) < len(converted):
             return None
-        rows.append(converted)
-    return rows  # type: ignore[return-value]
+        rows.append(exact)
+    return rows
+
+
+def _fraction_vector(values: tuple[sp.Expr, ...]) -> list[Fraction] | None:
+    """A distribution's entries as fractions (``[]`` for no distribution, ``None`` if one is not rational)."""
+    rows = _fractions(sp.Matrix([list(values)])) if values else [[]]
+    return None if rows is None else rows[0]
 
 
 def _rational_point(instance: OptimalityInstance, where: str) -> tuple[str, str]:
@@ -206,12 +213,9 @@ def _rational_point(instance: OptimalityInstance, where: str) -> tuple[str, str]
     W = _fractions(instance.mechanism)
     G = _fractions(instance.cone)
     spec = instance.utility
-    dists: list[list[list[Fraction]] | None] = [
-        _fractions(sp.Matrix([list(v)])) if v else [[]] for v in (spec.p, spec.p0, spec.p1)
-    ]
-    if W is None or G is None or any(d is None for d in dists):
+    p, p0, p1 = (_fraction_vector(v) for v in (spec.p, spec.p0, spec.p1))
+    if W is None or G is None or p is None or p0 is None or p1 is None:
         return NOT_PROVED, f"not all data are rational at {where}"
-    p, p0, p1 = (d[0] for d in dists)  # type: ignore[index]
     n, m = len(W), len(W[0])
     if any(sum(row) != 1 for row in W) or any(x < 0 for row in W for x in row):
         return FALSIFIED, f"at {where} the matrix is not a mechanism"

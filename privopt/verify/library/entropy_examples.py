@@ -566,7 +566,8 @@ def examples_table() -> pd.DataFrame:
     """Every printed number of Examples 1–5 with its recomputed value (one row per number)."""
     rows = []
     for claim in claims():
-        entries, _ = printed_comparison(claim.statement)  # type: ignore[arg-type]
+        assert isinstance(claim.statement, Printed)  # every example claim is made by _printed
+        entries, _ = printed_comparison(claim.statement)
         for entry in entries:
             rows.append({"claim": claim.name, "source": claim.source, **entry})
     return pd.DataFrame(rows)
