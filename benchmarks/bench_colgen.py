@@ -3,7 +3,7 @@
 1. colgen vs exact vertex enumeration on seeded PolyOpt instances (Jeffreys P*, n = 1000, β = 0.05)
    of shape 3×4 and 2×8: time ratio and value ratio (colgen / exact), and whether colgen's upper
    bound is above the exact optimum (it must be).
-2. colgen on Adult's three large pairs at ε ∈ {0.5, 1, 2}: seconds, lower/upper/gap, columns,
+2. colgen on Adult's four pairs (:data:`~privopt.experiments.adult_colgen.PAIRS`) at ε ∈ {0.5, 1, 2}: seconds, lower/upper/gap, columns,
    audit, and the MI of GRR, SRR, IR and CR beside it (``privopt.experiments.adult_colgen``).
 3. Peak memory of the process tree (goal < 4 GiB).
 4. Certified optimum (issue 13): the table (instance, ε) → lower, certified upper, gap, seconds, peak
@@ -34,12 +34,7 @@ from privopt.experiments.figures.adult import adult_available
 VERTEX_LIMIT_2X8 = 10**13
 
 #: The Adult pairs of issue 13 and the column-generation seconds each run gets (< 10 minutes in all).
-CERTIFIED_PAIRS: tuple[tuple[str, str, float], ...] = (
-    ("sex", "race", 120.0),
-    ("marital-status", "relationship", 120.0),
-    ("marital-status", "education", 300.0),
-    ("occupation", "education", 540.0),
-)
+CERTIFIED_PAIRS: tuple[tuple[str, str, float], ...] = tuple((s, u, BUDGETS[(s, u)]) for s, u in PAIRS)
 
 #: Synthetic instances ``(shape, n, seed)``: Jeffreys P*, the 95 % χ² set around P̂ (120 s each).
 CERTIFIED_SYNTHETIC: tuple[tuple[tuple[int, int], int, int], ...] = (
