@@ -22,6 +22,7 @@ import resource
 import statistics
 import sys
 import time
+from queue import Empty
 from typing import Any
 
 import privopt as po
@@ -104,24 +105,41 @@ def _certified_child(spec: tuple[Any, ...], eps: float, time_limit: float, queue
     start = time.perf_counter()
     solution = problem.solve(route="colgen")
     seconds = time.perf_counter() - start
-    stats = solution.stats
     queue.put(
         {
-            "lower": stats["lower"], "upper": stats["upper"], "gap": stats["gap"], "seconds": seconds,
-            "stopped": stats["stopped"], "audit": solution.certificate.passed,
+            "lower": solution.lower, "upper": solution.upper, "gap": solution.gap, "seconds": seconds,
+            "stopped": solution.stats.stopped, "audit": solution.certificate.passed,
             "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
             "certified": solution.certificate.pricing is not None,
         }
     )  # fmt: skip
 
 
-def _certified_row(label: str, spec: tuple[Any, ...], eps: float, time_limit: float) -> tuple[str, str]:
+def certified_result(spec: tuple[Any, ...], eps: float, time_limit: float) -> dict[str, Any] | str:
+    """One certified run in a forked child: its bounds, seconds, stop reason, audit and peak MiB, or a
+    line saying why there is no result."""
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     child = context.Process(target=_certified_child, args=(spec, eps, time_limit, queue))
     child.start()
-    result = queue.get()
+    give_up = time.monotonic() + 2 * time_limit + 300  # the budget, the audit and a margin
+    while True:  # a child that dies never reports: notice it instead of waiting forever
+        try:
+            result: dict[str, Any] = queue.get(timeout=1.0)
+            break
+        except Empty:
+            if not child.is_alive() or time.monotonic() > give_up:
+                child.kill()
+                child.join()
+                return f"no result (the run's process ended with code {child.exitcode})"
     child.join()
+    return result
+
+
+def _certified_row(label: str, spec: tuple[Any, ...], eps: float, time_limit: float) -> tuple[str, str]:
+    result = certified_result(spec, eps, time_limit)
+    if isinstance(result, str):
+        return f"{label}, ε = {eps:g}", result
     row = (
         f"lower {result['lower']:.6f}  upper {result['upper']:.6f}  gap {result['gap']:.2e}  "
         f"{result['seconds']:6.1f} s  {result['peak']:6.0f} MiB  stopped: {result['stopped']}, "

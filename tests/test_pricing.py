@@ -307,3 +307,21 @@ def test_a_vertex_enumeration_that_loses_vertices_is_not_reported_optimal(monkey
     assert lossy.status is not po.Status.OPTIMAL
     assert "NOT certified" in lossy.reason
     assert lossy.upper >= optimal.value - 1e-9  # the bound still holds: it covers the lost vertex
+
+
+@pytest.mark.parametrize("backend", ["cdd", "ppl"])
+def test_an_exact_enumeration_stays_optimal_when_the_pricing_bound_runs_out_of_nodes(backend):
+    # With a node budget too small for the bound to close, a floating-point enumeration cannot be told
+    # from one that lost a vertex: it is redone in rational arithmetic, which loses none. The result is
+    # the optimum, its certificate marked incomplete.
+    F = random_ball(np.random.default_rng(10), (3, 3), 1000)
+    reference = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center)).solve(route="vertex")
+    starved = po.Problem(
+        po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), backend=backend, colgen={"bound_nodes": 1}
+    ).solve(route="vertex")
+    assert starved.status is po.Status.OPTIMAL
+    assert starved.value == pytest.approx(reference.value, abs=1e-9)
+    assert starved.upper == starved.value
+    assert not starved.certificate.pricing.complete
+    assert starved.stats.backend.startswith("ppl")
+    assert "rational enumeration in pplpy" in starved.reason

@@ -1,7 +1,7 @@
 """Ratio pairs: the common form of every privacy definition, declared and expanded.
 
 Each privacy notion in the papers is a family of inequalities that are linear and homogeneous in one
-column ``w = W[:, y]`` of the channel matrix (docs/design.md, "Row cones")::
+column ``w = W[:, y]`` of the channel matrix (docs/design.md, "One solve", item 3)::
 
     a_iᵀ w  <=  e^{c_i ε} · b_iᵀ w        for every pair i and every output y,
 

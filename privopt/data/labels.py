@@ -2,7 +2,7 @@
 
 A mechanism's row ``x`` means the input labelled ``input_labels[x]``. Whenever a mechanism meets
 something that knows its own inputs (a definition's alphabet, a utility's distribution), the rows are
-aligned by label, in any order (docs/design.md, "Labels"):
+aligned by label, in any order (docs/design.md, "Contracts"):
 
 - the same labels, in any order: the rows are permuted to the other side's order;
 - either side *unlabelled* (its labels are the default ``0, 1, ..., n−1``): rows keep their position;

@@ -13,7 +13,7 @@ from privopt.definitions.ratio_constraints import RatioConstraints
 class LDP(RatioConstraints):
     """ε-LDP: ``P(Y=y|X=x) <= e^ε P(Y=y|X=x')`` for all ``x, x'`` and ``y``.
 
-    One pair of groups: ``max_x w[x] <= e^ε min_x w[x]`` (docs/design.md, "Row cones"). No
+    One pair of groups: ``max_x w[x] <= e^ε min_x w[x]`` (docs/design.md, "One solve", item 3). No
     distribution is involved, so it applies to a mechanism with any number of inputs.
     """
 

@@ -125,11 +125,20 @@ class VertexRoute:
         vertices, result = self._enumerate(data, a_ub, backend, not certifiable, deadline, seconds)
         solved = self._lp(data, utility, vertices, seconds)
         certificate, upper, note = _certify(data, utility, solved.duals, solved.value, deadline, seconds)
-        if certificate is not None and upper > solved.value and result.backend != "ppl":
+        exact = result.backend.startswith("ppl")
+        if certificate is not None and upper > solved.value and not exact:
             vertices, result = self._enumerate(data, a_ub, "ppl", True, deadline, seconds)
             solved = self._lp(data, utility, vertices, seconds)
             certificate, upper, note = _certify(data, utility, solved.duals, solved.value, deadline, seconds)
             note += " (after an exact re-enumeration)"
+            exact = True
+        if certificate is not None and upper > solved.value and exact and not certificate.complete:
+            # Rational enumeration loses no vertex: the bound only ran out of its node budget.
+            upper = solved.value
+            note = (
+                " (exact: rational enumeration in pplpy; the pricing bound did not close within "
+                f"bound_nodes={data.options.colgen.bound_nodes}, so the certificate is incomplete)"
+            )
         stats = SolveStats(
             seconds=seconds,
             inequalities=estimate.inequalities,

@@ -1,7 +1,7 @@
 """Concave utilities of a channel matrix, optimised directly with cvxpy (the ``"cvxpy"`` route).
 
 A concave utility (expected gain, minus expected distortion) over the cone of admissible columns is a
-plain convex program (docs/design.md, "Routes").
+plain convex program (docs/design.md, "One solve", item 4).
 """
 
 from __future__ import annotations
