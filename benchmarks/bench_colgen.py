@@ -3,8 +3,8 @@
 1. colgen vs exact vertex enumeration on seeded PolyOpt instances (Jeffreys P*, n = 1000, β = 0.05)
    of shape 3×4 and 2×8: time ratio and value ratio (colgen / exact), and whether colgen's upper
    bound is above the exact optimum (it must be).
-2. colgen on Adult's four pairs (:data:`~privopt.experiments.adult_colgen.PAIRS`) at ε ∈ {0.5, 1, 2}: seconds, lower/upper/gap, columns,
-   audit, and the MI of GRR, SRR, IR and CR beside it (``privopt.experiments.adult_colgen``).
+2. colgen on Adult's four pairs (:data:`~privopt.experiments.adult_colgen.PAIRS`) at ε ∈ {0.5, 1, 2}:
+   seconds, lower/upper/gap, columns, audit, and the MI of GRR, SRR, IR and CR beside it (``privopt.experiments.adult_colgen``).
 3. Peak memory of the process tree (goal < 4 GiB).
 4. Certified optimum (issue 13): the table (instance, ε) → lower, certified upper, gap, seconds, peak
    MiB for the Adult pairs sex×race, marital-status×relationship, marital-status×education and

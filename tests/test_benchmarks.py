@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 import privopt as po
 from benchmarks.bench_colgen import certified_result
 from benchmarks.bench_compiler import polyopt_instances
+from privopt.tolerances import GAP_TOLERANCE
 
 
 def test_certified_table_row_agrees_with_the_exact_optimum() -> None:
@@ -18,6 +17,11 @@ def test_certified_table_row_agrees_with_the_exact_optimum() -> None:
     exact = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center)).solve(route="vertex")
     assert result["audit"]
     assert result["certified"]
-    assert result["lower"] <= exact.value + 1e-9 <= result["upper"] + 2e-9
-    assert result["gap"] == pytest.approx(0.0, abs=1e-5)
+    # The design is a mechanism in the cone (at most the optimum) and the upper bound is certified
+    # (at least it); 1e-9 allows the LPs' round-off.
+    assert result["lower"] <= exact.value + 1e-9
+    assert result["upper"] >= exact.value - 1e-9
+    # A 2×3 instance converges: the relative gap is within the default colgen gap tolerance.
+    assert result["gap"] <= GAP_TOLERANCE
+    assert result["stopped"] == "converged"
     assert result["peak"] > 0

@@ -321,7 +321,7 @@ def test_an_exact_enumeration_stays_optimal_when_the_pricing_bound_runs_out_of_n
     ).solve(route="vertex")
     assert starved.status is po.Status.OPTIMAL
     assert starved.value == pytest.approx(reference.value, abs=1e-9)
-    assert starved.upper == starved.value
+    assert starved.upper <= starved.value  # no gap (upper >= value always holds)
     assert not starved.certificate.pricing.complete
     assert starved.stats.backend.startswith("ppl")
     assert "rational enumeration in pplpy" in starved.reason

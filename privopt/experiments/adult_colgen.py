@@ -4,7 +4,8 @@ The Entropy paper dropped PolyOpt for its larger Adult experiments: for occupati
 polytope had 57,840 inequalities in 240 dimensions and vertex enumeration ran out of memory
 (Entropy paper §8.1). :func:`adult_colgen_run` designs the (ε, χ²-ball)-RLDP mechanism there by
 ``route="colgen"`` (certified: the χ² ball's row cone is an envelope cone, so the upper bound is the
-better of the exact pricing bound and the chain-rule bound) and sets it beside the papers' low-complexity mechanisms on the same data:
+better of the exact pricing bound and the chain-rule bound) and sets it beside the papers'
+low-complexity mechanisms on the same data:
 
 * ``grr``, ``srr``, ``ir``, ``cr`` — built as :mod:`privopt.designs.named` builds them;
 * ``nr`` (bounded) — the non-robust optimum at the point P̂ (Entropy §8), itself too large to

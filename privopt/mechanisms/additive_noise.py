@@ -60,8 +60,9 @@ PRIOR_SCAN_POINTS = 65
 
 NoiseFamily = Literal["laplace", "gaussian"]
 
-#: A prior, or a set of priors: a Point, a FiniteSet or an L1Ball of binary priors.
-Priors: TypeAlias = ArrayLike | JointDistribution | Point | FiniteSet | L1Ball
+#: A binary prior, or a set of them: a Point, a FiniteSet or an L1Ball (the noise mechanisms take only these;
+#: privopt.mechanisms.pml_accounting.Priors also admits polytopes over any alphabet).
+BinaryPriors: TypeAlias = ArrayLike | JointDistribution | Point | FiniteSet | L1Ball
 
 
 class _Noise(Protocol):
@@ -248,7 +249,7 @@ class ContinuousMechanism(_ContinuousMechanismFields):
         return float(total)
 
     # ------------------------------------------------------------------ over sets of priors
-    def _priors(self, F: Priors) -> tuple[FloatArray, tuple[float, float] | None]:
+    def _priors(self, F: BinaryPriors) -> tuple[FloatArray, tuple[float, float] | None]:
         """Listed priors (rows) and, for an ℓ1 ball, the interval of ``P(+1)`` it spans."""
         if isinstance(F, L1Ball):
             center = _binary_prior(F.center, "F")
@@ -260,7 +261,7 @@ class ContinuousMechanism(_ContinuousMechanismFields):
             return np.vstack([_binary_prior(p, "F") for p in F.members()]), None
         return _binary_prior(F, "F")[None, :], None
 
-    def violation(self, eps: float, F: Priors) -> Violation:
+    def violation(self, eps: float, F: BinaryPriors) -> Violation:
         """δ of eq. 59: the largest ``P_{Y~P}(E_ε(P))`` over ``P`` in ``F`` (a prior, a Point, a FiniteSet or
         an L1Ball of binary priors), with the worst prior, the thresholds and an error estimate."""
         eps = check_eps(eps)
@@ -294,11 +295,11 @@ class ContinuousMechanism(_ContinuousMechanismFields):
         error = ROOT_XTOL * density + prior_error + 4.0 * np.finfo(float).eps * delta
         return Violation(delta, worst, (low, high), error, evaluations)
 
-    def delta(self, eps: float, F: Priors) -> float:
+    def delta(self, eps: float, F: BinaryPriors) -> float:
         """``δ(ε) = sup_{P ∈ F} P_{Y~P}(ℓ_P(Y) > ε)`` (eq. 59)."""
         return self.violation(eps, F).delta
 
-    def realized_eps(self, F: Priors, delta: float = 0.0) -> float:
+    def realized_eps(self, F: BinaryPriors, delta: float = 0.0) -> float:
         """The smallest ε for which the mechanism is (ε, δ)-PML for every prior in ``F``.
 
         ``δ = 0``: ``max_{P ∈ F} sup_y ℓ_P(y)``, attained at an extreme prior. ``δ > 0``: the smallest ε
@@ -317,7 +318,7 @@ class ContinuousMechanism(_ContinuousMechanismFields):
         return float(brentq(lambda e: self.delta(e, F) - delta, 0.0, high, xtol=ROOT_XTOL))
 
     def audit(
-        self, F: Priors, eps: float, delta: float = 0.0, *, tolerance: float = AUDIT_EPS_ATOL
+        self, F: BinaryPriors, eps: float, delta: float = 0.0, *, tolerance: float = AUDIT_EPS_ATOL
     ) -> AuditReport:
         """Audit (ε, δ)-PML (δ = 0: ε-PML) for every prior in ``F``; ``eps`` of the report is the
         realized ε at level δ (:meth:`realized_eps`), ``details["delta"]`` the δ at the target ε."""

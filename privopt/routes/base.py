@@ -1,7 +1,8 @@
 """What every route receives and returns: :class:`ProblemData`, :class:`RouteResult`, :class:`Status`.
 
-A route is an algorithm for a compiled problem (docs/design.md, "One solve", item 4). It declares whether it
-applies, ``accepts(data) -> (bool, reason)``, and solves, ``solve(data, deadline) -> RouteResult``.
+A route is an algorithm for a compiled problem (docs/design.md, "One solve", item 4). It declares
+whether it applies, ``accepts(data) -> (bool, reason)``, and solves,
+``solve(data, deadline) -> RouteResult``.
 Routes never see :class:`~privopt.Problem`: :meth:`privopt.Problem.get_problem_data` builds the
 :class:`ProblemData` once (the cone is compiled once per solve), and the problem turns the route's
 result into a :class:`~privopt.Solution` after the independent audit.

@@ -39,7 +39,7 @@ from privopt.routes.pricing.certificate import PricingCertificate
 from privopt.solvers.errors import BackendError
 from privopt.solvers.lp import new_highs, solve_lp
 from privopt.solvers.progress import Progress
-from privopt.tolerances import GAP_TOLERANCE
+from privopt.tolerances import GAP_TOLERANCE, THETA_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray, check_positive_int, check_real
 
@@ -476,7 +476,7 @@ class _Master:
 
     def support(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The columns with non-negligible weight in ``θ`` (as a matrix) and their weights."""
-        keep = theta > 1e-12 * max(float(theta.max()), 1e-300)
+        keep = theta > THETA_RTOL * max(float(theta.max()), 1e-300)
         return np.column_stack(self.columns)[:, keep], theta[keep]
 
 

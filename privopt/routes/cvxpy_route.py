@@ -1,7 +1,8 @@
 """The cvxpy route: a concave utility over the cone is one convex program.
 
 For concave utilities (expected gain, minus expected distortion): maximise ``U(W)`` over channel
-matrices with rows summing to 1 and every column in the cone ``G w <= 0`` (docs/design.md, "One solve", item 4).
+matrices with rows summing to 1 and every column in the cone ``G w <= 0`` (docs/design.md, "One
+solve", item 4).
 The solver's optimum is reported with ``lower = upper`` (to the solver's tolerance).
 """
 

@@ -124,21 +124,13 @@ class VertexRoute:
         backend = data.options.backend
         vertices, result = self._enumerate(data, a_ub, backend, not certifiable, deadline, seconds)
         solved = self._lp(data, utility, vertices, seconds)
-        certificate, upper, note = _certify(data, utility, solved.duals, solved.value, deadline, seconds)
         exact = result.backend.startswith("ppl")
+        certificate, upper, note = _certify(data, utility, solved, exact, deadline, seconds)
         if certificate is not None and upper > solved.value and not exact:
             vertices, result = self._enumerate(data, a_ub, "ppl", True, deadline, seconds)
             solved = self._lp(data, utility, vertices, seconds)
-            certificate, upper, note = _certify(data, utility, solved.duals, solved.value, deadline, seconds)
+            certificate, upper, note = _certify(data, utility, solved, True, deadline, seconds)
             note += " (after an exact re-enumeration)"
-            exact = True
-        if certificate is not None and upper > solved.value and exact and not certificate.complete:
-            # Rational enumeration loses no vertex: the bound only ran out of its node budget.
-            upper = solved.value
-            note = (
-                " (exact: rational enumeration in pplpy; the pricing bound did not close within "
-                f"bound_nodes={data.options.colgen.bound_nodes}, so the certificate is incomplete)"
-            )
         stats = SolveStats(
             seconds=seconds,
             inequalities=estimate.inequalities,
@@ -268,8 +260,8 @@ class _VertexLP:
 def _certify(
     data: ProblemData,
     utility: SubConvexUtility,
-    duals: FloatArray | None,
-    value: float,
+    solved: _VertexLP,
+    exact: bool,
     deadline: float | None,
     seconds: dict[str, float],
 ) -> tuple[PricingCertificate | None, float, str]:
@@ -278,7 +270,10 @@ def _certify(
     The LP sees only the enumerated vertices; ``OPT <= Σλ + max(0, δ̄)`` with ``δ̄`` proved over the
     cone (:mod:`privopt.routes.pricing`) shows that no vertex the enumeration lost could do better.
     Returns the certificate (``None`` when the cone has no such bound), the upper bound and a note.
+    After an ``exact`` (rational) enumeration, which loses no vertex, a bound that stopped on its node
+    budget before closing leaves the LP's value as the upper bound, with the certificate incomplete.
     """
+    duals, value = solved.duals, solved.value
     pricer = envelope_pricer(utility, data.cone)
     if isinstance(pricer, str) or duals is None:
         return None, value, " (exact)"
@@ -291,6 +286,13 @@ def _certify(
     seconds["certify"] = seconds.get("certify", 0.0) + time.perf_counter() - start
     if certificate.upper - value <= GAP_OPTIMAL_RTOL * max(1.0, abs(value)):
         return certificate, value, " (exact; certified optimal by the pricing bound)"
+    if exact and not certificate.complete:
+        return (
+            certificate,
+            value,
+            " (exact: rational enumeration in pplpy; the pricing bound did not close within "
+            f"bound_nodes={data.options.colgen.bound_nodes}, so the certificate is incomplete)",
+        )
     return (
         certificate,
         certificate.upper,
