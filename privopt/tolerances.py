@@ -84,6 +84,11 @@ THETA_RTOL: float = 1e-12
 #: A floating-point vertex entry below this is rounding noise of an exact zero (vertex route).
 VERTEX_NEGATIVE_ATOL: float = 1e-7
 
+#: A projected vertex of the lifted slice ``max_a aᵀw <= t <= F min_b bᵀw`` is a vertex of the cone's
+#: slice exactly when both sides are tight (vertex route); "tight" is within this, relative to the
+#: larger side (rounding is ~1e-12; a non-vertex kept by it is still a point of the cone).
+LIFT_TIGHT_RTOL: float = 1e-7
+
 #: A Rényi order within this of a special value (1: KL; 2: χ², closed forms) is that value.
 ORDER_ATOL: float = 1e-12
 

@@ -255,6 +255,34 @@ class RowCone:
             add([(t_index[block.numerator], 1.0), (z_index[block.denominator], -block.factor)])
         return sp.csr_matrix((vals, (rows, cols)), shape=(row, total)), total
 
+    def single_lift(self) -> tuple[FloatArray, FloatArray, float] | None:
+        """``(A, B, F)`` such that the cone is ``{w : aᵀw <= t <= F bᵀw for all a ∈ A, b ∈ B, some t}``,
+        or ``None`` when one auxiliary variable cannot describe it (docs/compiler.md, "Routes").
+
+        That holds when the blocks share one factor and pair every numerator group with every
+        denominator group (LDP; LDP w.r.t. S with the s1 = s2 pairs): then all rows together say
+        ``max_a aᵀw <= F min_b bᵀw``. A block pairing a group with itself needs ``F >= 1`` (its skipped
+        rows ``a <= F a`` are then implied by ``w >= 0``). The slice of this system has ``|A| + |B|``
+        inequalities instead of ``|A|·|B|``, and its vertices project onto points of the cone's slice
+        that include all of that slice's vertices (every vertex of a projection is the image of a
+        vertex), so vertex enumeration may run on it.
+        """
+        log_factors = {block.log_factor for block in self.blocks}
+        if len(log_factors) != 1:  # no block, or factors that differ (even by rounding)
+            return None
+        log_factor = log_factors.pop()
+        numerators = {block.numerator for block in self.blocks}
+        denominators = {block.denominator for block in self.blocks}
+        if {(b.numerator, b.denominator) for b in self.blocks} != {
+            (a, b) for a in numerators for b in denominators
+        }:
+            return None
+        if log_factor < 0 and numerators & denominators:
+            return None
+        A = np.unique(np.vstack([self.groups[g].vectors for g in sorted(numerators)]), axis=0)
+        B = np.unique(np.vstack([self.groups[g].vectors for g in sorted(denominators)]), axis=0)
+        return A, B, float(np.exp(log_factor))
+
     def violation(self, columns: FloatArray) -> float:
         """Largest relative violation ``max (Gw)_i / max(aᵀw, e^{ε}bᵀw)`` over rows and columns (0 if none).
 

@@ -10,6 +10,7 @@ utility ``<= Σ_x λ_x``.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,17 +29,21 @@ from privopt.routes.base import (
     status_for,
 )
 from privopt.routes.pricing.certificate import PricingCertificate, envelope_pricer
-from privopt.routes.vertex_cost import predicted_vertex_seconds
+from privopt.routes.vertex_cost import lifted_slice, predicted_vertex_seconds
 from privopt.solvers.errors import BackendError, BackendTimeout
-from privopt.solvers.lp import solve_lp
-from privopt.solvers.vertex_enumeration import VertexResult, polytope_vertices
-from privopt.tolerances import GAP_OPTIMAL_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
+from privopt.solvers.lp import solve_equality_lp, solve_lp
+from privopt.solvers.vertex_enumeration import VertexResult, merge_close, polytope_vertices
+from privopt.tolerances import GAP_OPTIMAL_RTOL, LIFT_TIGHT_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Enumerations predicted (:mod:`privopt.routes.vertex_cost`) to take at most this many seconds run in
 #: this process: forking a child to enforce the timeout would cost more than the enumeration.
 IN_PROCESS_SECONDS = 1.0
+
+#: Projected points of a lifted enumeration closer than this (max norm, on Σw = 1) are one point, as
+#: :func:`~privopt.solvers.vertex_enumeration.polytope_vertices` merges its own vertices.
+MERGE_ATOL = 1e-9
 
 #: The remedies every refusal or timeout of the vertex route names.
 REMEDIES = (
@@ -111,25 +116,44 @@ class VertexRoute:
         # exact duplicates, so this estimate never exceeds the exact one.
         if data.estimate.bound > limit:
             refuse_above_limit(VertexEstimate.for_slice(n, _distinct_float_rows(data.cone.matrix())), limit)
-        rows = _dedupe_rows(data.cone.exact_matrix())
-        estimate = VertexEstimate.for_slice(n, rows.shape[0])
-        refuse_above_limit(estimate, limit)
-        # Non-negativity first: cdd inserts a cone's inequalities in this order (solvers docstring).
-        a_ub = np.vstack([-np.eye(n, dtype=int).astype(object), rows])
         pricer = envelope_pricer(utility, data.cone)
         certifiable = not isinstance(pricer, str)
         seconds: dict[str, float] = {}
-        # Where the pricing bound will check the LP's duals, the floating-point vertices need no probes:
-        # a lost vertex shows in the certificate, and then the enumeration is redone exactly.
         backend = data.options.backend
-        vertices, result = self._enumerate(data, a_ub, backend, not certifiable, deadline, seconds)
-        solved = self._lp(data, utility, vertices, seconds)
-        exact = result.backend.startswith("ppl")
-        certificate, upper, note = _certify(data, utility, solved, exact, deadline, seconds)
-        if certificate is not None and upper > solved.value and not exact:
+
+        @functools.cache
+        def projected() -> tuple[np.ndarray, VertexEstimate]:
+            """The slice's inequalities in exact arithmetic (non-negativity first: cdd inserts a cone's
+            inequalities in this order, solvers docstring), and their vertex estimate."""
+            rows = _dedupe_rows(data.cone.exact_matrix())
+            estimate = VertexEstimate.for_slice(n, rows.shape[0])
+            refuse_above_limit(estimate, limit)
+            return np.vstack([-np.eye(n, dtype=int).astype(object), rows]), estimate
+
+        # Where the pricing bound will check the LP's duals, floating-point vertices need no probes:
+        # a lost vertex shows in the certificate, and the next enumeration is tried: the lifted slice
+        # (one auxiliary variable, vertex_cost.lifted_slice) in cdd when it exists, the projected
+        # slice with ``backend``, then the projected slice exactly in pplpy.
+        lift = lifted_slice(data)
+        found = None if lift is None else self._enumerate_lifted(data, lift, deadline, seconds)
+        if found is not None:
+            vertices, result = found
+            estimate = VertexEstimate.for_slice(n, _distinct_float_rows(data.cone.matrix()))
+            solved, certificate, upper, note = self._solve_vertices(
+                data, utility, vertices, result, deadline, seconds
+            )
+        if found is None or (certificate is not None and upper > solved.value):
+            a_ub, estimate = projected()
+            vertices, result = self._enumerate(data, a_ub, backend, not certifiable, deadline, seconds)
+            solved, certificate, upper, note = self._solve_vertices(
+                data, utility, vertices, result, deadline, seconds
+            )
+        if certificate is not None and upper > solved.value and not result.backend.startswith("ppl"):
+            a_ub, estimate = projected()
             vertices, result = self._enumerate(data, a_ub, "ppl", True, deadline, seconds)
-            solved = self._lp(data, utility, vertices, seconds)
-            certificate, upper, note = _certify(data, utility, solved, True, deadline, seconds)
+            solved, certificate, upper, note = self._solve_vertices(
+                data, utility, vertices, result, deadline, seconds
+            )
             note += " (after an exact re-enumeration)"
         stats = SolveStats(
             seconds=seconds,
@@ -153,6 +177,51 @@ class VertexRoute:
             certificate,
         )
 
+    def _solve_vertices(
+        self,
+        data: ProblemData,
+        utility: SubConvexUtility,
+        vertices: FloatArray,
+        result: VertexResult,
+        deadline: float | None,
+        seconds: dict[str, float],
+    ) -> tuple[_VertexLP, PricingCertificate | None, float, str]:
+        """The vertex LP over ``vertices`` and its certificate, upper bound and note (:func:`_certify`)."""
+        solved = self._lp(data, utility, vertices, seconds)
+        exact = result.backend.startswith("ppl")
+        return solved, *_certify(data, utility, solved, exact, deadline, seconds)
+
+    def _enumerate_lifted(
+        self,
+        data: ProblemData,
+        lift: tuple[FloatArray, FloatArray, float],
+        deadline: float | None,
+        seconds: dict[str, float],
+    ) -> tuple[FloatArray, VertexResult] | None:
+        """The slice's vertices (and other points of it) from the lifted slice ``{w >= 0, aᵀw <= t <=
+        F bᵀw, Σw = 1}`` in floating-point cdd, or ``None`` if cdd fails there (the caller then
+        enumerates the projected slice). Measured on PolyOpt cones with the s1 = s2 pairs: 3×3 20–34 ms
+        instead of 54–102 ms, 2×6 0.35–1.8 s instead of 1.9–27 s (benchmarks/bench_vertex_cost.py)."""
+        A, B, factor = lift
+        n = data.n_inputs
+        a_ub = np.vstack(
+            [
+                np.hstack([-np.eye(n), np.zeros((n, 1))]),
+                np.hstack([A, -np.ones((A.shape[0], 1))]),
+                np.hstack([-factor * B, np.ones((B.shape[0], 1))]),
+            ]
+        )
+        try:
+            vertices, result = self._enumerate(data, a_ub, "cdd", False, deadline, seconds, auxiliary=1)
+        except SolverError:
+            return None
+        # A lifted vertex with only one side of t tight projects to a point inside the cone's slice;
+        # with both tight, its n + 1 active rows give n independent projected ones: a vertex.
+        top, bottom = (vertices @ A.T).max(axis=1), factor * (vertices @ B.T).min(axis=1)
+        tight = bottom - top <= LIFT_TIGHT_RTOL * np.maximum(np.abs(top), np.abs(bottom))
+        vertices = merge_close(vertices[tight], MERGE_ATOL)  # lifted vertices can share their projection
+        return vertices, VertexResult(vertices, "cdd (lifted slice)", result.seconds, result.raw_count)
+
     @staticmethod
     def _enumerate(
         data: ProblemData,
@@ -161,8 +230,10 @@ class VertexRoute:
         validate: bool,
         deadline: float | None,
         seconds: dict[str, float],
+        auxiliary: int = 0,
     ) -> tuple[FloatArray, VertexResult]:
-        """The normalised vertices of the slice ``{w >= 0, G w <= 0, Σw = 1}`` (rows)."""
+        """The normalised vertices of the slice ``{w >= 0, G w <= 0, Σw = 1}`` (rows); with ``auxiliary``
+        extra variables (the last columns of ``a_ub``), the projections of the lifted slice's vertices."""
         n = data.n_inputs
         start = time.perf_counter()
         small = predicted_vertex_seconds(data) <= IN_PROCESS_SECONDS
@@ -172,7 +243,7 @@ class VertexRoute:
             return polytope_vertices(
                 a_ub,
                 np.zeros(a_ub.shape[0], dtype=int),
-                np.ones((1, n)),
+                np.concatenate([np.ones(n), np.zeros(auxiliary)])[None, :],
                 [1.0],
                 backend=chosen,
                 timeout=None if small else remaining(deadline),
@@ -184,7 +255,7 @@ class VertexRoute:
             try:
                 result = run(backend)
             except BackendError as exc:
-                if isinstance(exc, BackendTimeout) or backend != "cdd":
+                if isinstance(exc, BackendTimeout) or backend != "cdd" or auxiliary:
                     raise
                 result = run("ppl")  # a failed floating-point enumeration never yields a mechanism
         except BackendTimeout as exc:
@@ -192,7 +263,7 @@ class VertexRoute:
         except BackendError as exc:
             raise SolverError(f"vertex enumeration failed: {exc}") from exc
         seconds["enumerate"] = seconds.get("enumerate", 0.0) + time.perf_counter() - start
-        vertices = result.vertices
+        vertices = result.vertices[:, :n]
         if vertices.size and vertices.min() < -VERTEX_NEGATIVE_ATOL:
             raise SolverError(
                 f"vertex enumeration ({result.backend}) returned a point with a negative entry {vertices.min():.3g}"
@@ -220,7 +291,7 @@ class VertexRoute:
                 "an infinite value (e.g. KL with a zero in P1)",
             )
         try:
-            lp = solve_lp(mu, a_eq=vertices.T, b_eq=np.ones(n), bounds=(0.0, None))
+            lp = solve_equality_lp(mu, vertices.T, np.ones(n))
         except BackendError as exc:
             if "infeasible" in str(exc):
                 raise InfeasibleError(

@@ -6,9 +6,12 @@ magnitude on the papers' cones, so ``"auto"`` decides from *measured* enumeratio
 for the Γ cones of each shape (Jeffreys-drawn P̂, n ∈ {1,000, 32,561}, ε ∈ {0.5, 1, 2}, 2 cores). A
 cone is predicted from the measurement of the same slice dimension with the nearest number of rows,
 scaled by ``(rows / measured rows)^ROWS_EXPONENT``; beyond the measured dimensions, from the largest
-one, times :data:`GROWTH_PER_DIMENSION` per extra dimension. At one size times vary by two orders of magnitude with ε and the sample size (3×4: 1.6 s
-to 46 s), so the prediction is the slowest case: a problem predicted slow goes to column generation, and
-one that overruns anyway falls back to it after :data:`AUTO_VERTEX_SHARE` of the timeout.
+one, times :data:`GROWTH_PER_DIMENSION` per extra dimension. At one size times vary by two orders of
+magnitude with ε and the sample size (3×4: 1.6 s to 46 s), so the prediction is the slowest case: a problem predicted slow goes to column generation, and
+one that overruns anyway falls back to it after :data:`AUTO_VERTEX_SHARE` of the timeout. Cones the
+vertex route enumerates through their one-variable lift (:func:`lifted_slice`) are predicted from
+:data:`MEASURED_LIFTED` (the nearest measured dimension; beyond the largest, times the growth per
+dimension).
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from privopt.routes.base import ProblemData
+from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.utilities import SubConvexUtility
+from privopt.validation import FloatArray
 
 #: Share of the solve's timeout that ``route="auto"`` gives vertex enumeration before falling back
 #: to column generation.
@@ -42,9 +48,37 @@ ROWS_EXPONENT = 3.24
 GROWTH_PER_DIMENSION = 6.0
 
 
+#: ``(slice dimension, slowest enumeration in seconds)`` of the *lifted* slices
+#: (:func:`lifted_slice`) of the Γ cones with the s1 = s2 pairs, same shapes and settings as
+#: :data:`MEASURED` (``benchmarks/bench_vertex_cost.py``, 2026-11-25).
+MEASURED_LIFTED: tuple[tuple[int, float], ...] = (
+    (3, 0.0025),
+    (5, 0.002),
+    (7, 0.122),
+    (8, 0.033),
+    (9, 0.108),
+    (11, 4.56),
+)
+
+
+def lifted_slice(data: ProblemData) -> tuple[FloatArray, FloatArray, float] | None:
+    """The one-variable lift (:meth:`~privopt.compiler.cone.RowCone.single_lift`) that the vertex route
+    enumerates instead of the projected slice, or ``None``. Only in floating point (back end ``"auto"``
+    or ``"cdd"``) and where the certified pricing bound checks the LP's duals: the lift's projected
+    points are then not validated one by one, and a lost vertex shows in the certificate."""
+    if data.options.backend not in ("auto", "cdd") or not isinstance(data.utility, SubConvexUtility):
+        return None
+    if isinstance(envelope_pricer(data.utility, data.cone), str):
+        return None
+    return data.cone.single_lift()
+
+
 def predicted_vertex_seconds(data: ProblemData) -> float:
     """The predicted wall time of enumerating ``data``'s cone slice (module docstring)."""
     d, rows = data.n_inputs - 1, max(data.cone.n_rows, 1)
+    if lifted_slice(data) is not None:
+        nearest = min(MEASURED_LIFTED, key=lambda m: (abs(m[0] - d), -m[0]))
+        return float(nearest[1] * GROWTH_PER_DIMENSION ** max(d - nearest[0], 0))
     dimensions = sorted({m[0] for m in MEASURED})
     reference = min(dimensions, key=lambda k: (abs(k - d), -k))
     candidates = [m for m in MEASURED if m[0] == reference]

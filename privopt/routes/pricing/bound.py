@@ -223,67 +223,72 @@ def _ratio(value: FloatArray | float, mass: FloatArray | float) -> FloatArray:
     return np.where(mass > 0.0, (np.asarray(value) - mass * np.log(safe)) / safe, -np.inf)
 
 
-Phi = Callable[[float], float]
+#: ``ν ↦ (φ(ν), φ'(ν))``: a convex, non-increasing, piecewise-linear function and the slope of one of
+#: its pieces active at ``ν`` (a subgradient).
+Phi = Callable[[float], tuple[float, float]]
 
 
 def _minimise_t(f: Phi, nu0: float) -> tuple[float, float]:
-    """``min_ν ν − 1 − log(−φ(ν))`` for a convex decreasing ``φ`` (any ``ν`` gives a valid bound).
+    """``min_ν t(ν) = ν − 1 − log(−φ(ν))`` for ``f`` a :data:`Phi` (any ``ν`` gives a valid bound).
 
-    Returns ``(+inf, ν0)`` when ``φ`` does not become negative (no bound).
+    Where ``φ < 0``, ``t`` is convex (``−log`` of a positive concave function) with ``t' = 1 − φ'/φ``, so
+    its minimiser is where ``g = φ − φ'`` changes sign (``g > 0``: ``t`` decreases). On the piece
+    active at ``ν``, ``φ(ν') = φ(ν) + φ'(ν)(ν' − ν)`` and ``t`` is stationary at ``ν' = ν + 1 − φ/φ'``:
+    Newton steps between pieces, which end exactly once the piece is the right one, guarded by a
+    bracket on the sign of ``g`` (bisection when a step leaves it). Returns ``(t, ν)`` for the best ``ν``
+    met, or ``(+inf, ν0)`` when ``φ`` does not become negative (no bound).
     """
     a, step = nu0, 1.0
     for _ in range(_SEARCH_STEPS):
-        if f(a) < 0.0:
+        if f(a)[0] < 0.0:
             break
         a, step = a + step, 2.0 * step
     else:
         return np.inf, nu0
-    b, step = a - 1.0, 1.0
+    best, best_nu = np.inf, nu0
+    low, high, nu, step = -np.inf, np.inf, a, 1.0
     for _ in range(_SEARCH_STEPS):
-        if not f(b) < 0.0:
-            break
-        b, step = b - step, 2.0 * step
-    else:
-        b = -np.inf
-    if np.isfinite(b):
-        for _ in range(_SEARCH_STEPS):  # the root of φ: t is +inf left of it
-            mid = 0.5 * (a + b)
-            if f(mid) < 0.0:
-                a = mid
+        value, slope = f(nu)
+        proposal = np.nan
+        if value < 0.0:
+            t = nu - 1.0 - float(np.log(-value))
+            if t < best:
+                best, best_nu = t, nu
+            g = value - slope
+            if abs(g) <= 1e-15 * (abs(value) + abs(slope)):
+                break  # stationary: the exact minimiser
+            if g > 0.0:
+                low = nu
             else:
-                b = mid
-            if a - b <= 1e-14 * (1.0 + abs(a)):
-                break
-
-    def t(nu: float) -> float:
-        value = f(nu)
-        return nu - 1.0 - float(np.log(-value)) if value < 0.0 else np.inf
-
-    low, high = a, a + 1.0
-    while t(high) < t(0.5 * (low + high)) and high - low < 1e12:
-        high = low + 2.0 * (high - low)
-    ratio = (np.sqrt(5.0) - 1.0) / 2.0
-    x1, x2 = high - ratio * (high - low), low + ratio * (high - low)
-    f1, f2 = t(x1), t(x2)
-    for _ in range(_SEARCH_STEPS):
-        if f1 < f2:
-            high, x2, f2 = x2, x1, f1
-            x1 = high - ratio * (high - low)
-            f1 = t(x1)
-        else:
-            low, x1, f1 = x1, x2, f2
-            x2 = low + ratio * (high - low)
-            f2 = t(x2)
-        if high - low <= 1e-13 * (1.0 + abs(low)):
+                high = nu
+            if slope < 0.0:
+                proposal = nu + 1.0 - value / slope
+        else:  # t = +inf here: the domain, and the minimiser, lie to the right
+            low = nu
+        if not low < proposal < high:
+            if np.isfinite(low) and np.isfinite(high):
+                proposal = 0.5 * (low + high)
+            elif np.isfinite(high):
+                proposal, step = high - step, 2.0 * step
+            else:
+                proposal, step = low + step, 2.0 * step
+        closed = np.isfinite(low) and np.isfinite(high) and high - low <= 1e-13 * (1.0 + abs(low))
+        if closed or abs(proposal - nu) <= 1e-15 * (1.0 + abs(nu)):
             break
-    return (f1, x1) if f1 < f2 else (f2, x2)
+        nu = proposal
+    return best, best_nu
 
 
 def _segment_phi(mass: FloatArray, value: FloatArray, starts: np.ndarray) -> Phi:
-    """``ν ↦ Σ_segments max_{i ∈ segment} (value_i − ν mass_i)`` (segments start at ``starts``)."""
+    """``ν ↦ Σ_segments max_{i ∈ segment} (value_i − ν mass_i)`` (segments start at ``starts``), with the
+    slope ``−Σ_segments`` (largest mass among a segment's maximisers): the left derivative."""
+    sizes = np.diff(np.append(starts, mass.size))
 
-    def phi(nu: float) -> float:
-        return float(np.sum(np.maximum.reduceat(value - nu * mass, starts)))
+    def phi(nu: float) -> tuple[float, float]:
+        scores = value - nu * mass
+        best = np.maximum.reduceat(scores, starts)
+        steepest = np.maximum.reduceat(np.where(scores >= np.repeat(best, sizes), mass, -np.inf), starts)
+        return float(np.sum(best)), -float(np.sum(steepest))
 
     return phi
 
@@ -527,8 +532,8 @@ class _Search:
                         segments.append((np.concatenate([end[0], j[0]]), np.concatenate([end[1], j[1]])))
                 sides.append(_segment_phi(*_concat(segments)))
 
-            def phi(nu: float) -> float:
-                return max(side(nu) for side in sides)
+            def phi(nu: float) -> tuple[float, float]:
+                return max((side(nu) for side in sides), key=lambda pair: pair[0])
 
             return phi
 
