@@ -236,7 +236,7 @@ class VertexRoute:
         extra variables (the last columns of ``a_ub``), the projections of the lifted slice's vertices."""
         n = data.n_inputs
         start = time.perf_counter()
-        small = predicted_vertex_seconds(data) <= IN_PROCESS_SECONDS
+        small = predicted_vertex_seconds(data, lifted=auxiliary > 0) <= IN_PROCESS_SECONDS
         description = f"vertex enumeration ({n} inputs, {a_ub.shape[0]} inequalities)"
 
         def run(chosen: str) -> VertexResult:

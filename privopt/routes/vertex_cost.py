@@ -73,10 +73,13 @@ def lifted_slice(data: ProblemData) -> tuple[FloatArray, FloatArray, float] | No
     return data.cone.single_lift()
 
 
-def predicted_vertex_seconds(data: ProblemData) -> float:
-    """The predicted wall time of enumerating ``data``'s cone slice (module docstring)."""
+def predicted_vertex_seconds(data: ProblemData, lifted: bool | None = None) -> float:
+    """The predicted wall time of enumerating ``data``'s cone slice (module docstring): through its lift
+    when ``lifted`` (by default, when the vertex route would use it), else the projected slice."""
     d, rows = data.n_inputs - 1, max(data.cone.n_rows, 1)
-    if lifted_slice(data) is not None:
+    if lifted is None:
+        lifted = lifted_slice(data) is not None
+    if lifted:
         nearest = min(MEASURED_LIFTED, key=lambda m: (abs(m[0] - d), -m[0]))
         return float(nearest[1] * GROWTH_PER_DIMENSION ** max(d - nearest[0], 0))
     dimensions = sorted({m[0] for m in MEASURED})
