@@ -109,14 +109,11 @@ def _cone_slice(a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.n
 _CONE_MIN_VARIABLES = 10
 
 
-def _cdd_vertices(
-    a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray, row_order: str | None = None
-) -> np.ndarray:
+def _cdd_vertices(a_ub: np.ndarray, b_ub: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray) -> np.ndarray:
     """Floating-point double description. From :data:`_CONE_MIN_VARIABLES` variables, a slice of a cone
     is enumerated as the cone's extreme rays, inserting the inequalities in the order given (measured on
     PolyOpt cones with the non-negativity rows first: 2×5 0.12 s instead of 0.28 s, 2×6 0.6 s instead
-    of 1.6 s; 3×4 unchanged within noise). ``row_order`` names a cdd insertion order for the other
-    cases (``"lex_max"``: lexicographically largest row first), else cdd's default."""
+    of 1.6 s; 3×4 unchanged within noise)."""
     import cdd
 
     a_ub, b_ub, a_eq, b_eq = (np.asarray(v, dtype=np.float64) for v in (a_ub, b_ub, a_eq, b_eq))
@@ -137,8 +134,6 @@ def _cdd_vertices(
     try:
         if cone:
             polyhedron = cdd.polyhedron_from_matrix(matrix, row_order=cdd.RowOrderType.MIN_INDEX)
-        elif row_order is not None:
-            polyhedron = cdd.polyhedron_from_matrix(matrix, row_order=cdd.RowOrderType[row_order.upper()])
         else:
             polyhedron = cdd.polyhedron_from_matrix(matrix)
         generators = np.array(cdd.copy_generators(polyhedron).array, dtype=np.float64).reshape(-1, n + 1)
@@ -250,12 +245,6 @@ def _auto_vertices(
     return _ppl_vertices(a_ub, b_ub, a_eq, b_eq), f"ppl (cdd: {reason})"
 
 
-def _row_orders() -> list[Any]:
-    import cdd
-
-    return list(cdd.RowOrderType)
-
-
 def _named(function, name: str):  # type: ignore[no-untyped-def]
     def run(*args):  # type: ignore[no-untyped-def]
         return function(*args), name
@@ -295,7 +284,6 @@ def polytope_vertices(
     validate: bool = True,
     timeout: float | None = None,
     description: str = "vertex enumeration",
-    cdd_row_order: str | None = None,
 ) -> VertexResult:
     """All vertices of the bounded polyhedron ``{x : a_ub x <= b_ub, a_eq x = b_eq}``.
 
@@ -305,7 +293,6 @@ def polytope_vertices(
     With ``timeout`` (seconds) the enumeration runs in a child process that is stopped at the
     budget (:class:`BackendTimeout`); without it, it runs in this process. ``validate=False`` skips the
     ``"auto"`` back end's checks of a floating-point result, for callers that certify it otherwise.
-    ``cdd_row_order`` (``"cdd"`` back end only) names cdd's row insertion order, e.g. ``"lex_max"``.
     """
     if backend not in _IMPLEMENTATIONS:
         raise BackendError(f"unknown vertex-enumeration backend {backend!r}; expected one of {BACKENDS}")
@@ -319,10 +306,6 @@ def polytope_vertices(
     args: tuple[Any, ...] = (a_ub, b_ub, a_eq, b_eq)
     if backend == "auto" and not validate:
         args = (*args, False)
-    if backend == "cdd" and cdd_row_order is not None:
-        if cdd_row_order.upper() not in {order.name for order in _row_orders()}:
-            raise BackendError(f"unknown cdd row order {cdd_row_order!r}")
-        args = (*args, cdd_row_order)
     if timeout is None:
         raw, used = implementation(*args)
     else:

@@ -57,7 +57,8 @@ class SolveStats:
     seconds: Mapping[str, float] = field(default_factory=dict)
     cone_rows: int | None = None
     outputs: int | None = None
-    # the vertex route
+    # the vertex route (``vertices_before_merge``: the back end's raw count; for a lifted slice, the
+    # lifted vertices, of which those with both sides tight are the slice's ``vertices``)
     inequalities: int | None = None
     log10_mcmullen_bound: float | None = None
     vertices: int | None = None

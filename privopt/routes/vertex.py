@@ -44,9 +44,6 @@ IN_PROCESS_SECONDS = 1.0
 #: Vertices closer than this (max norm, on Σw = 1) are one vertex (rounding splits a degenerate one).
 MERGE_ATOL = 1e-9
 
-#: cdd's row insertion order for lifted slices (lexicographically largest row first).
-CDD_LIFTED_ROW_ORDER = "lex_max"
-
 #: The remedies every refusal or timeout of the vertex route names.
 REMEDIES = (
     "Remedies: route='colgen' (column generation: a mechanism with a certified upper bound), a coarser "
@@ -200,10 +197,10 @@ class VertexRoute:
         deadline: float | None,
         seconds: dict[str, float],
     ) -> tuple[FloatArray, VertexResult] | None:
-        """The slice's vertices (and other points of it) from the lifted slice ``{w >= 0, aᵀw <= t <=
-        F bᵀw, Σw = 1}`` in floating-point cdd, or ``None`` if cdd fails there (the caller then
-        enumerates the projected slice). Measured on PolyOpt cones with the s1 = s2 pairs: 3×3 20–34 ms
-        instead of 54–102 ms, 2×6 0.35–1.8 s instead of 1.9–27 s (benchmarks/bench_vertex_cost.py)."""
+        """The slice's vertices from the lifted slice ``{w >= 0, aᵀw <= t <= F bᵀw, Σw = 1}`` in
+        floating-point cdd, or ``None`` if cdd fails there (the caller then enumerates the projected
+        slice). Measured on PolyOpt cones with the s1 = s2 pairs: 3×3 20–34 ms instead of 54–102 ms,
+        2×6 0.35–1.8 s instead of 1.9–27 s (benchmarks/bench_vertex_cost.py)."""
         A, B, factor = lift
         n = data.n_inputs
         a_ub = np.vstack(
@@ -251,8 +248,6 @@ class VertexRoute:
                 timeout=None if small else remaining(deadline),
                 description=description,
                 validate=validate,
-                # Measured on lifted PolyOpt slices: 2×6 1.4 s instead of 4.2 s, 3×4 2.7 s instead of 4.0 s.
-                cdd_row_order=CDD_LIFTED_ROW_ORDER if auxiliary and chosen == "cdd" else None,
                 merge_atol=0.0 if auxiliary else MERGE_ATOL,  # a lifted slice is merged once projected
             )
 
