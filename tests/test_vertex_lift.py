@@ -155,3 +155,14 @@ def test_direct_vertex_lp_reports_infeasibility():
 
     with pytest.raises(BackendError, match="infeasible"):
         solve_equality_lp(np.ones(2), np.array([[1.0, 0.0], [0.0, 0.0]]), np.ones(2))
+
+
+@pytest.mark.parametrize("n", [3, 5, 7])
+def test_ldp_slice_vertices_are_the_staircase_patterns(n):
+    # Kairouz et al. (staircase mechanisms): the vertices of the ε-LDP slice are the columns with
+    # entries in {1, e^ε} (up to scale), not all equal: 2^n − 2 of them. The lifted enumeration finds
+    # exactly those.
+    P = po.JointDistribution(np.full((1, n), 1.0 / n))
+    solution = po.Problem(po.LDP(0.9), po.MutualInformation(P)).solve(route="vertex")
+    assert solution.stats.backend == "cdd (lifted slice)"
+    assert solution.stats.vertices == 2**n - 2
