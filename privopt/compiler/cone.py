@@ -265,7 +265,8 @@ class RowCone:
         rows ``a <= F a`` are then implied by ``w >= 0``). The slice of this system has ``|A| + |B|``
         inequalities instead of ``|A|·|B|``, and its vertices project onto points of the cone's slice
         that include all of that slice's vertices (every vertex of a projection is the image of a
-        vertex), so vertex enumeration may run on it.
+        vertex); those with both sides of ``t`` tight are exactly the slice's vertices, so vertex
+        enumeration may run on it.
         """
         log_factors = {block.log_factor for block in self.blocks}
         if len(log_factors) != 1:  # no block, or factors that differ (even by rounding)

@@ -7,8 +7,9 @@ for the Γ cones of each shape (Jeffreys-drawn P̂, n ∈ {1,000, 32,561}, ε �
 cone is predicted from the measurement of the same slice dimension with the nearest number of rows,
 scaled by ``(rows / measured rows)^ROWS_EXPONENT``; beyond the measured dimensions, from the largest
 one, times :data:`GROWTH_PER_DIMENSION` per extra dimension. At one size times vary by two orders of
-magnitude with ε and the sample size (3×4: 1.6 s to 46 s), so the prediction is the slowest case: a problem predicted slow goes to column generation, and
-one that overruns anyway falls back to it after :data:`AUTO_VERTEX_SHARE` of the timeout. Cones the
+magnitude with ε and the sample size (3×4: 1.6 s to 46 s), so the prediction is the slowest case: a
+problem predicted slow goes to column generation, and one that overruns anyway falls back to it after
+:data:`AUTO_VERTEX_SHARE` of the timeout. Cones the
 vertex route enumerates through their one-variable lift (:func:`lifted_slice`) are predicted from
 :data:`MEASURED_LIFTED` (the nearest measured dimension; beyond the largest, times the growth per
 dimension).

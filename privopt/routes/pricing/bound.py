@@ -280,8 +280,8 @@ def _minimise_t(f: Phi, nu0: float) -> tuple[float, float]:
 
 
 def _segment_phi(mass: FloatArray, value: FloatArray, starts: np.ndarray) -> Phi:
-    """``ν ↦ Σ_segments max_{i ∈ segment} (value_i − ν mass_i)`` (segments start at ``starts``), with the
-    slope ``−Σ_segments`` (largest mass among a segment's maximisers): the left derivative."""
+    """``ν ↦ Σ_segments max_{i ∈ segment} (value_i − ν mass_i)`` (segments start at ``starts``) and its
+    left derivative ``−Σ_segments max {mass_i : i maximises its segment}``."""
     sizes = np.diff(np.append(starts, mass.size))
 
     def phi(nu: float) -> tuple[float, float]:
