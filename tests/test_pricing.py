@@ -325,3 +325,32 @@ def test_an_exact_enumeration_stays_optimal_when_the_pricing_bound_runs_out_of_n
     assert not starved.certificate.pricing.complete
     assert starved.stats.backend.startswith("ppl")
     assert "rational enumeration in pplpy" in starved.reason
+
+
+def test_final_certificate_tries_zero_duals_on_inputs_of_zero_weight(monkeypatch):
+    # Any λ certifies; on inputs with p_x = 0 the master's duals are noise, so the final certification
+    # also prices them set to 0 and keeps the better certificate, which must re-check independently.
+    from privopt.routes.pricing import bound
+
+    counts = np.array([[30, 0, 12, 9], [5, 25, 0, 14], [8, 11, 19, 3]])
+    F = po.RenyiBall.confidence(po.JointDistribution.from_counts(counts))
+    utility = po.MutualInformation(F.center)
+    assert np.sum(utility.p == 0.0) == 2
+    priced = []
+    price = bound.EnvelopePricer.price
+
+    def recording(self, duals, **kwargs):
+        priced.append(np.array(duals))
+        return price(self, duals, **kwargs)
+
+    monkeypatch.setattr(bound.EnvelopePricer, "price", recording)
+    cone = _cone(F, 1.0)
+    result = column_generation(utility, cone, ColumnGenerationOptions(max_iterations=3, progress=False))
+    zero = utility.p == 0.0
+    final = result.duals
+    assert any(np.allclose(d[~zero], final[~zero], atol=1e-15) and not np.any(d[zero]) for d in priced)
+    assert any(np.allclose(d, final, atol=1e-15) for d in priced)
+    assert np.any(final[zero])  # the zeroed duals are another point
+    assert check_pricing_certificate(result.certificate, cone, utility).passed
+    at_final = price(envelope_pricer(utility, cone), final, tolerance=1e-9)
+    assert result.upper <= float(np.sum(final)) + max(0.0, at_final.upper) + 1e-7

@@ -11,7 +11,8 @@ Each round solves the restricted master (duals ``λ``) and prices in two ways:
   the master's and those of the best bound so far), which stabilises the bound.
 
 The lower bound is the master's value (monotone), the upper bound the smallest certified one; the
-last ``bound_fraction`` of the budget certifies the final master's duals. The run stops when the
+last ``bound_fraction`` of the budget certifies the final master's duals (and the same duals with
+zeros on inputs of zero weight, :meth:`_State.certify`). The run stops when the
 relative gap is at most ``gap_tolerance`` or a budget is spent, and keeps its best certificate.
 """
 
@@ -170,5 +171,16 @@ class _State:
         return []
 
     def certify(self, value: float, duals: FloatArray, deadline: float) -> None:
-        """Bound the pricing problem at ``duals`` as tightly as the time allows (no slack)."""
+        """Bound the pricing problem at ``duals`` as tightly as the time allows (no slack).
+
+        Any ``λ`` certifies. Where inputs have zero weight ``p_x`` (empty cells of P̂), the master's
+        duals on them are noise (±0.01 on Adult) that the pricing bound exploits when negative, so
+        the same duals with those entries set to 0 are certified first, with half of the time left,
+        and the better certificate is kept (measured on occupation × education, ε = 1, 23 such
+        inputs: upper 0.7165 instead of 0.7258 at the final duals of a 400 s run).
+        """
+        weights = self.pricer.objective.weights
+        if np.any(weights <= 0.0):
+            now = time.perf_counter()
+            self._run(value, np.where(weights > 0.0, duals, 0.0), now + 0.5 * (deadline - now), 0.0)
         self._run(value, duals, deadline, 0.0)
