@@ -8,7 +8,7 @@ import pytest
 
 import privopt as po
 from privopt.routes.bounds import chain_rule_bound, ldp_mutual_information_max
-from privopt.routes.colgen import ColumnGenerationOptions, _SliceLP
+from privopt.routes.colgen import ColumnGenerationOptions, _Master, _SliceLP
 from privopt.routes.colgen_route import column_generation
 from tests.test_independent_reporting import random_ball
 
@@ -232,3 +232,60 @@ def test_column_generation_value_is_the_mechanism_utility():
     matrix = result.columns * result.weights[None, :]
     assert problem.utility.value(po.Mechanism(matrix)) == pytest.approx(result.lower, rel=1e-9)
     assert cone.violation(matrix) <= 1e-9
+
+
+def test_master_pruning_keeps_the_value_the_duals_and_the_support():
+    # Deleting non-basic columns leaves the optimal basis optimal: the pruned master's value, duals and
+    # weights equal those of an unpruned master over the same columns.
+    rng = np.random.default_rng(3)
+    n = 6
+    columns = list(rng.dirichlet(np.ones(n), size=40)) + list(np.eye(n))
+    values = list(rng.uniform(0.0, 1.0, size=len(columns)))
+    pruned, full = _Master(n, cap=12), _Master(n, cap=10**6)
+    for master in (pruned, full):
+        master.add(columns, values)
+    value, theta, duals = pruned.solve()
+    full_value, full_theta, full_duals = full.solve()
+    assert len(pruned.columns) == 6  # cap // 2 kept, all of them basic
+    assert pruned.pruned == len(columns) - 6
+    assert value == pytest.approx(full_value, abs=1e-12)
+    np.testing.assert_allclose(duals, full_duals, atol=1e-10)
+    support, weights = pruned.support(theta)
+    np.testing.assert_allclose(support @ weights, np.ones(n), atol=1e-10)
+    assert float(np.dot(weights, [values[i] for i in np.flatnonzero(full_theta > 1e-12)])) == pytest.approx(
+        value
+    )
+    # Columns added after a prune are priced from the kept basis and the value keeps rising.
+    better = list(rng.dirichlet(np.ones(n), size=10))
+    pruned.add(better, [1.0] * 10)
+    full.add(better, [1.0] * 10)
+    assert pruned.solve()[0] == pytest.approx(full.solve()[0], abs=1e-12)
+
+
+def test_colgen_with_a_small_master_still_reaches_the_exact_optimum(monkeypatch):
+    calls = []
+    original = _Master._prune
+
+    def spy(self, reduced, theta):
+        calls.append(len(self.columns))
+        return original(self, reduced, theta)
+
+    monkeypatch.setattr(_Master, "_prune", spy)
+    F = random_ball(np.random.default_rng(7), (3, 3), 1000)
+    problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center),
+                         colgen={**FAST, "master_columns": 20})  # fmt: skip
+    exact = problem.solve(route="vertex").value
+    solution = problem.solve(route="colgen")
+    assert calls, "the master was never pruned"
+    assert solution.certificate.passed
+    assert solution.value == pytest.approx(exact, rel=1e-6)
+    assert solution.status in (po.Status.OPTIMAL, po.Status.OPTIMAL_WITHIN_GAP)
+
+
+def test_master_columns_option_is_checked():
+    assert ColumnGenerationOptions().master_cap(500) == 2000  # 4 per input ...
+    assert ColumnGenerationOptions().master_cap(9) == 1000  # ... and at least 1000
+    assert ColumnGenerationOptions(master_columns=50).master_cap(240) == 50
+    for bad in (1, 2.5, True):
+        with pytest.raises(po.ValidationError, match="master_columns"):
+            ColumnGenerationOptions(master_columns=bad)

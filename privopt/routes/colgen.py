@@ -54,6 +54,13 @@ _BASIS_BISECTIONS = 12
 _ESCALATION = 16
 
 
+#: Default cap of the restricted master: this many columns per input, and at least
+#: ``MASTER_MIN_COLUMNS`` (small instances never prune). Measured in
+#: :attr:`ColumnGenerationOptions.master_columns`.
+MASTER_COLUMNS_PER_INPUT = 4
+MASTER_MIN_COLUMNS = 1000
+
+
 @dataclass(frozen=True)
 class ColumnGenerationOptions:
     """Budgets and knobs of :func:`column_generation`.
@@ -79,6 +86,12 @@ class ColumnGenerationOptions:
         it but above ``GAP_OPTIMAL_RTOL`` is ``Status.OPTIMAL_WITHIN_GAP``.
     max_columns:
         Columns generated in all (the master's size beyond its starting basis).
+    master_columns:
+        Columns the restricted master keeps; above it, the non-basic columns with the most negative
+        reduced costs are deleted down to half of it (the value and duals do not change). ``None``:
+        ``max(4·|X|, 1000)``. Every simplex pivot prices every column kept, so an unpruned master
+        slows down as it grows (occupation × education, ε = 1, 300 s: master value 0.5442 with the
+        default against 0.5386 unpruned; 0.5314 with 480 columns, 0.5421 with 1,920).
     seed:
         Seed of the random starts.
     progress:
@@ -93,8 +106,15 @@ class ColumnGenerationOptions:
     bound_nodes: int = 2000
     gap_tolerance: float = GAP_TOLERANCE
     max_columns: int = 100_000
+    master_columns: int | None = None
     seed: int = 0
     progress: bool = True
+
+    def master_cap(self, n_inputs: int) -> int:
+        """The master's column cap for ``n_inputs`` inputs (``master_columns`` or its default)."""
+        if self.master_columns is not None:
+            return self.master_columns
+        return max(MASTER_COLUMNS_PER_INPUT * n_inputs, MASTER_MIN_COLUMNS)
 
     def __post_init__(self) -> None:
         check_real(
@@ -106,6 +126,8 @@ class ColumnGenerationOptions:
         )
         for name in ("max_iterations", "starts", "columns_per_round", "bound_nodes", "max_columns"):
             check_positive_int(getattr(self, name), f"colgen.{name}")
+        if self.master_columns is not None:
+            check_positive_int(self.master_columns, "colgen.master_columns", minimum=2)
         check_real(self.bound_fraction, "colgen.bound_fraction", low=0.0, high=1.0, open_high=True)
         check_real(self.gap_tolerance, "colgen.gap_tolerance", low=0.0)
         check_positive_int(self.seed, "colgen.seed", minimum=0)
@@ -256,7 +278,7 @@ def heuristic_column_generation(
     n = cone.n_inputs
     lp = _SliceLP(cone)
     rng = np.random.default_rng(options.seed)
-    master = _Master(n)
+    master = _Master(n, options.master_cap(n))
     master.add(columns, list(utility.mu(np.column_stack(columns))))
 
     def f(V: FloatArray, duals: FloatArray) -> FloatArray:  # rows of V
@@ -415,11 +437,11 @@ class _Master:
     """The restricted master ``max Σ_j θ_j μ(v_j) s.t. Σ_j θ_j v_j = 1_X, θ >= 0`` as one HiGHS model.
 
     Columns are appended (``addCols``) and the simplex restarts from the previous optimal basis, so a
-    round costs a few pivots instead of a solve from scratch.
+    round costs a few pivots instead of a solve from scratch. Above ``cap`` columns the least useful
+    non-basic ones are deleted (:meth:`_prune`).
     """
 
-    def __init__(self, n: int) -> None:
-
+    def __init__(self, n: int, cap: int) -> None:
         self.n = n
         self.highs = new_highs()
         # Appended columns leave the optimal basis primal feasible: the primal simplex continues from
@@ -432,6 +454,8 @@ class _Master:
         self.values: list[float] = []
         self._solution: tuple[float, FloatArray, FloatArray] | None = None  # until columns are added
         self.seconds = 0.0  # of the last solve: the next one's cost, for the time budget
+        self.cap = cap
+        self.pruned = 0  # columns deleted so far
 
     def add(self, columns: list[FloatArray], values: list[float]) -> None:
         matrix = sp.csc_matrix(np.column_stack(columns))
@@ -463,7 +487,10 @@ class _Master:
                 solution = self.highs.getSolution()
                 theta = np.clip(np.asarray(solution.col_value), 0.0, None)
                 duals = -np.asarray(solution.row_dual)
-                self._solution = (float(np.dot(self.values, theta)), theta, duals)
+                value = float(np.dot(self.values, theta))
+                if len(self.columns) > self.cap:
+                    theta = self._prune(np.asarray(solution.col_dual), theta)
+                self._solution = (value, theta, duals)
                 self.seconds = time.perf_counter() - started
                 return self._solution
             if status == highspy.HighsModelStatus.kInfeasible:
@@ -473,6 +500,30 @@ class _Master:
         raise SolverError(
             f"the restricted master LP failed twice (HiGHS status: {self.highs.modelStatusToString(status)})"
         )
+
+    def _prune(self, reduced: FloatArray, theta: FloatArray) -> FloatArray:
+        """Delete the non-basic columns with the most negative reduced costs, down to ``cap // 2``.
+
+        Only non-basic columns go, so the basis stays optimal and the value and duals do not change;
+        every later pivot prices fewer columns (docs/compiler.md, "Column-generation route").
+        Returns ``θ`` on the columns kept.
+        """
+        import highspy
+
+        basis = self.highs.getBasis().col_status
+        basic = np.array([status == highspy.HighsBasisStatus.kBasic for status in basis])
+        # HiGHS minimises −μ: a column's reduced cost there is λᵀv − μ(v) >= 0 at the optimum.
+        order = np.argsort(np.where(basic, np.inf, -reduced), kind="stable")
+        drop = order[: len(self.columns) - self.cap // 2]
+        drop = np.sort(drop[~basic[drop]])
+        keep = np.ones(len(self.columns), dtype=bool)
+        keep[drop] = False
+        if drop.size:
+            self.highs.deleteCols(drop.size, drop.astype(np.int32))
+            self.columns = [column for column, kept in zip(self.columns, keep, strict=True) if kept]
+            self.values = [v for v, kept in zip(self.values, keep, strict=True) if kept]
+            self.pruned += int(drop.size)
+        return theta[keep]
 
     def support(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The columns with non-negligible weight in ``θ`` (as a matrix) and their weights."""

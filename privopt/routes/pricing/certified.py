@@ -61,7 +61,7 @@ def certified_column_generation(
     """Run column generation from ``columns`` (a feasible basis), pricing with ``pricer`` (module doc)."""
     deadline = start + options.time_limit * (1.0 - _RESERVE)
     search_deadline = start + options.time_limit * (1.0 - _RESERVE - options.bound_fraction)
-    master = _Master(cone.n_inputs)
+    master = _Master(cone.n_inputs, options.master_cap(cone.n_inputs))
     master.add(columns, list(utility.mu(np.column_stack(columns))))
     lp = _SliceLP(cone)
     rng = np.random.default_rng(options.seed)
