@@ -17,6 +17,7 @@ from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing import EnvelopePricer, envelope_structure
 from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull
 from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate, envelope_pricer
+from privopt.routes.pricing.certified import DUAL_WINDOW, DualAverage
 from tests.test_independent_reporting import random_ball
 
 #: Small shapes whose cone slices ppl enumerates exactly in well under a second.
@@ -327,9 +328,12 @@ def test_an_exact_enumeration_stays_optimal_when_the_pricing_bound_runs_out_of_n
     assert "rational enumeration in pplpy" in starved.reason
 
 
-def test_final_certificate_tries_zero_duals_on_inputs_of_zero_weight(monkeypatch):
+def test_final_certificate_prices_averaged_and_final_duals_with_zeros_on_inputs_of_zero_weight(
+    monkeypatch,
+):
     # Any λ certifies; on inputs with p_x = 0 the master's duals are noise, so the final certification
-    # also prices them set to 0 and keeps the better certificate, which must re-check independently.
+    # prices the recent rounds' mean duals and the final ones, both set to 0 there, and keeps the
+    # better certificate, which must re-check independently.
     from privopt.routes.pricing import bound
 
     counts = np.array([[30, 0, 12, 9], [5, 25, 0, 14], [8, 11, 19, 3]])
@@ -348,9 +352,30 @@ def test_final_certificate_tries_zero_duals_on_inputs_of_zero_weight(monkeypatch
     result = column_generation(utility, cone, ColumnGenerationOptions(max_iterations=3, progress=False))
     zero = utility.p == 0.0
     final = result.duals
-    assert any(np.allclose(d[~zero], final[~zero], atol=1e-15) and not np.any(d[zero]) for d in priced)
-    assert any(np.allclose(d, final, atol=1e-15) for d in priced)
     assert np.any(final[zero])  # the zeroed duals are another point
+    averaged, at_zeroed_final = priced[-2], priced[-1]
+    np.testing.assert_array_equal(at_zeroed_final, np.where(zero, 0.0, final))
+    assert not np.any(averaged[zero])
+    assert not np.allclose(averaged, at_zeroed_final)  # three rounds' mean, not the last duals
     assert check_pricing_certificate(result.certificate, cone, utility).passed
-    at_final = price(envelope_pricer(utility, cone), final, tolerance=1e-9)
-    assert result.upper <= float(np.sum(final)) + max(0.0, at_final.upper) + 1e-7
+    at_final = price(envelope_pricer(utility, cone), at_zeroed_final, tolerance=1e-9)
+    assert result.upper <= float(np.sum(at_zeroed_final)) + max(0.0, at_final.upper) + 1e-7
+
+
+def test_dual_average_is_the_mean_over_the_rounds_within_the_window():
+    rng = np.random.default_rng(5)
+    values = np.linspace(0.1, 1.0, 100)  # grows by more than a checkpoint step every round
+    duals = rng.normal(size=(100, 4))
+    average = DualAverage()
+    for value, d in zip(values, duals, strict=True):
+        average.add(float(value), d)
+    recent = values >= (1.0 - DUAL_WINDOW) * values[-1]
+    assert 1 < recent.sum() < 100
+    np.testing.assert_allclose(average.mean(float(values[-1])), duals[recent].mean(axis=0), atol=1e-12)
+    # On a plateau no new checkpoint is stored: the window runs from the last one.
+    plateau = DualAverage()
+    for d in duals[:10]:
+        plateau.add(0.5, d)
+    np.testing.assert_allclose(plateau.mean(0.5), duals[:10].mean(axis=0), atol=1e-12)
+    with pytest.raises(ValueError, match="no duals"):
+        DualAverage().mean(1.0)
