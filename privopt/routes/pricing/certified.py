@@ -19,6 +19,7 @@ relative gap is at most ``gap_tolerance`` or a budget is spent, and keeps its be
 
 from __future__ import annotations
 
+import bisect
 import time
 
 import numpy as np
@@ -217,13 +218,15 @@ class DualAverage:
         self.total: FloatArray | None = None
         self.count = 0
         self.last: FloatArray | None = None
-        self.checkpoints: list[tuple[float, FloatArray, int]] = []  # (value, sum before, count before)
+        self.values: list[float] = []  # of the checkpoints, increasing
+        self.checkpoints: list[tuple[FloatArray, int]] = []  # (sum before, count before)
 
     def add(self, value: float, duals: FloatArray) -> None:
         if self.total is None:
             self.total = np.zeros_like(duals)
-        if not self.checkpoints or value > self.checkpoints[-1][0] * (1.0 + _CHECKPOINT_STEP):
-            self.checkpoints.append((value, self.total.copy(), self.count))
+        if not self.values or value > self.values[-1] * (1.0 + _CHECKPOINT_STEP):
+            self.values.append(value)
+            self.checkpoints.append((self.total.copy(), self.count))
         self.total = self.total + duals
         self.count += 1
         self.last = duals
@@ -232,8 +235,8 @@ class DualAverage:
         """The mean duals of the rounds (from a checkpoint on) whose value is >= ``(1 − DUAL_WINDOW)·value``."""
         if self.total is None or self.last is None:
             raise ValueError("no duals were added")
-        threshold = (1.0 - DUAL_WINDOW) * value
-        for checkpoint_value, before, count in self.checkpoints:
-            if checkpoint_value >= threshold and count < self.count:
-                return (self.total - before) / (self.count - count)
-        return self.last
+        first = bisect.bisect_left(self.values, (1.0 - DUAL_WINDOW) * value)
+        if first == len(self.values):
+            return self.last
+        before, count = self.checkpoints[first]
+        return (self.total - before) / (self.count - count)
