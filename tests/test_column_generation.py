@@ -289,3 +289,10 @@ def test_master_columns_option_is_checked():
     for bad in (1, 2.5, True):
         with pytest.raises(po.ValidationError, match="master_columns"):
             ColumnGenerationOptions(master_columns=bad)
+
+
+def test_stabilized_fraction_option_is_checked():
+    assert ColumnGenerationOptions(bound_fraction=0.2, stabilized_fraction=0.8).stabilized_fraction == 0.8
+    for bad in (-0.1, 0.95, "0.3", None):
+        with pytest.raises(po.ValidationError, match="stabilized_fraction"):
+            ColumnGenerationOptions(bound_fraction=0.1, stabilized_fraction=bad)

@@ -18,6 +18,7 @@ from privopt.routes.pricing import EnvelopePricer, envelope_structure
 from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull
 from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate, envelope_pricer
 from privopt.routes.pricing.certified import DUAL_WINDOW, DualAverage
+from privopt.routes.pricing.stabilization import GROW, INITIAL_RADIUS, SHRINK, BoxStep
 from tests.test_independent_reporting import random_ball
 
 #: Small shapes whose cone slices ppl enumerates exactly in well under a second.
@@ -379,3 +380,77 @@ def test_dual_average_is_the_mean_over_the_rounds_within_the_window():
     np.testing.assert_allclose(plateau.mean(0.5), duals[:10].mean(axis=0), atol=1e-12)
     with pytest.raises(ValueError, match="no duals"):
         DualAverage().mean(1.0)
+
+
+def test_box_step_minimises_the_model_in_the_box_and_moves_only_on_a_serious_step():
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(6)
+    n, k = 4, 12
+    p = rng.dirichlet(np.ones(n))
+    columns, values = rng.uniform(0.1, 1.0, size=(n, k)), rng.uniform(0.0, 0.5, size=k)
+    box = BoxStep(p)
+    box.add(columns, values)
+    centre = rng.uniform(0.0, 0.3, size=n)
+    box.start(centre)
+    # Û(λ) = 1ᵀλ + max(0, max_k (μ_k − λᵀw_k)/pᵀw_k), computed directly.
+    scaled = values / (p @ columns)
+    direct = centre.sum() + max(0.0, float(np.max(scaled - centre @ (columns / (p @ columns)))))
+    assert box.estimate == pytest.approx(direct, abs=1e-12)
+    point, predicted = box.point()
+    # The same LP by scipy: min 1ᵀλ + r, λᵀw̃_k + r >= μ̃_k, |λ − centre| <= radius, r >= 0.
+    cuts = columns / (p @ columns)
+    lp = linprog(
+        np.ones(n + 1),
+        A_ub=-np.vstack([cuts, np.ones(k)]).T,
+        b_ub=-scaled,
+        bounds=[(c - INITIAL_RADIUS, c + INITIAL_RADIUS) for c in centre] + [(0.0, None)],
+    )
+    assert predicted == pytest.approx(lp.fun, abs=1e-9)
+    assert box.model(point) == pytest.approx(predicted, abs=1e-9)  # r is folded into λ along p
+    assert predicted < box.estimate  # so, with no new cut, the step is serious
+    box.update(point, predicted)
+    assert box.serious == 1
+    np.testing.assert_array_equal(box.centre, point)
+    assert box.radius == pytest.approx(INITIAL_RADIUS * GROW)
+    # A cut that the next point violates by far makes a null step: the centre stays, the box shrinks.
+    centre = box.centre.copy()
+    point, predicted = box.point()
+    assert not np.allclose(point, centre)
+    column = rng.uniform(0.1, 1.0, size=n)
+    box.add(column[:, None], np.array([point @ column + 1.0]))
+    box.update(point, predicted)
+    assert box.serious == 1
+    np.testing.assert_array_equal(box.centre, centre)
+    assert box.radius == pytest.approx(INITIAL_RADIUS * GROW * SHRINK)
+
+
+def test_stabilized_rounds_reach_the_exact_optimum_with_a_certificate(monkeypatch):
+    # Every round stabilised (the phase spans the whole search): the run must still reach the vertex
+    # route's optimum and certify it.
+    from privopt.routes.pricing import stabilization
+
+    updates = []
+    update = stabilization.BoxStep.update
+
+    def counting(self, point, predicted):
+        updates.append(predicted)
+        update(self, point, predicted)
+
+    monkeypatch.setattr(stabilization.BoxStep, "update", counting)
+    F = random_ball(np.random.default_rng(3), (3, 3), 1000)
+    options = {"progress": False, "bound_fraction": 0.1, "stabilized_fraction": 0.9}
+    problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), colgen=options)
+    exact = (
+        po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), backend="ppl")
+        .solve(route="vertex")
+        .value
+    )
+    solution = problem.solve(route="colgen")
+    assert updates  # stabilised rounds ran
+    assert solution.stats.stopped == "converged"
+    assert solution.upper >= exact - 1e-9 >= solution.lower - 2e-9
+    assert solution.gap <= 1e-4
+    assert check_pricing_certificate(
+        solution.certificate.pricing, problem.compile().cone, problem.utility
+    ).passed

@@ -79,6 +79,12 @@ class ColumnGenerationOptions:
         Improving columns added per round (the best distinct ones).
     bound_fraction:
         Share of the time budget reserved for the upper bound.
+    stabilized_fraction:
+        Share of the time budget, just before the bound's, for stabilised rounds on envelope cones:
+        pricing (local search and a few branch-and-bound nodes) at a box-step point around the best
+        dual point so far instead of at the master's duals, which raises both bounds faster at the
+        Adult scale (:mod:`privopt.routes.pricing.stabilization`). Small instances converge long
+        before it starts.
     bound_nodes:
         Node budget of the branch and bound (per pricing round on envelope cones).
     gap_tolerance:
@@ -103,6 +109,7 @@ class ColumnGenerationOptions:
     starts: int = 1
     columns_per_round: int = 8
     bound_fraction: float = 0.1
+    stabilized_fraction: float = 0.3
     bound_nodes: int = 2000
     gap_tolerance: float = GAP_TOLERANCE
     max_columns: int = 100_000
@@ -129,6 +136,13 @@ class ColumnGenerationOptions:
         if self.master_columns is not None:
             check_positive_int(self.master_columns, "colgen.master_columns", minimum=2)
         check_real(self.bound_fraction, "colgen.bound_fraction", low=0.0, high=1.0, open_high=True)
+        check_real(
+            self.stabilized_fraction,
+            "colgen.stabilized_fraction",
+            low=0.0,
+            high=1.0 - self.bound_fraction,
+            expected=f"a number in [0, {1.0 - self.bound_fraction:g}] (1 − bound_fraction)",
+        )
         check_real(self.gap_tolerance, "colgen.gap_tolerance", low=0.0)
         check_positive_int(self.seed, "colgen.seed", minimum=0)
         if not isinstance(self.progress, bool):
