@@ -292,7 +292,8 @@ def test_master_columns_option_is_checked():
 
 
 def test_stabilized_fraction_option_is_checked():
-    assert ColumnGenerationOptions(bound_fraction=0.2, stabilized_fraction=0.8).stabilized_fraction == 0.8
-    for bad in (-0.1, 0.95, "0.3", None):
+    # Larger than the search (1 − bound_fraction) is allowed: every search round is stabilised.
+    assert ColumnGenerationOptions(bound_fraction=0.2, stabilized_fraction=1.0).stabilized_fraction == 1.0
+    for bad in (-0.1, 1.5, "0.3", None):
         with pytest.raises(po.ValidationError, match="stabilized_fraction"):
-            ColumnGenerationOptions(bound_fraction=0.1, stabilized_fraction=bad)
+            ColumnGenerationOptions(stabilized_fraction=bad)

@@ -80,11 +80,14 @@ class ColumnGenerationOptions:
     bound_fraction:
         Share of the time budget reserved for the upper bound.
     stabilized_fraction:
-        Share of the time budget, just before the bound's, for stabilised rounds on envelope cones:
-        pricing (local search and a few branch-and-bound nodes) at a box-step point around the best
-        dual point so far instead of at the master's duals, which raises both bounds faster at the
-        Adult scale (:mod:`privopt.routes.pricing.stabilization`). Small instances converge long
-        before it starts.
+        Share of the time budget, just before the bound's (all of the search if it is larger), for
+        stabilised rounds on envelope cones: pricing (local search and a few branch-and-bound nodes)
+        at a box-step point around the best dual point so far rather than at the master's duals,
+        which raises both bounds faster at the Adult scale
+        (:mod:`privopt.routes.pricing.stabilization`; occupation × education, ε = 1, 540 s, gap
+        5.8 / 5.25 / 5.5 / 4.97 % with 0.2 / 0.3 / 0.45 / 0.6, 10.2 % without). Small instances
+        converge before it starts, or converge in it: pricing falls back to the master's duals
+        whenever the stabilised columns do not improve the master.
     bound_nodes:
         Node budget of the branch and bound (per pricing round on envelope cones).
     gap_tolerance:
@@ -109,7 +112,7 @@ class ColumnGenerationOptions:
     starts: int = 1
     columns_per_round: int = 8
     bound_fraction: float = 0.1
-    stabilized_fraction: float = 0.3
+    stabilized_fraction: float = 0.6
     bound_nodes: int = 2000
     gap_tolerance: float = GAP_TOLERANCE
     max_columns: int = 100_000
@@ -136,13 +139,7 @@ class ColumnGenerationOptions:
         if self.master_columns is not None:
             check_positive_int(self.master_columns, "colgen.master_columns", minimum=2)
         check_real(self.bound_fraction, "colgen.bound_fraction", low=0.0, high=1.0, open_high=True)
-        check_real(
-            self.stabilized_fraction,
-            "colgen.stabilized_fraction",
-            low=0.0,
-            high=1.0 - self.bound_fraction,
-            expected=f"a number in [0, {1.0 - self.bound_fraction:g}] (1 − bound_fraction)",
-        )
+        check_real(self.stabilized_fraction, "colgen.stabilized_fraction", low=0.0, high=1.0)
         check_real(self.gap_tolerance, "colgen.gap_tolerance", low=0.0)
         check_positive_int(self.seed, "colgen.seed", minimum=0)
         if not isinstance(self.progress, bool):

@@ -10,9 +10,14 @@ Each round solves the restricted master (duals ``λ``) and prices in two ways:
   ``OPT <= 1ᵀλ + max(0, δ̄)`` for the ``λ`` it priced. It prices at Wentges-smoothed duals (between
   the master's and those of the best bound so far), which stabilises the bound.
 
+In the ``stabilized_fraction`` of the budget before the bound phase, rounds price at the box-step
+point of :class:`~privopt.routes.pricing.stabilization.BoxStep` instead (the local search and a
+``PROBE_NODES``-node branch and bound), and at the master's duals only when none of those columns
+improves the master (Wentges' mis-pricing rule, which keeps the master's convergence).
+
 The lower bound is the master's value (monotone), the upper bound the smallest certified one; the
-last ``bound_fraction`` of the budget certifies the mean of the recent rounds' duals
-(:class:`DualAverage`), then the final master's duals, both with zeros on inputs of zero weight
+last ``bound_fraction`` of the budget certifies the box's centre, the mean of the recent rounds' duals
+(:class:`DualAverage`), then the final master's duals, all with zeros on inputs of zero weight
 (:meth:`_State.certify`). The run stops when the
 relative gap is at most ``gap_tolerance`` or a budget is spent, and keeps its best certificate.
 """
