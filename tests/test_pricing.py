@@ -17,7 +17,7 @@ from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing import EnvelopePricer, envelope_structure
 from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull
 from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate, envelope_pricer
-from privopt.routes.pricing.certified import DUAL_WINDOW, DualAverage
+from privopt.routes.pricing.certified import DUAL_WINDOW, STALL_GROWTH, DualAverage, _stalled
 from privopt.routes.pricing.stabilization import GROW, INITIAL_RADIUS, SHRINK, BoxStep
 from tests.test_independent_reporting import random_ball
 
@@ -454,3 +454,12 @@ def test_stabilized_rounds_reach_the_exact_optimum_with_a_certificate(monkeypatc
     assert check_pricing_certificate(
         solution.certificate.pricing, problem.compile().cone, problem.utility
     ).passed
+
+
+def test_stabilised_rounds_wait_for_the_master_to_stall():
+    # The value at 75 s (the start of the last quarter of a 100 s run) against the last one.
+    rising = [(0.0, 0.1), (50.0, 0.4), (75.0, 0.5), (100.0, 0.5 * (1.0 + 2.0 * STALL_GROWTH))]
+    assert not _stalled(rising)
+    flat = [*rising[:3], (90.0, 0.5), (100.0, 0.5 * (1.0 + 0.5 * STALL_GROWTH))]
+    assert _stalled(flat)
+    assert _stalled([(0.3, 0.2)])  # a single solve has not grown

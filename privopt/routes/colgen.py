@@ -80,16 +80,15 @@ class ColumnGenerationOptions:
     bound_fraction:
         Share of the time budget reserved for the upper bound.
     stabilized_fraction:
-        Share of the time budget, just before the bound's (all of the search if it is larger), for
-        stabilised rounds on envelope cones: pricing (local search and a few branch-and-bound nodes)
-        at a box-step point around the best dual point so far rather than at the master's duals
-        (:mod:`privopt.routes.pricing.stabilization`). Off (0) by default: it pays only once the
-        master has matured. Occupation × education, ε = 1, 540 s, two runs side by side: gap
-        5.8 / 5.25 / 5.5 / 4.97 % with 0.2 / 0.3 / 0.45 / 0.6 against 10.2 % without; but with half a
-        core per run, 0.6 gave 30 % there and 3.3 / 9.8 / 9.2 % on marital-status × education
-        (ε = 0.5 / 1 / 2, 300 s) against 2.0 / 1.8 / 7.2 % without (docs/compiler.md). Pricing falls
-        back to the master's duals whenever the stabilised columns do not improve the master, so
-        small instances still converge.
+        Share of the time budget, just before the bound's (all of the search if it is larger), in
+        which stabilised rounds may run on envelope cones, once the master's value has stalled:
+        pricing (local search and a few branch-and-bound nodes) at a box-step point around the best
+        dual point so far rather than at the master's duals
+        (:mod:`privopt.routes.pricing.stabilization`). Off (0) by default until it helps on every
+        Adult pair: occupation × education, ε = 1, 540 s, gap 4.97 % with 0.6 against 10.2 %
+        without, but marital-status × education does worse with it (docs/compiler.md). Pricing falls
+        back to the master's duals whenever the stabilised columns do not improve the master, so small
+        instances still converge.
     bound_nodes:
         Node budget of the branch and bound (per pricing round on envelope cones).
     gap_tolerance:
