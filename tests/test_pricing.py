@@ -423,6 +423,12 @@ def test_box_step_minimises_the_model_in_the_box_and_moves_only_on_a_serious_ste
     assert box.serious == 1
     np.testing.assert_array_equal(box.centre, centre)
     assert box.radius == pytest.approx(INITIAL_RADIUS * GROW * SHRINK)
+    # A failed LP is a SolverError, never a stale point.
+    import highspy
+
+    box.highs.getModelStatus = lambda: highspy.HighsModelStatus.kSolveError
+    with pytest.raises(po.SolverError, match="box-step LP"):
+        box.point()
 
 
 def test_stabilized_rounds_reach_the_exact_optimum_with_a_certificate(monkeypatch):

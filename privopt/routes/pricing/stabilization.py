@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from privopt.errors import SolverError
 from privopt.solvers.lp import new_highs
 from privopt.validation import FloatArray
 
@@ -52,9 +53,8 @@ class BoxStep:
         self.cuts = np.zeros((self.n, 0))
         self.values = np.zeros(0)
         self.highs = new_highs()
-        infinity = np.inf
-        lower = np.append(np.full(self.n, -infinity), 0.0)
-        self.highs.addVars(self.n + 1, lower, np.full(self.n + 1, infinity))
+        lower = np.append(np.full(self.n, -np.inf), 0.0)
+        self.highs.addVars(self.n + 1, lower, np.full(self.n + 1, np.inf))
         self.highs.changeColsCost(self.n + 1, np.arange(self.n + 1, dtype=np.int32), np.ones(self.n + 1))
 
     def add(self, columns: FloatArray, values: FloatArray) -> None:
@@ -80,10 +80,15 @@ class BoxStep:
 
     def point(self) -> tuple[FloatArray, float]:
         """The model's minimiser in the box around the centre, and the model's value there."""
+        import highspy
+
         lower = np.append(self.centre - self.radius, 0.0)
         upper = np.append(self.centre + self.radius, np.inf)
         self.highs.changeColsBounds(self.n + 1, np.arange(self.n + 1, dtype=np.int32), lower, upper)
         self.highs.run()
+        if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            status = self.highs.modelStatusToString(self.highs.getModelStatus())
+            raise SolverError(f"the box-step LP failed (HiGHS status: {status})")
         solution = np.asarray(self.highs.getSolution().col_value)
         point = solution[: self.n] + solution[self.n] * self.weights
         return point, float(solution.sum())
