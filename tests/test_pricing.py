@@ -17,7 +17,13 @@ from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing import EnvelopePricer, envelope_structure
 from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull
 from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate, envelope_pricer
-from privopt.routes.pricing.certified import DUAL_WINDOW, STALL_GROWTH, DualAverage, _stalled
+from privopt.routes.pricing.certified import (
+    DUAL_WINDOW,
+    STALL_GROWTH,
+    DualAverage,
+    _box_due,
+    _stalled,
+)
 from privopt.routes.pricing.stabilization import GROW, INITIAL_RADIUS, SHRINK, BoxStep
 from tests.test_independent_reporting import random_ball
 
@@ -469,3 +475,16 @@ def test_stabilised_rounds_wait_for_the_master_to_stall():
     flat = [*rising[:3], (90.0, 0.5), (100.0, 0.5 * (1.0 + 0.5 * STALL_GROWTH))]
     assert _stalled(flat)
     assert _stalled([(0.3, 0.2)])  # a single solve has not grown
+
+
+def test_stabilised_rounds_do_not_start_once_exact_rounds_have_certified():
+    # Where the local search gets stuck the exact rounds (stabilised by Wentges smoothing) run
+    # instead: a stalled master with a certificate from them keeps pricing at its own duals.
+    F = random_ball(np.random.default_rng(3), (3, 3), 1000)
+    problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), colgen={"progress": False})
+    certificate = problem.solve(route="colgen").certificate.pricing
+    assert certificate is not None
+    flat = [(0.0, 0.5), (100.0, 0.5)]
+    assert _box_due(flat, None)
+    assert not _box_due(flat, certificate)
+    assert not _box_due([(0.0, 0.1), (100.0, 0.5)], None)  # still rising

@@ -113,7 +113,7 @@ class ColumnGenerationOptions:
     starts: int = 1
     columns_per_round: int = 8
     bound_fraction: float = 0.1
-    stabilized_fraction: float = 0.0
+    stabilized_fraction: float = 0.6
     bound_nodes: int = 2000
     gap_tolerance: float = GAP_TOLERANCE
     max_columns: int = 100_000

@@ -125,8 +125,9 @@ def certified_column_generation(
                 stopped = "time limit"
                 break
             new: list[FloatArray] = []
-            if box is None and time.perf_counter() >= stabilize_from and _stalled(trace):
-                # The master has stalled: centre a box at the mean of its recent duals.
+            if box is None and time.perf_counter() >= stabilize_from and _box_due(trace, state.best):
+                # The master has stalled and no exact round has certified: centre a box at the mean
+                # of its recent duals.
                 box = BoxStep(pricer.objective.weights)
                 box.add(np.column_stack(master.columns), np.asarray(master.values))
                 centre = average.mean(value)
@@ -187,6 +188,16 @@ def certified_column_generation(
         certificate=state.best,
         bound_method=ENVELOPE_METHOD,
     )
+
+
+def _box_due(trace: list[tuple[float, float]], best: PricingCertificate | None) -> bool:
+    """Whether stabilised rounds should start: the master has stalled and no exact round has run.
+
+    Where the local search gets stuck, the exact rounds already price at Wentges-smoothed duals (an
+    exact oracle, stabilised), and the box step's cheaper probes slow them down: marital-status ×
+    education, ε = 1, 300 s, gap 7.2 % with the box step against 1.8 % without (docs/compiler.md).
+    """
+    return best is None and _stalled(trace)
 
 
 def _stalled(trace: list[tuple[float, float]]) -> bool:
