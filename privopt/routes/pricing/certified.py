@@ -10,7 +10,8 @@ Each round solves the restricted master (duals ``λ``) and prices in two ways:
   ``OPT <= 1ᵀλ + max(0, δ̄)`` for the ``λ`` it priced. It prices at Wentges-smoothed duals (between
   the master's and those of the best bound so far), which stabilises the bound.
 
-In the ``stabilized_fraction`` of the budget before the bound phase, rounds price at the box-step
+In the ``stabilized_fraction`` of the budget before the bound phase, once the master's value has
+stalled and if no exact round has certified a bound yet (:func:`_box_due`), rounds price at the box-step
 point of :class:`~privopt.routes.pricing.stabilization.BoxStep` instead (the local search and a
 ``PROBE_NODES``-node branch and bound), and at the master's duals only when none of those columns
 improves the master (Wentges' mis-pricing rule, which keeps the master's convergence).
@@ -35,6 +36,7 @@ from privopt.routes.colgen import (
     ColumnGenerationOptions,
     ColumnGenerationResult,
     _Master,
+    _price,
     _price_escalating,
     _SliceLP,
     relative_gap,
@@ -109,7 +111,7 @@ def certified_column_generation(
 
     def priced_at(at: FloatArray) -> list[FloatArray]:
         """Columns from the local search and a few branch-and-bound nodes at ``at`` (stabilised rounds)."""
-        found = [v for _, v in _price_escalating(utility, lp, at, rng, options, [], f, search_deadline)]
+        found = [v for _, v in _price(utility, lp, at, rng, options.starts, options, [], f, search_deadline)]
         return found + state.probe(at, search_deadline)
 
     def cut(box: BoxStep, new: list[FloatArray]) -> None:
