@@ -85,7 +85,7 @@ class ColumnGenerationOptions:
         while no exact round has certified a bound: pricing (local search and a few branch-and-bound
         nodes) at a box-step point around the best dual point so far rather than at the master's
         duals (:mod:`privopt.routes.pricing.stabilization`). Occupation × education, ε = 1, 540 s:
-        gap 4.72 % with the default 0.6 against 10.2 % with 0 (off); pairs whose local search gets
+        gap 3.7 % with the default 0.6 against 10.2 % with 0 (off); pairs whose local search gets
         stuck early run exact rounds instead and are unchanged (docs/compiler.md). Pricing falls back
         to the master's duals whenever the stabilised columns do not improve the master, so small
         instances still converge.

@@ -12,8 +12,8 @@ Each round solves the restricted master (duals ``λ``) and prices in two ways:
 
 In the ``stabilized_fraction`` of the budget before the bound phase, once the master's value has
 stalled and if no exact round has certified a bound yet (:func:`_box_due`), rounds price at the box-step
-point of :class:`~privopt.routes.pricing.stabilization.BoxStep` instead (the local search and a
-``PROBE_NODES``-node branch and bound), and at the master's duals only when none of those columns
+point of :class:`~privopt.routes.pricing.stabilization.BoxStep` instead (one local search, its starts
+not escalated, and a ``PROBE_NODES``-node branch and bound), and at the master's duals only when none of those columns
 improves the master (Wentges' mis-pricing rule, which keeps the master's convergence).
 
 The lower bound is the master's value (monotone), the upper bound the smallest certified one; the
@@ -193,7 +193,7 @@ def certified_column_generation(
 
 
 def _box_due(trace: list[tuple[float, float]], best: PricingCertificate | None) -> bool:
-    """Whether stabilised rounds should start: the master has stalled and no exact round has run.
+    """Whether stabilised rounds should start: the master has stalled and no exact round has certified.
 
     Where the local search gets stuck, the exact rounds already price at Wentges-smoothed duals (an
     exact oracle, stabilised), and the box step's cheaper probes slow them down: marital-status ×

@@ -11,7 +11,7 @@ the centre (a serious step) and the box grows, otherwise the new columns refine 
 shrinks (a null step). The certificate is then priced exactly at the final centre.
 
 Occupation × education, ε = 1, 540 s with ``ColumnGenerationOptions.stabilized_fraction`` = 0.6 (the
-default): lower 0.556331, certified upper 0.583871 (gap 4.72 %) against 0.548440 / 0.610703 (10.2 %)
+default): lower 0.560521, certified upper 0.581892 (gap 3.7 %) against 0.548440 / 0.610703 (10.2 %)
 without. Where the local search gets stuck early, exact rounds run instead and the box step is not
 started: there it did worse (marital-status × education, ε = 1, 300 s: 7.2 % against 1.8 %;
 docs/compiler.md, "Certified pricing on envelope cones").
