@@ -141,18 +141,20 @@ def certified_column_generation(
                 new = priced_at(point)
                 cut(box, new)
                 box.update(point, predicted)
-            if not any(_improving(utility, new, duals)):  # (mis-pricing) price at the master's duals too
+            improving = _improving(utility, new, duals)
+            if not any(improving):  # (mis-pricing) price at the master's duals too
                 found = _price_escalating(utility, lp, duals, rng, options, previous, f, search_deadline)
                 previous = [v for _, v in found]
-                new = new + previous
-                if not previous:  # the local search is stuck: exact pricing finds a column or certifies
-                    new = new + state.exact_round(value, duals, search_deadline)
+                # the local search is stuck: exact pricing finds a column or certifies
+                extra = previous or state.exact_round(value, duals, search_deadline)
+                new = new + extra
+                improving = improving + _improving(utility, extra, duals)
             gap = relative_gap(value, state.upper)
             bar.update(advance=1, lower=value, upper=state.upper, gap=gap)
             if gap <= options.gap_tolerance:
                 stopped = "converged"
                 break
-            if not any(_improving(utility, new, duals)):
+            if not any(improving):
                 stopped = (
                     "time limit" if time.perf_counter() > search_deadline else "bound budget (node limit)"
                 )
@@ -205,7 +207,7 @@ def _box_due(trace: list[tuple[float, float]], best: PricingCertificate | None) 
 def _stalled(trace: list[tuple[float, float]]) -> bool:
     """Whether the master's value grew by less than ``STALL_GROWTH`` over the last quarter of the run."""
     seconds, value = trace[-1]
-    index = bisect.bisect_right([t for t, _ in trace], 0.75 * seconds) - 1
+    index = bisect.bisect_right(trace, 0.75 * seconds, key=lambda point: point[0]) - 1
     then = trace[max(index, 0)][1]
     return value - then < STALL_GROWTH * max(abs(value), 1e-12)
 
