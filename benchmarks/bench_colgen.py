@@ -108,9 +108,9 @@ def _certified_child(spec: tuple[Any, ...], eps: float, time_limit: float, queue
     queue.put(
         {
             "lower": solution.lower, "upper": solution.upper, "gap": solution.gap, "seconds": seconds,
-            "stopped": solution.stats.stopped, "audit": solution.certificate.passed,
+            "stopped": solution.stats.stopped, "audit": solution.certificate.audit_passed,
             "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-            "certified": solution.certificate.pricing is not None,
+            "certified": solution.certificate.checked,
         }
     )  # fmt: skip
 

@@ -25,8 +25,8 @@
 # (a) passes the robust audit, (b) has more mutual information than IR, SRR, GRR and CR, and (c) comes
 # with a *certified* upper bound on the robust optimum, hence a gap. The bound is the better of the
 # chain-rule bound and the pricing certificate `OPT ≤ 1ᵀλ + δ̄` of the master's duals λ, with δ̄ proved
-# by the exact envelope pricer (the compiler page, §3 Routes); `solution.certificate.pricing` holds λ
-# and δ̄, and `privopt.routes.pricing.check_pricing_certificate` re-checks them. The pairs are the Adult
+# by the exact envelope pricer (the compiler page, §3 Routes); `solution.certificate.bound` holds λ
+# and δ̄, and `po.check_certificate(problem, solution)` re-checks them independently. The pairs are the Adult
 # pairs used by the papers, from 10 inputs (sex × race, 2 × 5) to 240 (occupation × education, 15 × 16).
 # NR (the non-robust optimum at P̂) is out of enumeration's reach as well; it is shown *bounded*:
 # column generation at the point for a short budget, a lower bound on NR's value.

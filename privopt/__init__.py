@@ -14,6 +14,7 @@ from privopt._version import __version__ as __version__
 from privopt.app.serialization import from_json, load, save, to_json
 from privopt.audit import AuditReport, Witness, audit
 from privopt.audit.exact import realized_eps
+from privopt.certificates import CertificateCheck
 from privopt.data import datasets, statistics
 from privopt.data.distribution import JointDistribution
 from privopt.data.information import entropy, mutual_information
@@ -41,7 +42,7 @@ from privopt.errors import (
     SolverError,
     ValidationError,
 )
-from privopt.problem import Certificate, Problem, Solution, SolveStats, Status
+from privopt.problem import Certificate, Problem, Solution, SolveStats, Status, check_certificate
 from privopt.sets import (
     ConditionalBounds,
     FiniteSet,
@@ -70,6 +71,7 @@ __all__ = [
     "SRLIP",
     "AuditReport",
     "Certificate",
+    "CertificateCheck",
     "ConcaveUtility",
     "ConditionalBounds",
     "ExpectedDistortion",
@@ -108,6 +110,7 @@ __all__ = [
     "ValidationError",
     "Witness",
     "audit",
+    "check_certificate",
     "datasets",
     "entropy",
     "from_json",

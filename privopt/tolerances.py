@@ -100,3 +100,24 @@ CERTIFICATE_ATOL: float = 1e-9
 #: times the number of inputs is solver noise of an unused output (interior-point methods leave ~1e-11
 #: there, which an exact audit reads as a leaky ratio); it is set to zero and the rows renormalised.
 SOLVER_COLUMN_RTOL: float = 1e-8
+
+#: The independent certificate checker (privopt.certificates): relative size of the rounding margin
+#: added to every value it computes in floating point (the sums it forms have at most a few thousand
+#: terms, each correct to a few ulps, so their error is far below this times their magnitude).
+CHECK_ROUNDING_RTOL: float = 1e-12
+
+#: A candidate point of a block polytope is kept when it meets the block's constraints within this
+#: (relative to the block's bound): keeping a point slightly outside only raises the checked maximum.
+CHECK_FEASIBILITY_ATOL: float = 1e-12
+
+#: The checker's default time limit per certificate (seconds).
+CHECK_SECONDS: float = 600.0
+
+#: A distribution is in the convex hull of a group's statistics when a least-squares fit on the
+#: simplex leaves at most this residual (the chain-rule bound's check of a cone's blocks).
+CHECK_MEMBERSHIP_ATOL: float = 1e-9
+
+#: A solution's upper bound may sit below its mechanism's value by this much, relative to
+#: ``max(1, |value|)`` (the LP's and the utility's rounding); further below, the bound contradicts a
+#: feasible point and the solve raises ``SolverError`` instead of reporting it.
+BOUND_ORDER_RTOL: float = 1e-7

@@ -19,6 +19,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("privopt.data",),
     ("privopt.sets", "privopt.utilities"),
     ("privopt.compiler",),
+    ("privopt.certificates",),  # the independent checker: below every route
     ("privopt.definitions",),
     ("privopt.audit",),
     ("privopt.mechanisms",),

@@ -11,6 +11,7 @@ from privopt.solvers.vertex_enumeration import polytope_vertices
 
 import privopt as po
 from privopt.app.serialization import from_json, to_json
+from privopt.certificates import SliceBound
 from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation
@@ -190,10 +191,12 @@ def test_certified_colgen_closes_the_gap_around_the_exact_optimum(shape, eps):
     assert solution.upper >= exact - 1e-9 >= solution.lower - 2e-9
     assert solution.gap <= 1e-4
     assert solution.status is po.Status.OPTIMAL
-    pricing = solution.certificate.pricing
-    assert pricing is not None
-    assert pricing.upper == pytest.approx(solution.upper)
-    assert check_pricing_certificate(pricing, problem.compile().cone, problem.utility).passed
+    bound = solution.certificate.bound
+    assert isinstance(bound, SliceBound)
+    assert bound.normalisation == "prior"
+    assert bound.upper == pytest.approx(solution.upper)
+    assert solution.certificate.checked
+    assert po.check_certificate(problem, solution).valid
 
 
 def test_certified_colgen_respects_iteration_and_column_budgets():
@@ -222,14 +225,14 @@ def test_certificate_recheck_passes_and_fails_when_tampered():
     outcome = pricer.price(result.duals, tolerance=1e-9)
     assert outcome.upper > 1e-4  # a non-trivial claim: the run was stopped early
     good = PricingCertificate.from_outcome(result.duals, outcome)
-    assert check_pricing_certificate(good, cone, utility).passed
+    assert check_pricing_certificate(good, cone, utility).valid
     data = good.to_dict()
     smaller_delta = {**data, "delta": 0.5 * good.delta, "upper": good.upper - 0.5 * good.delta}
     lower_duals = {**data, "duals": list(np.array(good.duals) - 1e-3), "upper": good.upper - 9e-3}
     wrong_upper = {**data, "upper": good.upper - 1e-3}
     for bad in (smaller_delta, lower_duals, wrong_upper):
         check = check_pricing_certificate(PricingCertificate.from_dict(bad), cone, utility)
-        assert not check.passed, check.message
+        assert not check.valid, check.reason
 
 
 def test_solution_json_keeps_the_pricing_certificate():
@@ -238,21 +241,25 @@ def test_solution_json_keeps_the_pricing_certificate():
         po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), colgen={"progress": False}
     ).solve(route="colgen")
     back = from_json(to_json(solution))
-    assert back.certificate.pricing is not None
-    assert back.certificate.pricing.delta == solution.certificate.pricing.delta
-    np.testing.assert_array_equal(back.certificate.pricing.duals, solution.certificate.pricing.duals)
+    assert isinstance(back.certificate.bound, SliceBound)
+    assert isinstance(solution.certificate.bound, SliceBound)
+    assert back.certificate.bound.delta == solution.certificate.bound.delta
+    assert back.certificate.bound.normalisation == "prior"
+    np.testing.assert_array_equal(back.certificate.bound.duals, solution.certificate.bound.duals)
+    assert back.certificate.checked
+    assert solution.certificate.checked
     json.loads(to_json(solution))
 
 
 def test_cones_without_the_structure_keep_the_old_bound_and_say_why(example1):
     problem = po.Problem(po.LIP(1.0, example1), po.MutualInformation(example1), colgen={"progress": False})
     solution = problem.solve(route="colgen")
-    assert solution.certificate.pricing is None
     source = solution.certificate.upper_source
     assert "no certified pricing bound" in source or "chain rule" in source
     vertex = problem.solve(route="vertex")
-    assert vertex.certificate.pricing is None
-    assert vertex.status is po.Status.OPTIMAL  # exact enumeration, no pricing check on this cone
+    assert vertex.status is po.Status.OPTIMAL
+    assert vertex.certificate.checked  # by exact enumeration: no envelope structure on this cone
+    assert "exact vertex enumeration" in vertex.certificate.checked_by
 
 
 # ----------------------------------------------------------------- the vertex route
@@ -260,9 +267,9 @@ def test_vertex_route_is_certified_and_a_lost_vertex_is_detected():
     F = random_ball(np.random.default_rng(10), (3, 3), 1000)
     problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center))
     solution = problem.solve(route="vertex")
-    assert solution.certificate.pricing is not None
     assert solution.status is po.Status.OPTIMAL
-    assert "certified optimal" in solution.reason
+    assert solution.certificate.checked
+    assert "envelope cone" in solution.certificate.checked_by
     # Drop the vertices the optimum uses: the LP over the rest is no longer optimal, and the pricing
     # bound on its duals says so.
     cone, utility = problem.compile().cone, problem.utility
@@ -287,52 +294,70 @@ def test_vertex_route_is_certified_and_a_lost_vertex_is_detected():
     assert outcome.upper > 1e-6  # not certified: a better column exists
 
 
-def test_a_vertex_enumeration_that_loses_vertices_is_not_reported_optimal(monkeypatch):
-    # A floating-point enumeration can lose vertices silently; validating the vertices it found cannot
-    # see that. Drop the vertices the optimum uses from what the back end returns: the solve still
-    # succeeds (a feasible, audited mechanism) but its status and reason say it is not certified.
+def _losing(enumerate_all, used, calls):
+    """A vertex back end that drops the given vertices on its first ``calls`` calls."""
     import dataclasses
 
-    import privopt.routes.vertex as vertex_route
-
-    F = random_ball(np.random.default_rng(10), (3, 3), 1000)
-    problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center))
-    optimal = problem.solve(route="vertex")
-    used = [column / column.sum() for column in optimal.mechanism.matrix.T]
-    enumerate_all = vertex_route.polytope_vertices
+    seen = []
 
     def losing(*args, **kwargs):
         result = enumerate_all(*args, **kwargs)
+        seen.append(result.backend)
+        if len(seen) > calls:
+            return result
         keep = np.ones(len(result.vertices), dtype=bool)
         for column in used:
             normalised = result.vertices / result.vertices.sum(axis=1, keepdims=True)
-            keep &= np.max(np.abs(normalised - column), axis=1) > 1e-9
+            keep &= np.max(np.abs(normalised[:, : column.size] - column), axis=1) > 1e-9
         return dataclasses.replace(result, vertices=result.vertices[keep])
 
-    monkeypatch.setattr(vertex_route, "polytope_vertices", losing)
-    lossy = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center)).solve(route="vertex")
-    assert lossy.value < optimal.value - 1e-6
-    assert lossy.status is not po.Status.OPTIMAL
-    assert "NOT certified" in lossy.reason
-    assert lossy.upper >= optimal.value - 1e-9  # the bound still holds: it covers the lost vertex
+    return losing, seen
+
+
+@pytest.mark.parametrize(
+    ("build", "shape", "seed"),
+    [(lambda F: po.SensitiveLDP(1.0, F), (3, 3), 10), (lambda F: po.LIP(1.0, F.center), (3, 2), 11)],
+    ids=["Gamma", "LIP"],
+)
+def test_a_vertex_enumeration_that_loses_vertices_is_caught(monkeypatch, build, shape, seed):
+    # A floating-point enumeration can lose vertices silently. Drop the vertices the optimum uses from
+    # what the back end returns: the independent checker refutes the LP's duals, and the route
+    # re-enumerates; if every back end loses them, the solve is an error, never a wrong "optimal".
+    import privopt.routes.vertex as vertex_route
+
+    F = random_ball(np.random.default_rng(seed), shape, 1000)  # dropping the optimum's vertices costs value
+    problem = po.Problem(build(F), po.MutualInformation(F.center))
+    optimal = problem.solve(route="vertex")
+    assert optimal.certificate.checked
+    used = [column / column.sum() for column in optimal.mechanism.matrix.T]
+    enumerate_all = vertex_route.polytope_vertices
+    once, seen = _losing(enumerate_all, used, calls=1)
+    monkeypatch.setattr(vertex_route, "polytope_vertices", once)
+    recovered = po.Problem(build(F), po.MutualInformation(F.center)).solve(route="vertex")
+    assert len(seen) >= 2  # the lossy enumeration was refuted and redone
+    assert recovered.value == pytest.approx(optimal.value, abs=1e-9)
+    assert recovered.status is po.Status.OPTIMAL
+    assert recovered.certificate.checked
+    assert "re-enumeration" in recovered.reason
+    always, _ = _losing(enumerate_all, used, calls=10**6)
+    monkeypatch.setattr(vertex_route, "polytope_vertices", always)
+    with pytest.raises(po.SolverError, match="refuted"):
+        po.Problem(build(F), po.MutualInformation(F.center)).solve(route="vertex")
 
 
 @pytest.mark.parametrize("backend", ["cdd", "ppl"])
-def test_an_exact_enumeration_stays_optimal_when_the_pricing_bound_runs_out_of_nodes(backend):
-    # With a node budget too small for the bound to close, a floating-point enumeration cannot be told
-    # from one that lost a vertex: it is redone in rational arithmetic, which loses none. The result is
-    # the optimum, its certificate marked incomplete.
+def test_every_vertex_back_end_is_checked_independently(backend):
+    # Whatever the back end (floating-point cdd or rational ppl), the vertex route's optimum carries
+    # a bound the independent checker proved, and both agree with the default back end.
     F = random_ball(np.random.default_rng(10), (3, 3), 1000)
     reference = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center)).solve(route="vertex")
-    starved = po.Problem(
-        po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), backend=backend, colgen={"bound_nodes": 1}
-    ).solve(route="vertex")
-    assert starved.status is po.Status.OPTIMAL
-    assert starved.value == pytest.approx(reference.value, abs=1e-9)
-    assert starved.upper <= starved.value  # no gap (upper >= value always holds)
-    assert not starved.certificate.pricing.complete
-    assert starved.stats.backend.startswith("ppl")
-    assert "rational enumeration in pplpy" in starved.reason
+    problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), backend=backend)
+    solution = problem.solve(route="vertex")
+    assert solution.status is po.Status.OPTIMAL
+    assert solution.certificate.checked
+    assert solution.value == pytest.approx(reference.value, abs=1e-9)
+    assert solution.stats.backend.startswith(backend)
+    assert po.check_certificate(problem, solution).valid
 
 
 def test_final_certificate_prices_averaged_and_final_duals_with_zeros_on_inputs_of_zero_weight(
@@ -364,7 +389,7 @@ def test_final_certificate_prices_averaged_and_final_duals_with_zeros_on_inputs_
     np.testing.assert_array_equal(at_zeroed_final, np.where(zero, 0.0, final))
     assert not np.any(averaged[zero])
     assert not np.allclose(averaged, at_zeroed_final)  # three rounds' mean, not the last duals
-    assert check_pricing_certificate(result.certificate, cone, utility).passed
+    assert check_pricing_certificate(result.certificate, cone, utility).valid
     at_final = price(envelope_pricer(utility, cone), at_zeroed_final, tolerance=1e-9)
     assert result.upper <= float(np.sum(at_zeroed_final)) + max(0.0, at_final.upper) + 1e-7
 
@@ -463,9 +488,8 @@ def test_stabilized_rounds_reach_the_exact_optimum_with_a_certificate(monkeypatc
     assert solution.stats.stopped == "converged"
     assert solution.upper >= exact - 1e-9 >= solution.lower - 2e-9
     assert solution.gap <= 1e-4
-    assert check_pricing_certificate(
-        solution.certificate.pricing, problem.compile().cone, problem.utility
-    ).passed
+    assert solution.certificate.checked
+    assert po.check_certificate(problem, solution).valid
 
 
 def test_stabilised_rounds_wait_for_the_master_to_stall():
@@ -482,7 +506,8 @@ def test_stabilised_rounds_do_not_start_once_exact_rounds_have_certified():
     # instead: a stalled master with a certificate from them keeps pricing at its own duals.
     F = random_ball(np.random.default_rng(3), (3, 3), 1000)
     problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), colgen={"progress": False})
-    certificate = problem.solve(route="colgen").certificate.pricing
+    cone, utility = problem.compile().cone, problem.utility
+    certificate = column_generation(utility, cone, ColumnGenerationOptions(progress=False)).certificate
     assert certificate is not None
     flat = [(0.0, 0.5), (100.0, 0.5)]
     assert _box_due(flat, None)

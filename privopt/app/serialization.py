@@ -22,13 +22,13 @@ from privopt._version import __version__
 from privopt.app.files import read_text, write_text
 from privopt.app.json_forms import FORMS, decode_label, encode_label, form_of
 from privopt.audit import AuditReport, Witness
+from privopt.certificates import Bound, CertificateCheck, SliceBound, bound_from_dict
 from privopt.compiler.cone import RatioBlock, RatioGroup, RowCone
 from privopt.compiler.estimate import VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.data.terms import PairLabel, Term
 from privopt.errors import PrivoptError, ValidationError
 from privopt.problem import Certificate, CompiledProblem, Solution, SolveStats, Status
-from privopt.routes.pricing.certificate import PricingCertificate
 
 
 def _plain(value: Any) -> Any:
@@ -119,26 +119,42 @@ def _certificate(certificate: Certificate) -> dict[str, Any]:
     return {
         "audit": _audit(certificate.audit),
         "cone_violation": certificate.cone_violation,
-        "lp_duals": None if certificate.lp_duals is None else certificate.lp_duals.tolist(),
-        "dual_bound": certificate.dual_bound,
-        "max_reduced_cost": certificate.max_reduced_cost,
+        "bound": None if certificate.bound is None else certificate.bound.to_dict(),
+        "check": None if certificate.check is None else certificate.check.to_dict(),
         "upper_source": certificate.upper_source,
         "tolerance": certificate.tolerance,
-        "pricing": None if certificate.pricing is None else certificate.pricing.to_dict(),
     }
 
 
+def _check_back(data: dict[str, Any] | None) -> CertificateCheck | None:
+    if data is None:
+        return None
+    proved = data.get("proved_upper")
+    return CertificateCheck(
+        bool(data["valid"]), str(data["reason"]), str(data["method"]), float(data["seconds"]),
+        None if proved is None else float(proved),
+    )  # fmt: skip
+
+
+def _bound_back(data: dict[str, Any]) -> Bound | None:
+    """The certificate's bound; files written before bounds were stored give the LP's duals as one."""
+    if data.get("bound") is not None:
+        return bound_from_dict(data["bound"])
+    if data.get("lp_duals") is not None:
+        duals = np.array(data["lp_duals"], dtype=np.float64)
+        delta = max(0.0, float(data.get("max_reduced_cost") or 0.0))
+        return SliceBound.build(duals, delta, "sum", np.ones(duals.size), "vertex LP (file without a bound)")
+    return None
+
+
 def _certificate_back(data: dict[str, Any]) -> Certificate:
-    duals = None if data["lp_duals"] is None else np.array(data["lp_duals"], dtype=np.float64)
     return Certificate(
         _audit_back(data["audit"]),
         data["cone_violation"],
-        duals,
-        data["dual_bound"],
-        data["max_reduced_cost"],
+        _bound_back(data),
+        _check_back(data.get("check")),
         data["upper_source"],
         data["tolerance"],
-        None if data.get("pricing") is None else PricingCertificate.from_dict(data["pricing"]),
     )
 
 

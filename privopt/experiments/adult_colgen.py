@@ -169,7 +169,7 @@ def adult_colgen_run(
         gap=solution.gap,
         stopped=str(stats.stopped),
         seconds=seconds,
-        audit_passed=solution.certificate.passed,
+        audit_passed=solution.certificate.audit_passed,
         realized_eps=solution.certificate.audit.upper,
         columns=int(stats.columns or 0),
         iterations=int(stats.iterations or 0),

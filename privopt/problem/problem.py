@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from privopt.audit.exact import audit
+from privopt.certificates import Bound, CertificateCheck, SliceBound, check_bound, upper_in_units
 from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.data.mechanism import Mechanism
@@ -38,10 +39,11 @@ from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import LimitError, SolverError, ValidationError
 from privopt.problem.solution import Certificate, Solution
 from privopt.routes import ROUTES
-from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status
-from privopt.routes.colgen import ColumnGenerationOptions
+from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, remaining, status_for
+from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
+from privopt.tolerances import BOUND_ORDER_RTOL, GAP_OPTIMAL_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 
 #: Route names accepted by :meth:`Problem.solve` (``"auto"`` plans one).
@@ -51,6 +53,10 @@ ROUTE_NAMES = ("auto", "vertex", "colgen", "cvxpy", "closed_form")
 #: this, on cones with a certified pricing bound (measured: 3×4 Rényi ball, n = 1,000, ε = 0.5:
 #: enumeration 8.3 s, certified column generation 1.5 s to a 4e-7 gap; 3×3: 0.2 s against 1.2 s).
 CERTIFIED_COLGEN_SECONDS = 2.0
+
+#: The independent check of a route's bound gets as long as the route took, and at least this many
+#: seconds, even past the timeout (docs/compiler.md, "Certificates").
+MIN_CHECK_SECONDS = 10.0
 
 #: How columns are normalised for vertex enumeration (and what ``normalisation`` reports).
 NORMALISATION = "Σ_x w_x = 1 (each column rescaled to sum 1)"
@@ -291,10 +297,16 @@ class Problem:
                 result = ROUTES["colgen"].solve(data, deadline)
         else:
             result = ROUTES[planned].solve(data, deadline)
-        return self._finish(data, planned, reason, result, compile_seconds)
+        return self._finish(data, planned, reason, result, compile_seconds, deadline)
 
     def _finish(
-        self, data: ProblemData, route: str, reason: str, result: RouteResult, compile_seconds: float
+        self,
+        data: ProblemData,
+        route: str,
+        reason: str,
+        result: RouteResult,
+        compile_seconds: float,
+        deadline: float | None,
     ) -> Solution:
         mechanism = Mechanism(result.matrix, data.input_labels, None, name="optimal")
         start = time.perf_counter()
@@ -303,35 +315,99 @@ class Problem:
         if not report.satisfied:
             raise SolverError(f"the designed mechanism fails its own audit — {report}")
         value = self.utility.value(mechanism)
-        if result.status is Status.OPTIMAL and result.upper <= result.lower:
-            lower = upper = value  # exact routes (no gap reported): the bound is the value itself
-        else:
-            lower, upper = value, max(result.upper, value)
-        duals = result.duals
+        start = time.perf_counter()
+        bound, check = self._checked_bound(data, result, mechanism, deadline)
+        check_seconds = time.perf_counter() - start
+        upper = result.upper if bound is None else upper_in_units(bound, self.utility)
+        if check is not None and check.valid and check.proved_upper is not None:
+            upper = max(upper, check.proved_upper)  # the checker's bound, rigorous to its margin
+        if not upper >= value - BOUND_ORDER_RTOL * max(1.0, abs(value)):
+            raise SolverError(
+                f"the {route} route's upper bound {upper!r} is below its own mechanism's value {value!r} "
+                f"({result.upper_source}): a bound that contradicts a feasible point is a solver error"
+            )
+        upper = max(upper, value)  # within BOUND_ORDER_RTOL: rounding between the route's and our value
+        status, why = self._status(result, value, upper, check)
         certificate = Certificate(
             audit=report,
             cone_violation=data.cone.violation(mechanism.matrix),
-            lp_duals=duals,
-            dual_bound=None if duals is None else float(duals.sum()),
-            max_reduced_cost=result.max_reduced_cost,
+            bound=bound,
+            check=check,
             upper_source=result.upper_source,
-            pricing=result.pricing,
         )
         seconds = {"compile": compile_seconds, **result.stats.seconds, "audit": audit_seconds}
+        if "check" not in seconds:
+            seconds["check"] = check_seconds
         stats = replace(
             result.stats, seconds=seconds, cone_rows=data.cone.n_rows, outputs=mechanism.n_outputs
         )
         return Solution(
             mechanism,
             value,
-            result.status,
-            lower,
+            status,
+            value,
             upper,
             route,
-            f"{reason}; {result.reason}",
+            f"{reason}; {result.reason}{why}",
             stats,
             certificate,
         )
+
+    def _checked_bound(
+        self, data: ProblemData, result: RouteResult, mechanism: Mechanism, deadline: float | None
+    ) -> tuple[Bound | None, CertificateCheck | None]:
+        """The first of the route's bounds that the independent checker proves (best first), with its
+        check; else the route's best bound with the reason it was not proved. A refuted bound is a
+        :class:`~privopt.errors.SolverError` (a bound that contradicts the checker is a bug)."""
+        if not result.bounds:
+            return None, None
+        first: CertificateCheck | None = None
+        for index, bound in enumerate(result.bounds):
+            if index == 0 and result.check is not None:
+                check = result.check
+            else:
+                check = check_bound(
+                    data.cone,
+                    self.utility,
+                    bound,
+                    mechanism=mechanism.matrix,
+                    time_limit=self._check_budget(result, deadline),
+                )
+            if check.refuted:
+                raise SolverError(
+                    f"the independent checker refuted the route's certificate ({bound.method if isinstance(bound, SliceBound) else 'bound'}): "
+                    f"{check.reason}"
+                )
+            if check.valid:
+                return bound, check
+            first = first or check
+        return result.bounds[0], first
+
+    @staticmethod
+    def _check_budget(result: RouteResult, deadline: float | None) -> float:
+        """Seconds for the independent check: as long as the route took (at least
+        ``MIN_CHECK_SECONDS``), within the timeout but for ``MIN_CHECK_SECONDS``."""
+        route_seconds = sum(result.stats.seconds.values())
+        budget = max(MIN_CHECK_SECONDS, route_seconds)
+        left = remaining(deadline)
+        return budget if left is None else min(budget, left + MIN_CHECK_SECONDS)
+
+    def _status(
+        self, result: RouteResult, value: float, upper: float, check: CertificateCheck | None
+    ) -> tuple[Status, str]:
+        """The solution's status: optimal (or within the gap) only with a checked bound."""
+        gap = relative_gap(value, upper)
+        limited = result.status is Status.LIMIT_REACHED
+        if check is not None and check.valid:
+            return status_for(value, upper, self.colgen.gap_tolerance, limited), ""
+        demoted = Status.LIMIT_REACHED if limited else Status.FEASIBLE
+        why = "the route gave no bound" if check is None else check.reason
+        if gap <= max(GAP_OPTIMAL_RTOL, self.colgen.gap_tolerance):
+            return (
+                demoted,
+                f"; the upper bound is not independently checked ({why}), so it is not called optimal",
+            )
+        return demoted, f"; the upper bound is not independently checked ({why})"
 
     def __repr__(self) -> str:
         return f"Problem({self.definition}, {self.utility!r}, inputs={self.n_inputs})"

@@ -8,71 +8,114 @@ certify the upper bound.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from privopt.audit.report import AuditReport
+from privopt.certificates import Bound, CertificateCheck, SliceBound
 from privopt.data.mechanism import Mechanism
 from privopt.routes.base import SolveStats, Status
 from privopt.routes.colgen import relative_gap
-from privopt.routes.pricing.certificate import PricingCertificate
-from privopt.tolerances import AUDIT_EPS_ATOL
+from privopt.tolerances import AUDIT_EPS_ATOL, GAP_OPTIMAL_RTOL
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Certificate:
-    """Evidence that a solution is what it claims.
+    """Evidence that a solution is what it claims (docs/compiler.md, "Certificates").
 
     Attributes
     ----------
     audit:
-        The independent audit of the mechanism against the definition.
+        The independent audit of the mechanism against the definition (the privacy claim).
     cone_violation:
         Largest relative violation of the compiled cone's rows by the mechanism's columns.
-    lp_duals:
-        Vertex and column-generation routes: the LP's equality duals ``λ`` (one per input). Since
-        ``μ(v) <= λᵀv`` at every column considered and ``μ`` is sublinear, every mechanism made of
-        those columns has utility ``<= Σ_x λ_x``.
-    dual_bound:
-        ``Σ_x λ_x``.
-    max_reduced_cost:
-        ``max_v μ(v) − λᵀv`` over the enumerated vertices (``<= ~0`` certifies the bound).
+    bound:
+        The route's proof of ``solution.upper`` (:mod:`privopt.certificates.bounds`): the vertex LP's
+        or column generation's duals with a bound on their reduced costs (:class:`SliceBound`), the
+        cvxpy route's Lagrange multipliers (:class:`LinearBound`), or a theorem (:class:`TheoremBound`).
+    check:
+        The independent checker's verdict on ``bound`` (:func:`privopt.certificates.check_bound`,
+        which shares no code with the routes).
     upper_source:
-        What proves the solution's upper bound.
-    pricing:
-        On envelope cones (the Γ cone, LDP): the duals ``λ`` and a *proved* bound
-        ``δ̄ >= max μ(w) − λᵀw`` over the whole cone slice ``pᵀw = 1``, so ``OPT <= Σλ + max(0, δ̄)``;
-        re-check it with :func:`privopt.routes.pricing.check_pricing_certificate`. On the vertex route it
-        also proves that the enumeration lost no vertex that matters.
+        What proves the solution's upper bound, in words.
     tolerance:
         The audit's slack on ε (nats).
     """
 
     audit: AuditReport
     cone_violation: float
-    lp_duals: np.ndarray | None = None
-    dual_bound: float | None = None
-    max_reduced_cost: float | None = None
+    bound: Bound | None = None
+    check: CertificateCheck | None = None
     upper_source: str = ""
     tolerance: float = AUDIT_EPS_ATOL
-    pricing: PricingCertificate | None = None
+
+    @property
+    def checked(self) -> bool:
+        """Whether the independent checker proved ``upper`` (only then can a solution be optimal)."""
+        return self.check is not None and self.check.valid
+
+    @property
+    def checked_by(self) -> str:
+        """How ``upper`` was proved, or why it was not."""
+        if self.check is None:
+            return "not checked: the route gave no bound"
+        return self.check.method if self.check.valid else f"not checked: {self.check.reason}"
+
+    @property
+    def audit_passed(self) -> bool:
+        """Whether the mechanism passed its privacy audit (it says nothing about optimality)."""
+        return self.audit.satisfied
 
     @property
     def passed(self) -> bool:
-        return self.audit.satisfied
+        """Deprecated: whether the *audit* passed; use :attr:`audit_passed` (and :attr:`checked` for
+        optimality)."""
+        warnings.warn(
+            "Certificate.passed is deprecated: it means the audit passed; use Certificate.audit_passed "
+            "(and Certificate.checked for the proved bound)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.audit_passed
+
+    @property
+    def pricing(self) -> SliceBound | None:
+        """Deprecated: the envelope pricing bound (a :class:`SliceBound` on ``pᵀw = 1``); use :attr:`bound`."""
+        warnings.warn(
+            "Certificate.pricing is deprecated: use Certificate.bound (and Certificate.check)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        bound = self.bound
+        return bound if isinstance(bound, SliceBound) and bound.normalisation == "prior" else None
+
+    @property
+    def lp_duals(self) -> np.ndarray | None:
+        """The duals ``λ`` of the bound (vertex LP, column generation's master, a closed form)."""
+        return self.bound.duals if isinstance(self.bound, SliceBound) else None
+
+    @property
+    def dual_bound(self) -> float | None:
+        """``Σ_x λ_x``: with :attr:`max_reduced_cost` ``<= 0``, no mechanism in the cone does better."""
+        return None if self.lp_duals is None else float(np.sum(self.lp_duals))
+
+    @property
+    def max_reduced_cost(self) -> float | None:
+        """The bound's ``δ̄ >= max (μ(w) − λᵀw)`` over its normalised slice."""
+        return self.bound.delta if isinstance(self.bound, SliceBound) else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "audit": self.audit.to_dict(),
             "cone_violation": self.cone_violation,
-            "lp_duals": None if self.lp_duals is None else [float(v) for v in self.lp_duals],
-            "dual_bound": self.dual_bound,
-            "max_reduced_cost": self.max_reduced_cost,
+            "bound": None if self.bound is None else self.bound.to_dict(),
+            "check": None if self.check is None else self.check.to_dict(),
+            "checked": self.checked,
             "upper_source": self.upper_source,
             "tolerance": self.tolerance,
-            "pricing": None if self.pricing is None else self.pricing.to_dict(),
         }
 
 
@@ -87,11 +130,11 @@ class Solution:
     value:
         Its utility.
     status:
-        :class:`~privopt.routes.base.Status`: ``OPTIMAL``, ``OPTIMAL_WITHIN_GAP``, ``LIMIT_REACHED`` or
-        ``FEASIBLE``.
+        :class:`~privopt.routes.base.Status`: ``OPTIMAL``, ``OPTIMAL_WITHIN_GAP`` (only with a
+        checked certificate), ``LIMIT_REACHED`` or ``FEASIBLE``.
     lower, upper:
-        Bounds on the optimum over the compiled cone (``lower`` is ``value``; exact routes have
-        ``upper == lower``).
+        Bounds on the optimum over the compiled cone (``lower`` is ``value``); ``upper`` is proved by
+        ``certificate.bound``, and independently checked when ``certificate.checked``.
     route:
         Short name of the route that produced it: ``"vertex"``, ``"colgen"``, ``"cvxpy"``,
         ``"closed_form"``.
@@ -125,7 +168,11 @@ class Solution:
         return relative_gap(self.lower, self.upper)
 
     def __repr__(self) -> str:
-        bounds = f"{self.value:.6g}" if self.gap == 0.0 else f"{self.value:.6g} ≤ opt ≤ {self.upper:.6g}"
+        bounds = (
+            f"{self.value:.6g}"
+            if self.gap <= GAP_OPTIMAL_RTOL
+            else f"{self.value:.6g} ≤ opt ≤ {self.upper:.6g}"
+        )
         return (
             f"Solution({self.status.value}, value={bounds}, route={self.route!r}, "
             f"outputs={self.mechanism.n_outputs})"

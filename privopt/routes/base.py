@@ -18,12 +18,12 @@ from typing import Protocol
 
 import numpy as np
 
+from privopt.certificates import Bound, CertificateCheck
 from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.estimate import VertexEstimate
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import ValidationError
 from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
-from privopt.routes.pricing.certificate import PricingCertificate
 from privopt.tolerances import GAP_OPTIMAL_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
@@ -144,9 +144,10 @@ class RouteResult:
     """What a route returns: the mechanism's matrix (rows in the order of ``data.input_labels``, not
     yet renormalised), its status and bounds, why, and the route's counts.
 
-    ``duals`` and ``max_reduced_cost`` certify a vertex or column-generation bound: ``λ`` with
-    ``μ(v) <= λᵀv`` at every column considered (``max_reduced_cost = max μ(v) − λᵀv``); ``pricing``
-    extends that to every column of the cone.
+    ``bounds`` are the route's claims ``OPT <= upper`` with their evidence
+    (:mod:`privopt.certificates.bounds`), best first; ``upper`` is the first one's. ``check`` is the
+    independent checker's verdict on ``bounds[0]`` when the route already ran it (the vertex route
+    does, to recover from a lost vertex); otherwise :meth:`privopt.Problem.solve` runs it.
     """
 
     matrix: FloatArray
@@ -156,11 +157,8 @@ class RouteResult:
     reason: str
     upper_source: str
     stats: SolveStats
-    duals: FloatArray | None = None
-    max_reduced_cost: float | None = None
-    #: The proved bound on the best reduced cost at ``duals`` over the whole cone slice, when the cone
-    #: has a certified pricing bound (:mod:`privopt.routes.pricing`).
-    pricing: PricingCertificate | None = None
+    bounds: tuple[Bound, ...] = ()
+    check: CertificateCheck | None = None
 
 
 class Route(Protocol):

@@ -3,7 +3,8 @@
 Column generation's own bound (:mod:`privopt.routes.colgen`) holds for every sub-convex utility
 and every cone, but in hundreds of dimensions it stays near the trivial ``Σ_x μ(e_x)`` (``H(X)`` for
 mutual information). A definition and a utility together often imply a much better one. A bound is a
-function ``data -> (value, explanation) | None`` of the compiled problem registered with :func:`register_upper_bound`;
+function ``data -> TheoremBound | None`` of the compiled problem registered with :func:`register_upper_bound`
+(the checker of :mod:`privopt.certificates` re-derives it);
 :class:`~privopt.routes.colgen_route.ColumnGenerationRoute` reports the smallest applicable one beside
 its own.
 
@@ -17,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from privopt.certificates import TheoremBound
 from privopt.data.information import entropy
 from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.routes.base import ProblemData
@@ -28,7 +30,7 @@ from privopt.tolerances import PROBABILITY_ATOL
 from privopt.utilities import MutualInformation, NormalizedMutualInformation
 from privopt.validation import FloatArray
 
-UpperBound = Callable[[ProblemData], "tuple[float, str] | None"]
+UpperBound = Callable[[ProblemData], "TheoremBound | None"]
 
 #: Registered bounds, tried in order; every applicable one is evaluated and the smallest kept.
 UPPER_BOUNDS: list[UpperBound] = []
@@ -44,10 +46,10 @@ def register_upper_bound(function: UpperBound) -> UpperBound:
     return function
 
 
-def best_upper_bound(data: ProblemData) -> tuple[float, str] | None:
-    """The smallest registered bound that applies to the compiled problem, with its explanation."""
+def best_upper_bound(data: ProblemData) -> TheoremBound | None:
+    """The smallest registered bound that applies to the compiled problem."""
     found = [bound for function in UPPER_BOUNDS if (bound := function(data)) is not None]
-    return min(found, key=lambda item: item[0]) if found else None
+    return min(found, key=lambda item: item.value) if found else None
 
 
 def staircase_columns(k: int, eps: float) -> FloatArray:
@@ -78,7 +80,7 @@ def _reference_in_set(uncertainty: object) -> bool:
 
 
 @register_upper_bound
-def chain_rule_bound(data: ProblemData) -> tuple[float, str] | None:
+def chain_rule_bound(data: ProblemData) -> TheoremBound | None:
     """``I_P(X;Y) <= max_{ε-LDP} I_P(S;Y) + H_P(U|S)`` for mechanisms ε-LDP w.r.t. S under P.
 
     The chain rule gives ``I(X;Y) = I(S;Y) + I(U;Y|S)`` with ``X = (S, U)``, and
@@ -107,4 +109,9 @@ def chain_rule_bound(data: ProblemData) -> tuple[float, str] | None:
     value = ldp_mutual_information_max(p_s, definition.eps) + h_u_given_s
     if isinstance(utility, NormalizedMutualInformation):
         value /= utility.h
-    return float(value), "chain rule: max over ε-LDP channels of I(S;Y) + H(U|S)"
+    return TheoremBound(
+        "chain rule",
+        float(value),
+        {"shape": list(reference.shape)},
+        "chain rule: max over ε-LDP channels of I(S;Y) + H(U|S)",
+    )

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
+from privopt.certificates import SliceBound
 from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 ClosedForm = Callable[[ProblemData], "tuple[FloatArray, str] | None"]
@@ -51,4 +55,33 @@ class ClosedFormRoute:
             raise ValueError("ClosedFormRoute.solve called on a problem it does not accept")
         matrix, theorem = found
         value = data.utility.value(matrix)
-        return RouteResult(matrix, Status.OPTIMAL, value, value, theorem, theorem, SolveStats())
+        bound = _complementary_bound(data, matrix)
+        upper = value if bound is None else data.sub_convex().from_core(bound.upper)
+        return RouteResult(
+            matrix,
+            Status.OPTIMAL,
+            value,
+            upper,
+            theorem,
+            theorem,
+            SolveStats(),
+            () if bound is None else (bound,),
+        )
+
+
+def _complementary_bound(data: ProblemData, matrix: FloatArray) -> SliceBound | None:
+    """The theorem's optimality as a checkable claim: ``λ`` with ``λᵀv = μ(v)`` at the mechanism's
+    normalised columns ``v`` (complementary slackness; least squares when they are not a basis), and
+    ``δ̄`` the largest residual ``μ(v) − λᵀv`` there. If the mechanism is optimal, ``λ`` is dual feasible
+    for the vertex LP over the whole cone, which the checker verifies (Entropy paper Thm. 3's LP)."""
+    utility = data.utility
+    if not isinstance(utility, SubConvexUtility):
+        return None
+    used = matrix[:, matrix.sum(axis=0) > 0.0]
+    columns = used / used.sum(axis=0)
+    mu = utility.mu(columns)
+    duals, *_ = np.linalg.lstsq(columns.T, mu, rcond=None)
+    residual = float(np.max(mu - columns.T @ duals))
+    return SliceBound.build(
+        duals, max(0.0, residual), "sum", np.ones(data.n_inputs), "complementary slackness"
+    )

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from privopt.certificates import Bound, TheoremBound, upper_in_units
 from privopt.compiler.cone import RowCone
 from privopt.data.mechanism import as_mechanism
 from privopt.errors import LimitError, PrivoptError
@@ -108,19 +109,26 @@ class ColumnGenerationRoute:
         start = time.perf_counter()
         result = column_generation(utility, data.cone, options, initial_columns=seed_columns(data))
         seconds = {"column_generation": time.perf_counter() - start}
-        upper, upper_source = result.upper, f"column generation: {result.bound_method}"
-        reason = f"column generation stopped: {result.stopped}; its bound: {result.bound_method}"
+        claims: list[Bound] = list(result.bounds)
         theorem = best_upper_bound(data)
-        if theorem is not None and theorem[0] < upper:
-            upper, upper_source = max(theorem[0], result.lower), theorem[1]
-            reason += f"; a tighter theorem bound: {theorem[1]}"
+        if theorem is not None:
+            claims.append(theorem)
+        claims.sort(key=lambda claim: upper_in_units(claim, utility))
+        upper = upper_in_units(claims[0], utility) if claims else np.inf
+        source = "column generation: " + result.bound_method
+        if claims and isinstance(claims[0], TheoremBound):
+            source = claims[0].description
+        reason = f"column generation stopped: {result.stopped}; its bound: {result.bound_method}"
+        if theorem is not None and claims[0] is theorem:
+            reason += f"; a tighter theorem bound: {theorem.description}"
         limited = result.stopped in (
             "time limit",
             "iteration limit",
             "column limit",
             "bound budget (node limit)",
         )
-        status = status_for(result.lower, upper, options.gap_tolerance, limited)
+        lower = utility.from_core(result.lower)
+        status = status_for(lower, upper, options.gap_tolerance, limited)
         stats = SolveStats(
             seconds=seconds,
             iterations=result.iterations,
@@ -134,11 +142,10 @@ class ColumnGenerationRoute:
         return RouteResult(
             matrix_from_columns(result.columns, result.weights),
             status,
-            result.lower,
+            lower,
             upper,
             reason,
-            upper_source,
+            source,
             stats,
-            result.duals,
-            pricing=result.certificate,
+            tuple(claims),
         )

@@ -9,14 +9,17 @@ The solver's optimum is reported with ``lower = upper`` (to the solver's toleran
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
+from privopt.certificates import LinearBound
 from privopt.errors import InfeasibleError, LimitError, SolverError
 from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.tolerances import SOLVER_COLUMN_RTOL
 from privopt.utilities import ConcaveUtility
+from privopt.validation import FloatArray
 
 
 class CvxpyRoute:
@@ -58,13 +61,44 @@ class CvxpyRoute:
         if not np.all(unused):  # outputs the optimum does not use carry only the solver's noise
             matrix[:, unused] = 0.0
         matrix = matrix / matrix.sum(axis=1, keepdims=True)
-        value = float(problem.value)
+        value = utility.value(matrix)
+        bound = self._dual_bound(data, utility, matrix, constraints, solver)
         return RouteResult(
             matrix,
             Status.OPTIMAL,
             value,
-            value,
+            bound.upper,
             f"one convex program ({solver})",
-            f"the solver's optimum ({solver})",
+            f"the solver's Lagrange multipliers of the cone rows ({solver})",
             SolveStats(seconds=seconds, solver=solver),
+            (bound,),
         )
+
+    @staticmethod
+    def _dual_bound(
+        data: ProblemData, utility: ConcaveUtility, matrix: FloatArray, constraints: list[Any], solver: str
+    ) -> LinearBound:
+        """``OPT <= U(W*) − ⟨G, W*⟩ + Σ_x max_y (G − Rᵀβ)_{x,y}`` from the solver's multipliers ``β >= 0`` of
+        the cone rows ``R`` and the utility's gradient ``G`` at the design (concavity and weak duality:
+        :mod:`privopt.certificates.linear`, which the checker re-derives)."""
+        import cvxpy as cp
+
+        k = matrix.shape[1]
+        rows = data.cone.matrix()
+        beta = (
+            np.clip(
+                np.asarray(constraints[1].dual_value, dtype=np.float64).reshape(rows.shape[0], k), 0.0, None
+            )
+            if data.cone.n_rows
+            else np.zeros((0, k))
+        )
+        W = cp.Variable(matrix.shape)
+        W.value = matrix
+        expression = utility.expression(W)
+        gradient = expression.grad.get(W)
+        if gradient is None:  # not differentiable at the design: the multipliers alone prove nothing
+            return LinearBound(beta, np.inf, f"{solver} (no gradient at the design)")
+        G = np.asarray(gradient.toarray(), dtype=np.float64).reshape(matrix.shape, order="F")
+        reduced = G - np.asarray(rows.T @ beta) if data.cone.n_rows else G
+        upper = float(expression.value) - float(np.sum(G * matrix)) + float(reduced.max(axis=1).sum())
+        return LinearBound(beta, upper, solver)

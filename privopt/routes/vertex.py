@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from privopt.certificates import CertificateCheck, SliceBound, check_bound
 from privopt.compiler.estimate import VertexEstimate
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
 from privopt.routes.base import (
@@ -28,12 +29,11 @@ from privopt.routes.base import (
     remaining,
     status_for,
 )
-from privopt.routes.pricing.certificate import PricingCertificate, envelope_pricer
 from privopt.routes.vertex_cost import lifted_slice, predicted_vertex_seconds
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.solvers.lp import solve_equality_lp, solve_lp
 from privopt.solvers.vertex_enumeration import VertexResult, merge_close, polytope_vertices
-from privopt.tolerances import GAP_OPTIMAL_RTOL, LIFT_TIGHT_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
+from privopt.tolerances import CHECK_SECONDS, LIFT_TIGHT_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -115,8 +115,6 @@ class VertexRoute:
         # exact duplicates, so this estimate never exceeds the exact one.
         if data.estimate.bound > limit:
             refuse_above_limit(VertexEstimate.for_slice(n, _distinct_float_rows(data.cone.matrix())), limit)
-        pricer = envelope_pricer(utility, data.cone)
-        certifiable = not isinstance(pricer, str)
         seconds: dict[str, float] = {}
         backend = data.options.backend
 
@@ -129,31 +127,45 @@ class VertexRoute:
             refuse_above_limit(estimate, limit)
             return np.vstack([-np.eye(n, dtype=int).astype(object), rows]), estimate
 
-        # Where the pricing bound will check the LP's duals, floating-point vertices need no probes:
-        # a lost vertex shows in the certificate, and the next enumeration is tried: the lifted slice
-        # (one auxiliary variable, vertex_cost.lifted_slice) in cdd when it exists, the projected
-        # slice with ``backend``, then the projected slice exactly in pplpy.
-        lift = lifted_slice(data)
-        found = None if lift is None else self._enumerate_lifted(data, lift, deadline, seconds)
-        if found is not None:
-            vertices, result = found
-            estimate = VertexEstimate.for_slice(n, _distinct_float_rows(data.cone.matrix()))
-            solved, certificate, upper, note = self._solve_vertices(
-                data, utility, vertices, result, deadline, seconds
+        # Every enumeration is checked by the independent checker (privopt.certificates) through the LP's
+        # duals, so floating-point vertices need no probes: a lost vertex that matters refutes the
+        # certificate, and the next enumeration is tried — the lifted slice (one auxiliary variable,
+        # vertex_cost.lifted_slice) in cdd when it exists, the projected slice with ``backend``, then
+        # the projected slice exactly in pplpy.
+        attempts: list[str] = (["lifted"] if lifted_slice(data) is not None else []) + [backend]
+        if backend != "ppl":
+            attempts.append("ppl")
+        notes: list[str] = []
+        for attempt in attempts:
+            if attempt == "lifted":
+                lift = lifted_slice(data)
+                assert lift is not None
+                found = self._enumerate_lifted(data, lift, deadline, seconds)
+                if found is None:
+                    continue
+                vertices, result = found
+                estimate = VertexEstimate.for_slice(n, _distinct_float_rows(data.cone.matrix()))
+            else:
+                a_ub, estimate = projected()
+                vertices, result = self._enumerate(data, a_ub, attempt, False, deadline, seconds)
+            try:
+                solved = self._lp(data, utility, vertices, seconds)
+            except InfeasibleError:
+                if result.backend.startswith("ppl"):
+                    raise  # rational vertices: the LP Σθ_v v = 1 is infeasible indeed
+                notes.append(f"{result.backend} lost vertices: the vertex LP was infeasible")
+                continue
+            bound, check = self._certify(data, utility, solved, result.backend, deadline, seconds)
+            if check is None or not check.refuted:
+                break
+            notes.append(f"{result.backend} lost a vertex the checker found ({check.reason})")
+        else:
+            raise SolverError(
+                "vertex enumeration: the independent checker refuted the exact (pplpy) enumeration's "
+                f"optimum — {'; '.join(notes)}"
             )
-        if found is None or (certificate is not None and upper > solved.value):
-            a_ub, estimate = projected()
-            vertices, result = self._enumerate(data, a_ub, backend, not certifiable, deadline, seconds)
-            solved, certificate, upper, note = self._solve_vertices(
-                data, utility, vertices, result, deadline, seconds
-            )
-        if certificate is not None and upper > solved.value and not result.backend.startswith("ppl"):
-            a_ub, estimate = projected()
-            vertices, result = self._enumerate(data, a_ub, "ppl", True, deadline, seconds)
-            solved, certificate, upper, note = self._solve_vertices(
-                data, utility, vertices, result, deadline, seconds
-            )
-            note += " (after an exact re-enumeration)"
+        upper = solved.value if bound is None else utility.from_core(bound.upper)
+        note = f" (after {len(notes)} re-enumeration(s): {'; '.join(notes)})" if notes else ""
         stats = SolveStats(
             seconds=seconds,
             inequalities=estimate.inequalities,
@@ -163,32 +175,44 @@ class VertexRoute:
             backend=result.backend,
             lp_value=solved.value,
         )
+        value = utility.from_core(solved.value)
         return RouteResult(
             solved.matrix,
-            status_for(solved.value, upper, data.options.colgen.gap_tolerance, limited=False),
-            solved.value,
+            status_for(value, upper, data.options.colgen.gap_tolerance, limited=False),
+            value,
             upper,
             f"vertex enumeration + LP over every vertex of the cone slice{note}",
-            "the vertex LP" + ("" if certificate is None else ", its duals checked by the pricing bound"),
+            "the vertex LP's duals",
             stats,
-            solved.duals,
-            solved.max_reduced_cost,
-            certificate,
+            () if bound is None else (bound,),
+            check,
         )
 
-    def _solve_vertices(
-        self,
+    @staticmethod
+    def _certify(
         data: ProblemData,
         utility: SubConvexUtility,
-        vertices: FloatArray,
-        result: VertexResult,
+        solved: _VertexLP,
+        backend: str,
         deadline: float | None,
         seconds: dict[str, float],
-    ) -> tuple[_VertexLP, PricingCertificate | None, float, str]:
-        """The vertex LP over ``vertices`` and its certificate, upper bound and note (:func:`_certify`)."""
-        solved = self._lp(data, utility, vertices, seconds)
-        exact = result.backend.startswith("ppl")
-        return solved, *_certify(data, utility, solved, exact, deadline, seconds)
+    ) -> tuple[SliceBound | None, CertificateCheck | None]:
+        """The LP's claim ``OPT <= Σλ + |X|·max(0, max_v μ(v) − λᵀv)`` over the enumerated vertices, and
+        the independent checker's verdict on it over the whole cone."""
+        if solved.duals is None or solved.max_reduced_cost is None:
+            return None, None
+        start = time.perf_counter()
+        bound = SliceBound.build(
+            solved.duals,
+            max(0.0, solved.max_reduced_cost),
+            "sum",
+            np.ones(data.n_inputs),
+            f"vertex LP over the vertices enumerated by {backend}",
+        )
+        left = remaining(deadline)
+        check = check_bound(data.cone, utility, bound, time_limit=CHECK_SECONDS if left is None else left)
+        seconds["check"] = seconds.get("check", 0.0) + time.perf_counter() - start
+        return bound, check
 
     def _enumerate_lifted(
         self,
@@ -326,49 +350,3 @@ class _VertexLP:
     value: float
     duals: FloatArray | None
     max_reduced_cost: float | None
-
-
-def _certify(
-    data: ProblemData,
-    utility: SubConvexUtility,
-    solved: _VertexLP,
-    exact: bool,
-    deadline: float | None,
-    seconds: dict[str, float],
-) -> tuple[PricingCertificate | None, float, str]:
-    """Check the vertex LP's duals against the whole cone with the certified pricing bound.
-
-    The LP sees only the enumerated vertices; ``OPT <= Σλ + max(0, δ̄)`` with ``δ̄`` proved over the
-    cone (:mod:`privopt.routes.pricing`) shows that no vertex the enumeration lost could do better.
-    Returns the certificate (``None`` when the cone has no such bound), the upper bound and a note.
-    After an ``exact`` (rational) enumeration, which loses no vertex, a bound that stopped on its node
-    budget before closing leaves the LP's value as the upper bound, with the certificate incomplete.
-    """
-    duals, value = solved.duals, solved.value
-    pricer = envelope_pricer(utility, data.cone)
-    if isinstance(pricer, str) or duals is None:
-        return None, value, " (exact)"
-    start = time.perf_counter()
-    tolerance = 0.5 * GAP_OPTIMAL_RTOL * max(1.0, abs(value))
-    outcome = pricer.price(
-        duals, tolerance=tolerance, deadline=deadline, max_nodes=data.options.colgen.bound_nodes
-    )
-    certificate = PricingCertificate.from_outcome(duals, outcome)
-    seconds["certify"] = seconds.get("certify", 0.0) + time.perf_counter() - start
-    if certificate.upper - value <= GAP_OPTIMAL_RTOL * max(1.0, abs(value)):
-        return certificate, value, " (exact; certified optimal by the pricing bound)"
-    if exact and not certificate.complete:
-        return (
-            certificate,
-            value,
-            " (exact: rational enumeration in pplpy; the pricing bound did not close within "
-            f"bound_nodes={data.options.colgen.bound_nodes}, so the certificate is incomplete)",
-        )
-    return (
-        certificate,
-        certificate.upper,
-        (
-            f"; NOT certified: the pricing bound allows up to {certificate.upper:.6g} > the LP's {value:.6g} "
-            "(the enumeration may have lost vertices)"
-        ),
-    )

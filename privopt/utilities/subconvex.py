@@ -105,7 +105,10 @@ class SubConvexUtility:
             )
         if isinstance(mechanism, Mechanism) and self.input_labels is not None:
             matrix = align_rows(mechanism, self.input_labels).matrix
-        total = float(np.sum(self.mu(matrix)))
+        return self.from_core(float(np.sum(self.mu(matrix))))
+
+    def from_core(self, total: float) -> float:
+        """The utility of a mechanism whose columns' ``Σ_y μ(w_y)`` is ``total`` (``g(total)``)."""
         return total if self.transform is None else float(self.transform(total))
 
     def check(self, n_inputs: int, *, samples: int = 200, seed: int = 0, rtol: float = 1e-7) -> None:

@@ -8,7 +8,6 @@ from privopt.routes.pricing.bound import (
     slice_objective,
 )
 from privopt.routes.pricing.certificate import (
-    CertificateCheck,
     PricingCertificate,
     check_pricing_certificate,
     envelope_pricer,
@@ -16,7 +15,6 @@ from privopt.routes.pricing.certificate import (
 from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
 
 __all__ = [
-    "CertificateCheck",
     "EnvelopeCone",
     "EnvelopePricer",
     "PricedColumn",

@@ -3,23 +3,23 @@
 For any vector ``λ`` and any ``δ̄ >= max { μ(w) − λᵀw : w ∈ K, pᵀw = 1 }``, every mechanism whose
 columns lie in the cone ``K`` has utility at most ``1ᵀλ + max(0, δ̄)`` (Entropy paper Thm. 3's LP and
 its dual; :mod:`privopt.routes.pricing.bound`). A :class:`PricingCertificate` stores ``λ`` and ``δ̄``;
-:func:`check_pricing_certificate` re-derives ``δ̄`` from ``λ``, the cone and the utility alone,
-independently of the solve that produced it, and refuses a certificate whose claim it cannot prove.
+:func:`check_pricing_certificate` hands it to the independent checker (:mod:`privopt.certificates`),
+which re-derives ``δ̄`` from ``λ``, the cone and the utility alone and refuses a claim it cannot prove.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from privopt.certificates import CertificateCheck, SliceBound, check_bound
 from privopt.compiler.cone import RowCone
 from privopt.errors import ValidationError
 from privopt.routes.pricing.bound import EnvelopePricer, PricingOutcome, slice_objective
 from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
-from privopt.tolerances import CERTIFICATE_ATOL
+from privopt.tolerances import CHECK_SECONDS
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -76,6 +76,12 @@ class PricingCertificate:
             complete=outcome.complete,
         )
 
+    def to_bound(self, weights: FloatArray) -> SliceBound:
+        """The claim for the independent checker: ``OPT <= Σλ + max(0, δ̄)`` on the slice ``pᵀw = 1``."""
+        status = "complete" if self.complete else "stopped by its budget"
+        method = f"{self.method}; {self.nodes} nodes, {status}"
+        return SliceBound(np.array(self.duals), self.delta, "prior", np.array(weights), self.upper, method)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "duals": [float(v) for v in self.duals],
@@ -102,17 +108,6 @@ class PricingCertificate:
             tolerance=float(data["tolerance"]),
             complete=bool(data["complete"]),
         )
-
-
-@dataclass(frozen=True)
-class CertificateCheck:
-    """The verdict of :func:`check_pricing_certificate`: ``passed``, the re-derived bound and why."""
-
-    passed: bool
-    recomputed_delta: float
-    best_reduced_cost: float
-    message: str
-    seconds: float
 
 
 def envelope_pricer(utility: SubConvexUtility, cone: RowCone) -> EnvelopePricer | str:
@@ -154,54 +149,13 @@ def check_pricing_certificate(
     cone: RowCone,
     utility: SubConvexUtility,
     *,
-    time_limit: float = 600.0,
-    max_nodes: int = 1_000_000,
+    time_limit: float = CHECK_SECONDS,
 ) -> CertificateCheck:
-    """Re-prove ``certificate`` from its duals, the cone and the utility (nothing else is trusted).
-
-    Checks that ``upper = Σλ + max(0, δ̄)`` and that a fresh branch and bound proves
-    ``max μ(w) − λᵀw <= δ̄`` on the slice ``pᵀw = 1``; it fails if a column beats ``δ̄`` or the claim
-    cannot be proved within the budget.
-    """
-    if not time_limit > 0:
-        raise ValidationError("time_limit", "a positive number of seconds", repr(time_limit))
-    start = time.perf_counter()
-    duals = np.asarray(certificate.duals, dtype=np.float64)
-    if duals.shape != (cone.n_inputs,):
+    """Re-prove ``certificate`` with the independent checker (:func:`privopt.certificates.check_bound`),
+    from its duals, the cone and the utility alone — none of this module's pricing code is used."""
+    objective = slice_objective(utility)
+    if isinstance(objective, str):
         raise ValidationError(
-            "certificate", f"duals for the cone's {cone.n_inputs} inputs", f"shape {duals.shape}"
+            "utility", "mutual information (the envelope pricing bound's utility)", objective
         )
-    claimed = float(np.sum(duals)) + max(0.0, certificate.delta)
-    if abs(claimed - certificate.upper) > CERTIFICATE_ATOL * max(1.0, abs(claimed)):
-        return CertificateCheck(
-            False, np.nan, np.nan, f"upper {certificate.upper!r} != Σλ + max(0, δ̄) = {claimed!r}",
-            time.perf_counter() - start,
-        )  # fmt: skip
-    pricer = envelope_pricer(utility, cone)
-    if isinstance(pricer, str):
-        return CertificateCheck(False, np.nan, np.nan, pricer, time.perf_counter() - start)
-    outcome = pricer.price(
-        duals,
-        tolerance=CERTIFICATE_ATOL,
-        target=certificate.delta,
-        deadline=start + time_limit,
-        max_nodes=max_nodes,
-    )
-    seconds = time.perf_counter() - start
-    if outcome.lower > certificate.delta + CERTIFICATE_ATOL:
-        return CertificateCheck(
-            False, outcome.upper, outcome.lower,
-            f"a column has reduced cost {outcome.lower:.6g} > the claimed δ̄ = {certificate.delta:.6g}", seconds,
-        )  # fmt: skip
-    if outcome.upper > certificate.delta + CERTIFICATE_ATOL:
-        return CertificateCheck(
-            False, outcome.upper, outcome.lower,
-            f"could not prove δ̄ <= {certificate.delta:.6g} (best bound {outcome.upper:.6g})", seconds,
-        )  # fmt: skip
-    return CertificateCheck(
-        True,
-        outcome.upper,
-        outcome.lower,
-        f"proved δ̄ <= {certificate.delta:.6g}; OPT <= {claimed:.6g}",
-        seconds,
-    )
+    return check_bound(cone, utility, certificate.to_bound(objective.weights), time_limit=time_limit)

@@ -35,11 +35,11 @@ from privopt.routes.colgen import (
     REDUCED_COST_TOL,
     ColumnGenerationOptions,
     ColumnGenerationResult,
-    _Master,
     _price,
     _price_escalating,
     _SliceLP,
     relative_gap,
+    start_master,
 )
 from privopt.routes.pricing.bound import EnvelopePricer
 from privopt.routes.pricing.certificate import ENVELOPE_METHOD, PricingCertificate
@@ -94,8 +94,7 @@ def certified_column_generation(
     deadline = start + options.time_limit * (1.0 - _RESERVE)
     search_deadline = start + options.time_limit * (1.0 - _RESERVE - options.bound_fraction)
     stabilize_from = search_deadline - options.time_limit * options.stabilized_fraction
-    master = _Master(cone.n_inputs, options.master_cap(cone.n_inputs))
-    master.add(columns, list(utility.mu(np.column_stack(columns))))
+    master = start_master(utility, columns, options.master_cap(cone.n_inputs))
     lp = _SliceLP(cone)
     rng = np.random.default_rng(options.seed)
     state = _State(utility, pricer, options)
@@ -180,7 +179,7 @@ def certified_column_generation(
         columns=support,
         weights=weights,
         lower=value,
-        upper=max(state.upper, value),
+        upper=state.upper,
         duals=duals,
         stopped=stopped,
         iterations=iteration,
@@ -191,6 +190,7 @@ def certified_column_generation(
         trace=np.array(trace),
         certificate=state.best,
         bound_method=ENVELOPE_METHOD,
+        bounds=() if state.best is None else (state.best.to_bound(pricer.objective.weights),),
     )
 
 

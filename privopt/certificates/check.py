@@ -1,0 +1,228 @@
+"""The independent certificate checker: re-derive a route's bound from the problem data alone.
+
+:func:`check_bound` receives the compiled cone, the utility and a bound a route claims
+(:mod:`privopt.certificates.bounds`), never the route's code or its intermediate results, and proves
+the bound by methods of its own (docs/compiler.md, "Certificates"):
+
+- :class:`~privopt.certificates.bounds.SliceBound` — the largest ratio ``(μ(w) − λᵀw)/νᵀw`` over the
+  cone, from its vertices: on envelope cones through their union-of-products structure and its finite
+  event set (:mod:`privopt.certificates.envelope`), on any cone by exact rational enumeration
+  (:mod:`privopt.certificates.vertices`);
+- :class:`~privopt.certificates.bounds.LinearBound` — weak Lagrangian duality with the checker's own
+  supergradient (:mod:`privopt.certificates.linear`);
+- :class:`~privopt.certificates.bounds.TheoremBound` — the chain rule, re-derived
+  (:mod:`privopt.certificates.theorem`).
+
+Floating-point values are compared with a rounding margin computed from the magnitudes involved
+(:data:`~privopt.tolerances.CHECK_ROUNDING_RTOL`), and a claim passes only when the proved bound is at
+most the claimed one plus :data:`~privopt.tolerances.CERTIFICATE_ATOL` (relative to ``max(1, |upper|)``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from privopt.certificates import envelope, vertices
+from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
+from privopt.certificates.linear import linear_bound
+from privopt.certificates.theorem import chain_rule_bound
+from privopt.compiler.cone import RowCone
+from privopt.tolerances import CERTIFICATE_ATOL, CHECK_SECONDS
+from privopt.utilities import ConcaveUtility, SubConvexUtility
+from privopt.validation import FloatArray
+
+#: A theorem bound passes when the checker's rigorous value is within this (relative) of the claimed
+#: one: routes compute it by an LP whose feasibility tolerance is ~1e-7, the checker bounds that LP by
+#: its duals and every reduced cost (the solution then reports the larger, proved value).
+THEOREM_RTOL = 1e-6
+
+
+@dataclass(frozen=True, eq=False)
+class CertificateCheck:
+    """The checker's verdict on one bound.
+
+    Attributes
+    ----------
+    valid:
+        Whether the bound is proved (the claimed ``upper`` is at least what the checker proved).
+    reason:
+        Why it is valid or not (for a refuted claim, the number that refutes it).
+    method:
+        How the checker proved or refuted it.
+    seconds:
+        Time the check took.
+    proved_upper:
+        The bound the checker proved, in the utility's units (``None`` when it proved none); a valid
+        check's may exceed the claimed one by the comparison's tolerance.
+    column:
+        A column of the cone that refutes the claim (``None`` unless one was found).
+    refuted:
+        Whether the claim is false: ``column`` exceeds the claimed ``δ̄``. A check that only proves a
+        larger bound, or none, is not a refutation.
+    """
+
+    valid: bool
+    reason: str
+    method: str
+    seconds: float
+    proved_upper: float | None = None
+    column: FloatArray | None = None
+    refuted: bool = False
+
+    def __bool__(self) -> bool:
+        return self.valid
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "valid": self.valid,
+            "reason": self.reason,
+            "method": self.method,
+            "seconds": self.seconds,
+            "proved_upper": self.proved_upper,
+        }
+
+
+def _refuse(reason: str, method: str, start: float) -> CertificateCheck:
+    return CertificateCheck(False, reason, method, time.perf_counter() - start)
+
+
+def _close(proved: float, claimed: float) -> bool:
+    return proved <= claimed + CERTIFICATE_ATOL * max(1.0, abs(claimed))
+
+
+def check_bound(
+    cone: RowCone,
+    utility: SubConvexUtility | ConcaveUtility,
+    bound: Bound | None,
+    *,
+    mechanism: FloatArray | None = None,
+    time_limit: float = CHECK_SECONDS,
+) -> CertificateCheck:
+    """Prove ``bound`` for the problem ``(cone, utility)`` (module docstring).
+
+    ``mechanism`` (rows in the cone's input order) is needed by :class:`LinearBound`, whose
+    supergradient is taken at the design. ``time_limit`` bounds the proof; a proof that does not
+    finish is not valid (``reason`` says so), it is not a refutation.
+    """
+    start = time.perf_counter()
+    if bound is None:
+        return _refuse("the route produced no bound to check", "none", start)
+    if isinstance(bound, SliceBound):
+        return _check_slice(cone, utility, bound, start, time_limit)
+    if isinstance(bound, LinearBound):
+        return _check_linear(cone, utility, bound, mechanism, start)
+    return _check_theorem(cone, utility, bound, start, time_limit)
+
+
+def _check_slice(
+    cone: RowCone,
+    utility: SubConvexUtility | ConcaveUtility,
+    bound: SliceBound,
+    start: float,
+    time_limit: float,
+) -> CertificateCheck:
+    method = "slice bound"
+    if not isinstance(utility, SubConvexUtility):
+        return _refuse("a slice bound needs a sub-convex utility", method, start)
+    duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
+    n = cone.n_inputs
+    if duals.shape != (n,) or weights.shape != (n,):
+        return _refuse(f"duals and weights for the cone's {n} inputs expected", method, start)
+    numbers = np.concatenate([duals, weights, [bound.delta, bound.upper]])
+    if not np.all(np.isfinite(numbers)):
+        return _refuse("the certificate holds a value that is not finite (NaN or ±inf)", method, start)
+    if np.any(weights < 0.0):
+        return _refuse("the normalisation ν has a negative entry", method, start)
+    claimed = float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, bound.delta)
+    if not abs(claimed - bound.upper) <= CERTIFICATE_ATOL * max(1.0, abs(claimed)):
+        return _refuse(f"upper {bound.upper!r} is not Σλ + (Σν)·max(0, δ̄) = {claimed!r}", method, start)
+    deadline = start + time_limit
+    form = envelope.envelope_form(cone)
+    found: envelope.EnvelopeMaximum | vertices.VertexMaximum | str
+    if not isinstance(form, str) and envelope.work_estimate(form) <= envelope.MAX_WORK:
+        method = "envelope cone: every product of block vertices at every event of ρ"
+        found = envelope.maximise_ratio(form, utility, duals, weights, deadline)
+    else:
+        method = "exact vertex enumeration of the slice (pplpy, rational arithmetic)"
+        found = vertices.maximise_ratio(
+            cone, utility, duals, weights, max(deadline - time.perf_counter(), 0.01)
+        )
+    seconds = time.perf_counter() - start
+    if isinstance(found, str):
+        return CertificateCheck(False, f"not proved: {found}", method, seconds)
+    delta = found.value + found.margin
+    proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, delta))
+    if isinstance(found, envelope.EnvelopeMaximum):
+        method += f" ({found.points} points)"
+    else:
+        method += f" ({found.vertices} vertices)"
+    if delta > bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals)))):
+        return CertificateCheck(
+            False,
+            f"refuted: a column of the cone has (μ(w) − λᵀw)/νᵀw = {found.value:.9g} > the claimed "
+            f"δ̄ = {bound.delta:.9g}",
+            method,
+            seconds,
+            proved,
+            found.column,
+            refuted=True,
+        )
+    return CertificateCheck(
+        True, f"proved δ̄ <= {delta:.6g}: OPT <= {proved:.9g}", method, seconds, proved, None
+    )
+
+
+def _check_linear(
+    cone: RowCone,
+    utility: SubConvexUtility | ConcaveUtility,
+    bound: LinearBound,
+    mechanism: FloatArray | None,
+    start: float,
+) -> CertificateCheck:
+    method = "Lagrangian dual of the linearised utility (the checker's own supergradient)"
+    if not isinstance(utility, ConcaveUtility):
+        return _refuse("a linear bound needs a concave utility", method, start)
+    if mechanism is None:
+        return _refuse("the design is needed to check a linear bound", method, start)
+    duals = np.asarray(bound.cone_duals, dtype=np.float64)
+    if not (np.all(np.isfinite(duals)) and np.isfinite(bound.upper)):
+        return _refuse("the certificate holds a value that is not finite (NaN or ±inf)", method, start)
+    found = linear_bound(cone, utility, np.asarray(mechanism, dtype=np.float64), duals)
+    seconds = time.perf_counter() - start
+    if isinstance(found, str):
+        return CertificateCheck(False, f"not proved: {found}", method, seconds)
+    value, margin = found
+    proved = value + margin
+    if not _close(proved, bound.upper):
+        return CertificateCheck(
+            False, f"not proved: the multipliers prove only {proved:.9g} > the claimed {bound.upper:.9g}",
+            method, seconds, proved,
+        )  # fmt: skip
+    return CertificateCheck(True, f"proved OPT <= {proved:.9g}", method, seconds, proved)
+
+
+def _check_theorem(
+    cone: RowCone,
+    utility: SubConvexUtility | ConcaveUtility,
+    bound: TheoremBound,
+    start: float,
+    time_limit: float,
+) -> CertificateCheck:
+    method = f"theorem bound ({bound.name}), re-derived"
+    if not np.isfinite(bound.value):
+        return _refuse("the certificate holds a value that is not finite (NaN or ±inf)", method, start)
+    if bound.name != "chain rule":
+        return _refuse(f"the checker does not know the theorem {bound.name!r}", method, start)
+    found = chain_rule_bound(cone, utility, bound.parameters, start + time_limit)
+    seconds = time.perf_counter() - start
+    if isinstance(found, str):
+        return CertificateCheck(False, f"not proved: {found}", method, seconds)
+    if not found <= bound.value + THEOREM_RTOL * max(1.0, abs(bound.value)):
+        return CertificateCheck(
+            False, f"not proved: the theorem gives only {found:.9g} > the claimed {bound.value:.9g}",
+            method, seconds, found,
+        )  # fmt: skip
+    return CertificateCheck(True, f"proved OPT <= {found:.9g}", method, seconds, found)

@@ -1,0 +1,325 @@
+"""The checker's own proof of ``max_{w ∈ K} (μ(w) − λᵀw)/νᵀw`` on envelope cones, by their vertices.
+
+An *envelope cone* (the Γ cone of Entropy paper Definition 3, LDP, and any cone of the same shape)
+has groups ``{L_s + c_s e_u : u ∈ X_s}`` on disjoint blocks ``X_s`` covering the inputs (``L_s >= 0``,
+``c_s > 0``), so that ``a_s(w) = L_sᵀw_s + c_s max_u w_u`` and ``b_s(w) = L_sᵀw_s + c_s min_u w_u``, and
+blocks ``a_s <= F b_{s'}`` for every ordered pair ``s ≠ s'`` of groups (and for ``s = s'`` with self
+pairs). This module derives, independently of the solver's pricing code, everything below.
+
+**Union of products.** Every ``w ≠ 0`` of the cone has ``b_s > 0`` for all ``s`` (if ``b_{s*} = 0``, then
+``a_s <= F b_{s*} = 0`` forces ``w_s = 0`` for ``s ≠ s*``, and ``a_{s*} <= F b_s = 0`` for any ``s ≠ s*``).
+Scale it so that ``min_s b_s = b_{s*} = 1`` and let ``ρ = min_{s ≠ s*} b_s``; since ``b_s <= a_s <= F``,
+``ρ ∈ [1, F]``. Then ``w`` lies in the product of the *block polytopes* ``B(D, T) = {w_s >= 0 :
+D <= L_sᵀw_s + c_s w_u <= T ∀u}`` with ``(D, T) = (1, Fρ)`` for ``s*`` and ``(ρ, F)`` for the others;
+conversely every point of such a product is in the cone. With self pairs every block is ``B(1, F)``.
+
+**Block vertices.** Let ``β = (T − D)/c``, ``z = L·w``, ``σ = c + ΣL`` and ``y_H = Σ_{u∈H} L_u``. At a
+vertex ``k`` linearly independent constraints are active. The active rows of coordinate ``u`` are
+``e_u`` (``w_u = 0``) or ``L + c e_u`` (``w_u = (D − z)/c`` or ``(T − z)/c``); rows of two coordinates left
+free span at most ``k − 1`` dimensions, so at most one coordinate is free:
+
+- none free, ``z < D``: every ``w_u >= (D − z)/c > 0``, so ``w = lo + β 1_H`` with ``lo = (D − β y_H)/σ``
+  (from ``z = lo ΣL + β y_H``), valid iff ``y_H <= D/β``;
+- none free, ``z >= D``: ``w = hi 1_H`` with ``hi = T/(c + y_H)`` (from ``z = hi y_H``), valid iff
+  ``y_H >= D/β``;
+- one free coordinate ``k`` (rank needs ``L_k > 0`` and, with only ``k − 1`` other coordinates, a
+  coordinate with both ``w_u = 0`` and ``L·w + c w_u = D`` active, so ``z = D``): ``w = β`` on ``H``, ``0``
+  off ``H ∪ {k}``, ``w_k = (D − β y_H)/L_k ∈ (0, β)``;
+- ``D = T``: the single point ``w = (D/σ) 1``.
+
+The checker generates both two-level formulas for every subset and every fractional candidate and
+keeps those feasible within :data:`~privopt.tolerances.CHECK_FEASIBILITY_ATOL` (a superset of the
+vertices, all points of the block: the maximum can only grow).
+
+**Events.** The kinds and formulas above change only where ``D/β`` equals a subset sum ``y`` of a
+block (``y_H`` or ``y_H + L_k``): for ``s*``, ``c/(Fρ − 1) = y``, i.e. ``ρ = (1 + c/y)/F``; for the others
+``ρc/(F − ρ) = y``, i.e. ``ρ = F y/(c + y)``. Between two consecutive events every product vertex is an
+affine function of ``ρ`` (``D``, ``T`` and ``β`` are), and the ratio ``R(w) = (μ(w) − λᵀw)/νᵀw`` is
+quasi-convex (its sublevel sets ``{μ(w) − λᵀw <= t νᵀw}`` are convex), so along the interval it is at
+most its values at the ends, whose limits are points of the products there. Hence the maximum of
+``R`` over the cone is the maximum over ``s*`` and over the events in ``[1, F]`` (with ``1`` and ``F``) of
+the maximum of ``R`` over the product's vertices — which this module computes by enumeration.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from privopt.certificates.objective import core_mu, entropy_scale, xlogx
+from privopt.compiler.cone import RowCone
+from privopt.tolerances import CHECK_FEASIBILITY_ATOL, CHECK_ROUNDING_RTOL
+from privopt.utilities import MutualInformation, SubConvexUtility
+from privopt.validation import FloatArray
+
+#: Relative agreement required between a group's statistics for it to read as ``L + c e_u``.
+FORM_RTOL = 1e-12
+
+#: Largest block the checker enumerates (``2^k`` subsets, ``k·2^(k−1)`` fractional candidates).
+MAX_BLOCK = 14
+
+#: Largest product (combinations of block vertices) enumerated at one point.
+MAX_PRODUCT = 2_000_000
+
+#: Largest total work (product size times points) the enumeration takes on.
+MAX_WORK = 60_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class EnvelopeForm:
+    """An envelope cone as the checker reads it (module docstring)."""
+
+    blocks: tuple[np.ndarray, ...]
+    lower: tuple[FloatArray, ...]
+    slack: FloatArray
+    factor: float
+    self_pairs: bool
+
+
+def envelope_form(cone: RowCone) -> EnvelopeForm | str:
+    """The cone's envelope form, or why it has none."""
+    if not cone.blocks:
+        return "the cone has no ratio blocks"
+    factors = np.array([block.factor for block in cone.blocks])
+    if np.ptp(factors) > FORM_RTOL * factors.max():
+        return "its blocks do not share one factor"
+    groups = sorted({block.numerator for block in cone.blocks} | {block.denominator for block in cone.blocks})
+    ordered = {(block.numerator, block.denominator) for block in cone.blocks}
+    others = {(g, h) for g in groups for h in groups if g != h}
+    if ordered == others and len(groups) >= 2:
+        self_pairs = False
+    elif ordered == others | {(g, g) for g in groups}:
+        self_pairs = True
+    else:
+        return "its blocks are not every ordered pair of one family of groups"
+    owner = np.full(cone.n_inputs, -1)
+    blocks, lowers, slacks = [], [], []
+    for g in groups:
+        vectors = cone.groups[g].vectors
+        support = np.flatnonzero(np.any(vectors != 0.0, axis=0))
+        if np.any(vectors < 0.0) or vectors.shape[0] != support.size or support.size == 0:
+            return f"group {g} is not one statistic L + c·e_u per input of its block"
+        local = vectors[:, support]
+        lower = local.min(axis=0)
+        excess = local - lower
+        where = excess.argmax(axis=1)
+        c = float(excess[np.arange(support.size), where].mean())
+        scale = float(np.abs(local).max())
+        expected = np.zeros_like(excess)
+        expected[np.arange(support.size), where] = c
+        if (
+            np.unique(where).size != support.size
+            or not c > FORM_RTOL * scale
+            or np.abs(excess - expected).max() > FORM_RTOL * scale
+        ):
+            return f"group {g} is not of the form L + c·e_u"
+        if np.any(owner[support] >= 0):
+            return "two groups share an input"
+        owner[support] = g
+        blocks.append(support)
+        lowers.append(lower)
+        slacks.append(c)
+    if np.any(owner < 0):
+        return "some inputs belong to no group (they are unconstrained)"
+    return EnvelopeForm(tuple(blocks), tuple(lowers), np.array(slacks), float(factors.max()), self_pairs)
+
+
+def subset_masks(k: int) -> np.ndarray:
+    """``(2^k, k)`` booleans: row ``m`` is the subset with bit ``u`` of ``m`` set."""
+    return ((np.arange(2**k)[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
+
+
+def block_points(lower: FloatArray, slack: float, D: float, T: float) -> FloatArray:
+    """Points of ``B(D, T)`` (rows) including all its vertices (module docstring)."""
+    k = lower.size
+    sigma = slack + float(lower.sum())
+    beta = (T - D) / slack
+    if beta <= CHECK_FEASIBILITY_ATOL * max(1.0, abs(D)):
+        return np.full((1, k), D / sigma)
+    masks = subset_masks(k)
+    y = masks @ lower
+    lo = (D - beta * y) / sigma
+    candidates = [lo[:, None] + beta * masks, np.where(masks, (T / (slack + y))[:, None], 0.0)]
+    for free in np.flatnonzero(lower > 0.0):
+        outside = ~masks[:, free]
+        w = np.where(masks[outside], beta, 0.0)
+        w[:, free] = (D - beta * y[outside]) / lower[free]
+        candidates.append(w)
+    points = np.vstack(candidates)
+    z = points @ lower
+    sides = z[:, None] + slack * points
+    atol = CHECK_FEASIBILITY_ATOL * max(1.0, T)
+    feasible = (
+        np.all(points >= -atol, axis=1)
+        & np.all(sides >= D - atol, axis=1)
+        & np.all(sides <= T + atol, axis=1)
+    )
+    return np.unique(np.clip(points[feasible], 0.0, None), axis=0)
+
+
+def event_points(form: EnvelopeForm, star: int) -> FloatArray:
+    """``ρ`` values in ``[1, F]`` where a block's vertex formulas may change, with ``1`` and ``F``."""
+    F = form.factor
+    found = [np.array([1.0, F])]
+    for s, lower in enumerate(form.lower):
+        y = subset_masks(lower.size) @ lower
+        c = form.slack[s]
+        if s == star:
+            positive = y[y > 0.0]
+            found.append((1.0 + c / positive) / F)
+        else:
+            found.append(F * y / (c + y))
+    rho = np.concatenate(found)
+    return np.unique(rho[(rho >= 1.0) & (rho <= F)])
+
+
+@dataclass(frozen=True)
+class EnvelopeMaximum:
+    """``max R`` over the cone (``value``; ``margin`` bounds its rounding), a column attaining it."""
+
+    value: float
+    margin: float
+    column: FloatArray
+    points: int
+    seconds: float
+
+
+def _configurations(form: EnvelopeForm) -> list[tuple[int, FloatArray]]:
+    """``(s*, events)`` for every star block (self pairs: one configuration at ``ρ = 1``)."""
+    if form.self_pairs:
+        return [(-1, np.array([1.0]))]
+    return [(star, event_points(form, star)) for star in range(len(form.blocks))]
+
+
+def _bounds(form: EnvelopeForm, s: int, star: int, rho: float) -> tuple[float, float]:
+    if star < 0:
+        return 1.0, form.factor
+    return (1.0, form.factor * rho) if s == star else (rho, form.factor)
+
+
+def work_estimate(form: EnvelopeForm) -> float:
+    """Combinations the enumeration evaluates (``inf`` past :data:`MAX_BLOCK`)."""
+    if max(block.size for block in form.blocks) > MAX_BLOCK:
+        return np.inf
+    per_block = [2**b.size + b.size * 2 ** max(b.size - 1, 0) for b in form.blocks]
+    product = float(np.prod(per_block, dtype=np.float64))
+    events = sum(len(events) for _, events in _configurations(form))
+    return product * events
+
+
+def maximise_ratio(
+    form: EnvelopeForm,
+    utility: SubConvexUtility,
+    duals: FloatArray,
+    weights: FloatArray,
+    deadline: float | None,
+) -> EnvelopeMaximum | str:
+    """``max_w (μ(w) − λᵀw)/νᵀw`` over the cone by enumerating its vertices (module docstring), or why
+    it could not be done."""
+    start = time.perf_counter()
+    n = sum(block.size for block in form.blocks)
+    scale = entropy_scale(utility)
+    p = utility.p if isinstance(utility, MutualInformation) else None  # NMI too: μ = MI / H(X)
+    best, best_margin, best_column, points = -np.inf, 0.0, np.zeros(n), 0
+    for star, events in _configurations(form):
+        for rho in events:
+            if deadline is not None and time.perf_counter() > deadline:
+                return "the time limit was reached"
+            parts = [
+                block_points(form.lower[s], float(form.slack[s]), *_bounds(form, s, star, float(rho)))
+                for s in range(len(form.blocks))
+            ]
+            size = float(np.prod([len(part) for part in parts], dtype=np.float64))
+            if size > MAX_PRODUCT:
+                return f"a product of block vertices has {size:.3g} combinations (limit {MAX_PRODUCT:.3g})"
+            points += 1
+            try:
+                if p is not None:
+                    value, margin, choice = _separable_max(form, parts, p, scale, duals, weights)
+                else:
+                    value, margin, choice = _general_max(form, parts, utility, duals, weights, n)
+            except _NotPositive:
+                return "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
+            if value > best:
+                best, best_margin = value, margin
+                best_column = np.zeros(n)
+                for s, index in enumerate(choice):
+                    best_column[form.blocks[s]] = parts[s][index]
+    best_column = best_column / best_column.sum()
+    return EnvelopeMaximum(best, best_margin, best_column, points, time.perf_counter() - start)
+
+
+def _separable_max(
+    form: EnvelopeForm,
+    parts: list[FloatArray],
+    p: FloatArray,
+    scale: float,
+    duals: FloatArray,
+    weights: FloatArray,
+) -> tuple[float, float, tuple[int, ...]]:
+    """Mutual information: ``R = (Σ_s A_s − P log P)/N`` with per-block sums ``A_s = Σ p w log w − Hλᵀw``,
+    ``P_s = pᵀw_s``, ``N_s = νᵀw_s`` combined over the product by broadcasting."""
+    A = P = N = M = np.zeros(1)
+    for s, points in enumerate(parts):
+        inputs = form.blocks[s]
+        ps, lam, nu = p[inputs], scale * duals[inputs], weights[inputs]
+        entropy_terms = xlogx(points) @ ps
+        a = entropy_terms - points @ lam
+        magnitude = np.abs(xlogx(points)) @ ps + points @ np.abs(lam)
+        A = (A[..., None] + a).reshape(-1)
+        P = (P[..., None] + points @ ps).reshape(-1)
+        N = (N[..., None] + points @ nu).reshape(-1)
+        M = (M[..., None] + magnitude).reshape(-1)
+    if not np.all(N > 0.0):
+        raise _NotPositive
+    f = A - xlogx(P)
+    ratio = f / (scale * N)
+    index = int(np.argmax(ratio))
+    margin = (
+        CHECK_ROUNDING_RTOL
+        * (M[index] + abs(xlogx(np.array([P[index]]))[0]) + abs(f[index]))
+        / (scale * N[index])
+    )
+    choice = tuple(int(i) for i in np.unravel_index(index, [len(x) for x in parts]))
+    return float(ratio[index]), float(margin), choice
+
+
+def _general_max(
+    form: EnvelopeForm,
+    parts: list[FloatArray],
+    utility: SubConvexUtility,
+    duals: FloatArray,
+    weights: FloatArray,
+    n: int,
+) -> tuple[float, float, tuple[int, ...]]:
+    """Any utility: the product's vertices as full columns (in chunks), ``μ`` evaluated by the utility."""
+    sizes = [len(x) for x in parts]
+    total = int(np.prod(sizes))
+    best, margin, choice = -np.inf, 0.0, (0,) * len(parts)
+    for start in range(0, total, _CHUNK):
+        index = np.unravel_index(np.arange(start, min(total, start + _CHUNK)), sizes)
+        columns = np.zeros((index[0].size, n))
+        for s, chosen in enumerate(index):
+            columns[:, form.blocks[s]] = parts[s][chosen]
+        mu = core_mu(utility, columns.T)
+        f = mu - columns @ duals
+        N = columns @ weights
+        if not np.all(N > 0.0):
+            raise _NotPositive
+        ratio = f / N
+        i = int(np.argmax(ratio))
+        if ratio[i] > best:
+            best = float(ratio[i])
+            margin = CHECK_ROUNDING_RTOL * (abs(mu[i]) + columns[i] @ np.abs(duals) + 1.0) / N[i]
+            choice = tuple(int(chosen[i]) for chosen in index)
+    return best, float(margin), choice
+
+
+#: Columns materialised at once for a utility that is not separable.
+_CHUNK = 20_000
+
+
+class _NotPositive(Exception):
+    """A vertex of the cone has ``νᵀw = 0``: the normalisation does not bound the cone."""

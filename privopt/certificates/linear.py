@@ -1,0 +1,54 @@
+"""The checker's proof of a concave utility's bound (the cvxpy route): Lagrangian duality, recomputed.
+
+For a concave ``U`` with supergradient ``G`` at the design ``W*`` (cvxpy's own derivative of the
+utility's expression, exact for the linear built-ins), ``U(W) <= U(W*) + ⟨G, W − W*⟩``. Over channels
+(``Σ_y w_y = 1``, ``w_y >= 0``) whose columns satisfy the cone rows ``R w_y <= 0``, weak duality with
+multipliers ``β_y >= 0`` gives ``⟨G, W⟩ = Σ_y (G_y − Rᵀβ_y)ᵀw_y + Σ_y β_yᵀ R w_y <= Σ_x max_y
+(G_y − Rᵀβ_y)_x``: the inner sum is at most ``Σ_x α_x Σ_y w_{x,y} = 1ᵀα`` for ``α_x = max_y (G_y − Rᵀβ_y)_x``.
+The checker takes only ``β`` from the certificate (negative entries are set to 0: any ``β >= 0`` gives
+a valid bound), and computes ``G`` and ``α`` itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privopt.compiler.cone import RowCone
+from privopt.tolerances import CHECK_ROUNDING_RTOL
+from privopt.utilities import ConcaveUtility
+from privopt.validation import FloatArray
+
+
+def supergradient(utility: ConcaveUtility, mechanism: FloatArray) -> tuple[FloatArray, float] | str:
+    """``(G, U(W*))``: the utility's gradient at ``W*`` (cvxpy) and its value, or why there is none."""
+    import cvxpy as cp
+
+    W = cp.Variable(mechanism.shape)
+    W.value = mechanism
+    expression = utility.expression(W)
+    gradient = expression.grad.get(W)
+    if gradient is None:
+        return "the utility is not differentiable at the design (cvxpy gives no gradient there)"
+    G = np.asarray(gradient.toarray(), dtype=np.float64).reshape(mechanism.shape, order="F")
+    return G, float(expression.value)
+
+
+def linear_bound(
+    cone: RowCone, utility: ConcaveUtility, mechanism: FloatArray, cone_duals: FloatArray
+) -> tuple[float, float] | str:
+    """``(bound, rounding margin)`` proved from ``β`` (module docstring), or why it cannot be."""
+    found = supergradient(utility, mechanism)
+    if isinstance(found, str):
+        return found
+    G, value = found
+    n, k = mechanism.shape
+    R = cone.matrix()
+    if cone_duals.shape != (R.shape[0], k):
+        return f"cone multipliers of shape {(R.shape[0], k)} expected, got {cone_duals.shape}"
+    beta = np.clip(cone_duals, 0.0, None)
+    reduced = G - np.asarray(R.T @ beta) if R.shape[0] else G
+    alpha = reduced.max(axis=1)
+    offset = value - float(np.sum(G * mechanism))
+    bound = offset + float(alpha.sum())
+    magnitude = abs(value) + float(np.abs(G).sum()) + float(np.abs(np.asarray(abs(R).T @ beta)).sum())
+    return bound, CHECK_ROUNDING_RTOL * (magnitude + 1.0) * max(n, k)
