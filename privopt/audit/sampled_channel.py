@@ -10,7 +10,9 @@ at once with probability at least ``1 − α``: two-sided Clopper–Pearson inte
 and ``α_row = 1 − (1 − α)^{1/|X|}`` per row (Šidák: the rows are independent). A box that holds for
 every entry bounds every function of the channel at once, so the realized ε maximised over the box
 (numerators at ``high``, denominators at ``low``: :class:`privopt.audit.robust.Columns`) bounds the
-realized ε from above whatever output or pair attains it. An output never seen under an input has
+realized ε from above whatever output or pair attains it. Each row also sums to 1, so the box is
+narrowed to ``low_y >= 1 − Σ_{y'≠y} high_{y'}`` and ``high_y <= 1 − Σ_{y'≠y} low_{y'}`` (a channel with one
+output then has ``low = high = 1``). An output never seen under an input has
 ``low = 0`` there, and any ratio with it in a denominator is unbounded: the upper end is then ``inf``.
 """
 
@@ -99,4 +101,7 @@ class SampledChannel:
         per_row = -np.expm1(np.log1p(-alpha) / max(n_inputs, 1))
         per_cell = per_row / max(n_outputs, 1)
         sizes = np.broadcast_to(self.sizes[:, None], self.counts.shape)
-        return clopper_pearson(self.counts, sizes, per_cell)
+        low, high = clopper_pearson(self.counts, sizes, per_cell)
+        narrowed_low = np.maximum(low, 1.0 - (high.sum(axis=1, keepdims=True) - high))
+        narrowed_high = np.minimum(high, 1.0 - (low.sum(axis=1, keepdims=True) - low))
+        return np.clip(narrowed_low, 0.0, 1.0), np.clip(narrowed_high, 0.0, 1.0)
