@@ -148,7 +148,8 @@ def test_the_robust_audit_catches_what_the_plain_one_passes(seed):
     P, _ = _example()
     plain = po.audit_sampler(sampler(W), po.SensitiveLDP(EPS, P), n=40_000, rng=seed, progress=False)
     caught = po.audit_sampler(sampler(W), robust, n=40_000, rng=seed, progress=False)
-    assert plain.satisfied and not caught.satisfied
+    assert plain.satisfied
+    assert not caught.satisfied
     # The witness of the robust bound is a distribution of the ball.
     assert caught.witness.distribution is not None
     assert robust.uncertainty.contains(np.array(caught.witness.distribution))
@@ -242,7 +243,8 @@ def test_an_output_never_seen_for_an_input_makes_the_upper_end_unbounded():
     W = po.Mechanism([[1.0, 0.0], [0.5, 0.5]])
     report = po.audit_sampler(sampler(W), po.LDP(EPS), n=4000, rng=0, progress=False)
     assert report.eps_upper == np.inf
-    assert np.isfinite(report.eps_lower) and report.eps_lower > EPS
+    assert np.isfinite(report.eps_lower)
+    assert report.eps_lower > EPS
     assert any("unbounded" in note for note in report.notes)
 
 
@@ -277,20 +279,25 @@ def test_the_report_names_the_test_and_the_sample_sizes():
     assert abs(report.samples - 30_000) < 1000  # the streams have Poisson sizes with mean 15 000
     text = str(report)
     assert "no violation shown at 99 % confidence" in text
-    assert "reports" in text and "witness" in text
+    assert "reports" in text
+    assert "witness" in text
     summary = report.to_dict()
     assert summary["test"]["kind"] in ("ratio", "odds")
     assert summary["confidence"] == 0.99
-    assert report.eps_lower == report.lower and report.eps_upper == report.upper
+    assert report.eps_lower == report.lower
+    assert report.eps_upper == report.upper
 
 
 def test_alternatives():
     W = po.mechanisms.grr(3, EPS)
     lower = po.audit_sampler(sampler(W), po.LDP(EPS), n=30_000, alternative="greater", rng=0, progress=False)
     upper = po.audit_sampler(sampler(W), po.LDP(EPS), n=30_000, alternative="less", rng=0, progress=False)
-    assert lower.eps_upper == np.inf and lower.eps_lower > 0
-    assert upper.eps_lower == 0.0 and np.isfinite(upper.eps_upper)
-    assert upper.selection == 0 and upper.estimation == (0, 0)
+    assert lower.eps_upper == np.inf
+    assert lower.eps_lower > 0
+    assert upper.eps_lower == 0.0
+    assert np.isfinite(upper.eps_upper)
+    assert upper.selection == 0
+    assert upper.estimation == (0, 0)
 
 
 # ---------------------------------------------------------------------- reproducibility and backends
@@ -349,19 +356,21 @@ def test_a_sampler_that_raises_is_a_privopt_error():
 
 
 def test_unhashable_reports_are_refused():
-    with pytest.raises(po.ValidationError, match="unhashable report .*ndarray.*tuple"):
+    with pytest.raises(po.ValidationError, match=r"unhashable report .*ndarray.*tuple"):
         po.audit_sampler(_unhashable, po.LDP(EPS), [0, 1], n=1000, rng=0, progress=False)
 
 
 def test_a_vectorised_sampler_returning_the_wrong_number_of_reports():
     with pytest.raises(po.ValidationError, match="3 reports for"):
-        po.audit_sampler(lambda xs, rng: [0, 1, 0], po.LDP(EPS), [0, 1], n=1000, vectorized=True, progress=False)
+        po.audit_sampler(
+            lambda xs, rng: [0, 1, 0], po.LDP(EPS), [0, 1], n=1000, vectorized=True, progress=False
+        )
 
 
 def test_labels_outside_the_definitions_inputs_are_refused():
     P, F = _example()
     definition = po.SensitiveLDP(EPS, F)
-    with pytest.raises(po.ShapeError, match="inputs.*'nope'"):
+    with pytest.raises(po.ShapeError, match=r"inputs.*'nope'"):
         po.audit_sampler(_scalar_grr, definition, [(0, 0), (0, 1), (1, 0), "nope"], n=1000, progress=False)
     with pytest.raises(po.ShapeError, match="every input"):
         po.audit_sampler(_scalar_grr, definition, [(0, 0), (0, 1)], n=1000, progress=False)
@@ -387,13 +396,13 @@ def test_other_bad_arguments():
     ):
         with pytest.raises(po.ValidationError, match=f"^{argument}:"):
             po.audit_sampler(s, po.LDP(EPS), **{"n": 1000, "progress": False, **kwargs})
-    with pytest.raises(po.ValidationError, match="^sampler:"):
+    with pytest.raises(po.ValidationError, match=r"^sampler:"):
         po.audit_sampler("not callable", po.LDP(EPS), [0, 1], n=100)
-    with pytest.raises(po.ValidationError, match="^inputs:"):
+    with pytest.raises(po.ValidationError, match=r"^inputs:"):
         po.audit_sampler(_scalar_grr, po.LDP(EPS), n=100)  # LDP fixes no inputs
-    with pytest.raises(po.ValidationError, match="^definition:"):
+    with pytest.raises(po.ValidationError, match=r"^definition:"):
         po.audit_sampler(s, "LDP", n=100)
-    with pytest.raises(po.ShapeError, match="^reports:"):
+    with pytest.raises(po.ShapeError, match=r"^reports:"):
         po.audit_samples([0, 1], [0], po.LDP(EPS))
-    with pytest.raises(po.ValidationError, match="^reports: expected hashable"):
+    with pytest.raises(po.ValidationError, match=r"^reports: expected hashable"):
         po.audit_samples([0, 1], [[0], [1]], po.LDP(EPS))

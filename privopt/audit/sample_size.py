@@ -57,7 +57,7 @@ def samples_needed(
     --------
     >>> import privopt as po
     >>> po.samples_needed(1.0, 1.2)
-    13146
+    2092
     """
     eps = check_eps(eps)
     if mechanism is None:
