@@ -383,6 +383,14 @@ def test_n_too_small_says_how_many_are_needed():
         po.audit_sampler(_scalar_grr, po.LDP(EPS), [0, 1], n=20, progress=False)
 
 
+def test_too_many_distinct_reports_is_a_limit():
+    """A sampler whose reports never repeat (a float) is refused past 200 000 distinct reports."""
+    with pytest.raises(po.LimitError, match="distinct reports; post-process"):
+        po.audit_sampler(
+            lambda xs, rng: rng.random(len(xs)), po.LDP(EPS), [0, 1], n=420_000, vectorized=True, progress=False
+        )
+
+
 def test_other_bad_arguments():
     W = po.mechanisms.grr(2, EPS)
     s = sampler(W)

@@ -173,6 +173,7 @@ def draw(
     """Draw ``sizes[s]`` reports of each stream ``s`` and count them (module docstring)."""
     tasks = [(s, count, child_seed(seed, phase, s, j)) for s, j, count in _chunks(sizes)]
     totals: list[Counter[Hashable]] = [Counter() for _ in streams]
+    distinct: set[Hashable] = set()
     with Progress(description, total=float(sum(sizes)), unit="reports", enabled=progress) as bar:
         for s, count, result in _run(sampler, vectorized, streams, tasks, n_jobs, client):
             if isinstance(result, str):
@@ -180,7 +181,8 @@ def draw(
                     "sampler", "a function that returns one hashable report per input", result
                 )
             totals[s].update(result)
-            if len(totals[s]) > MAX_DISTINCT_REPORTS:
+            distinct.update(result)
+            if len(distinct) > MAX_DISTINCT_REPORTS:
                 raise LimitError(
                     f"the sampler produced more than {MAX_DISTINCT_REPORTS} distinct reports; post-process "
                     "its reports into a smaller alphabet in the sampler (e.g. the inputs a report supports), "
