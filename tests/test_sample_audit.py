@@ -387,7 +387,12 @@ def test_too_many_distinct_reports_is_a_limit():
     """A sampler whose reports never repeat (a float) is refused past 200 000 distinct reports."""
     with pytest.raises(po.LimitError, match="distinct reports; post-process"):
         po.audit_sampler(
-            lambda xs, rng: rng.random(len(xs)), po.LDP(EPS), [0, 1], n=420_000, vectorized=True, progress=False
+            lambda xs, rng: rng.random(len(xs)),
+            po.LDP(EPS),
+            [0, 1],
+            n=420_000,
+            vectorized=True,
+            progress=False,
         )
 
 
