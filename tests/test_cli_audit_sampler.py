@@ -113,7 +113,9 @@ def test_seeded_runs_agree_with_jobs(here: Path):
 
 def test_a_dask_scheduler(here: Path):
     distributed = pytest.importorskip("distributed")  # the [dist] extra, installed by `make setup`
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
         result = CliRunner().invoke(
             app,
             [

@@ -325,7 +325,9 @@ def test_seeded_runs_are_identical_serially_and_with_joblib():
 def test_seeded_runs_are_identical_on_dask():
     distributed = pytest.importorskip("distributed")  # the [dist] extra, installed by `make setup`
     with (
-        distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False) as cluster,
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
         distributed.Client(cluster) as client,
     ):
         kwargs = {"n": 30_000, "rng": 3, "progress": False, "vectorized": True, "inputs": [0, 1, 2]}
