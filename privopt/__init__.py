@@ -143,3 +143,26 @@ mechanisms.DEPRECATED.update(
 from privopt import verify  # noqa: E402  (after the __all__ extension above)
 
 __all__ += ["verify"]
+
+# Audits of an implementation from its reports (docs/sample-audits.md).
+from privopt.audit import (  # noqa: E402
+    ConformanceReport,
+    SampleAuditReport,
+    SampleWitness,
+    audit_sampler,
+    audit_samples,
+    clients,
+    conformance,
+    samples_needed,
+)
+
+__all__ += [
+    "ConformanceReport",
+    "SampleAuditReport",
+    "SampleWitness",
+    "audit_sampler",
+    "audit_samples",
+    "clients",
+    "conformance",
+    "samples_needed",
+]

@@ -3,6 +3,8 @@
 - ``privopt design SPEC [--out DIR]`` — solve a problem spec; print utility, NMI, audited ε, route
   and time; write the mechanism (CSV) and the solution (JSON) named in ``[output]``.
 - ``privopt audit MECHANISM --spec SPEC`` (or ``--definition ldp --eps 1``) — audit a mechanism.
+- ``privopt audit-sampler MODULE:FUNCTION --spec SPEC --n N`` — audit the code of a mechanism from its
+  reports (:func:`privopt.audit_sampler`).
 - ``privopt compare SPEC`` — the optimal mechanism beside the low-complexity ones
   (:func:`privopt.designs.compare`).
 - ``privopt verify`` — the verification report of the papers' claims.
@@ -24,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import importlib
 import json
 import math
 import signal
@@ -382,6 +385,149 @@ def audit(
         _print_json(report.to_dict())
     else:
         _console.print(_table(f"privopt audit {escape(mechanism.name)}", [row]))
+    if not report.satisfied:
+        raise typer.Exit(code=int(ExitCode.CHECK_FAILED))
+
+
+# ---------------------------------------------------------------------- audit-sampler
+SAMPLER_FORM = "'module:function', a sampler (x, rng) -> report in a module importable from here or sys.path"
+
+
+def _audit_target(spec: Path | None, definition: str | None, eps: float | None) -> po.PrivacyDefinition:
+    """The definition of ``--spec`` (at ``--eps`` if given) or ``--definition ldp --eps``."""
+    if eps is not None:
+        check_eps(eps, "--eps")
+    if spec is not None:
+        if definition is not None:
+            raise ValidationError("--definition", "either --spec or --definition, not both", repr(definition))
+        parsed = Spec.load(spec)
+        if eps is not None:
+            parsed = parsed.with_eps(eps)
+        return parsed.privacy_definition(parsed.distribution())
+    if definition is not None:
+        if definition.lower() != "ldp":
+            raise ValidationError("--definition", "'ldp' (other definitions need --spec)", repr(definition))
+        if eps is None:
+            raise ValidationError("--eps", "the privacy parameter for --definition ldp", "nothing")
+        return po.LDP(eps)
+    raise ValidationError("--spec", "a spec, or --definition ldp with --eps", "neither")
+
+
+def _pickled_by_value(function: Any) -> None:
+    """Workers (joblib's processes, Dask) cannot import a module loaded from the current folder: ship
+    its code with the tasks instead (cloudpickle's pickling by value)."""
+    module = sys.modules.get(getattr(function, "__module__", "") or "")
+    if module is None or module.__name__.startswith("privopt"):
+        return
+    for name in ("joblib.externals.cloudpickle", "cloudpickle"):
+        with contextlib.suppress(ImportError, ValueError):
+            importlib.import_module(name).register_pickle_by_value(module)
+
+
+def _labels(text: str | None) -> list[Any] | None:
+    """``--inputs 0,1,2`` or ``--outputs`` (integers when every label is one, else text)."""
+    if text is None:
+        return None
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    return [int(item) for item in items] if all(item.lstrip("-").isdigit() for item in items) else items
+
+
+@app.command("audit-sampler")
+@_guarded
+def audit_sampler(
+    sampler: str = typer.Argument(
+        ..., help="The code under audit: MODULE:FUNCTION, a sampler (x, rng) -> report."
+    ),
+    n: int = typer.Option(..., "--n", help="Reports to draw in all."),
+    spec: Path | None = typer.Option(
+        None, "--spec", help="A spec whose definition the sampler is audited against."
+    ),
+    definition: str | None = typer.Option(None, "--definition", help="'ldp' (then --eps and --inputs)."),
+    eps: float | None = typer.Option(None, "--eps", help="ε in nats (overrides the spec's)."),
+    inputs: str | None = typer.Option(
+        None,
+        "--inputs",
+        help="Input labels, comma-separated (default: the definition's, or the sampler's .inputs).",
+    ),
+    outputs: str | None = typer.Option(
+        None,
+        "--outputs",
+        help="Every output the sampler can report, comma-separated (the upper end covers them).",
+    ),
+    confidence: float = typer.Option(0.99, "--confidence", help="Confidence of the interval."),
+    alternative: str = typer.Option(
+        "two-sided", "--alternative", help="'two-sided', 'greater' (lower bound only) or 'less' (upper only)."
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Seed of the run (the same seed gives the same result)."
+    ),
+    jobs: int = typer.Option(1, "--jobs", help="Parallel sampling on this many cores (joblib; -1: all)."),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Sample on a Dask cluster: its scheduler address (host:port)."
+    ),
+    vectorized: bool = typer.Option(False, "--vectorized", help="The sampler takes an array of inputs."),
+    json_output: bool = JSON,
+    quiet: bool = QUIET,
+    debug: bool = DEBUG,
+) -> None:
+    """Audit the code of a mechanism from its reports: an interval for its realized ε, and the test
+    that shows a violation. Exit code 1 when the reports show the definition is violated."""
+    from privopt.app.spec_definitions import load_factory
+
+    target = _audit_target(spec, definition, eps)
+    function = load_factory(sampler, Path.cwd(), "sampler", SAMPLER_FORM)
+    _pickled_by_value(function)
+    client = None
+    if scheduler is not None:
+        if jobs != 1:
+            raise ValidationError(
+                "--jobs", "1 with --scheduler (the cluster sets the parallelism)", str(jobs)
+            )
+        try:
+            from distributed import Client
+        except ImportError as exc:  # pragma: no cover - dask is an optional dependency
+            raise ValidationError(
+                "--scheduler", "dask.distributed installed (pip install 'privopt[dist]')", scheduler
+            ) from exc
+        try:
+            client = Client(scheduler, timeout=30)
+        except OSError as exc:
+            raise ValidationError(
+                "--scheduler", "the address of a running Dask scheduler", f"{scheduler!r}: {exc}"
+            ) from exc
+    try:
+        report = po.audit_sampler(
+            function,
+            target,
+            _labels(inputs),
+            n=n,
+            confidence=confidence,
+            alternative=alternative,
+            outputs=_labels(outputs),
+            rng=seed,
+            vectorized=True if vectorized else None,
+            n_jobs=jobs,
+            client=client,
+            progress=not quiet,
+        )
+    finally:
+        if client is not None:
+            client.close()
+    if json_output:
+        _print_json(report.to_dict())
+    else:
+        row = {
+            "definition": str(target),
+            "target_eps": report.target,
+            "audited_eps": [report.lower, report.upper],
+            "satisfied": report.satisfied,
+            "samples": report.samples,
+            "witness": str(report.witness) if report.witness else "-",
+        }
+        _console.print(_table(f"privopt audit-sampler {escape(sampler)} ({100 * confidence:g} %)", [row]))
+        if not quiet:
+            for note in report.notes:
+                _console.print(f"note: {escape(note)}")
     if not report.satisfied:
         raise typer.Exit(code=int(ExitCode.CHECK_FAILED))
 

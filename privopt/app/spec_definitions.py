@@ -151,31 +151,32 @@ FACTORY_FORM = (
 )
 
 
-def load_factory(text: str, folder: Path, where: str) -> Callable[..., Any]:
-    """The function named ``module:function``; the module is imported from ``folder`` or ``sys.path``."""
+def load_factory(text: str, folder: Path, where: str, form: str = FACTORY_FORM) -> Callable[..., Any]:
+    """The function named ``module:function``; the module is imported from ``folder`` or ``sys.path``
+    (``form`` says what is expected in errors)."""
     module_name, _, name = text.partition(":")
     if not (all(part.isidentifier() for part in module_name.split(".")) and name.isidentifier()):
-        raise ValidationError(where, FACTORY_FORM, repr(text))
+        raise ValidationError(where, form, repr(text))
     sys.path.insert(0, str(folder))
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name is not None and module_name.startswith(exc.name):
             raise ValidationError(
-                where, FACTORY_FORM, f"{text!r}: no module {exc.name!r} in {str(folder)!r} or on sys.path"
+                where, form, f"{text!r}: no module {exc.name!r} in {str(folder)!r} or on sys.path"
             ) from exc
-        raise ValidationError(where, f"{FACTORY_FORM} that imports", f"{text!r}: {exc}") from exc
+        raise ValidationError(where, f"{form} that imports", f"{text!r}: {exc}") from exc
     except Exception as exc:  # the module's own code failed: say so, with its message
         raise ValidationError(
-            where, f"{FACTORY_FORM} that imports", f"{text!r}: {type(exc).__name__}: {exc}"
+            where, f"{form} that imports", f"{text!r}: {type(exc).__name__}: {exc}"
         ) from exc
     finally:
         sys.path.remove(str(folder))
     function = getattr(module, name, None)
     if function is None:
-        raise ValidationError(where, FACTORY_FORM, f"{text!r}: module {module_name!r} has no {name!r}")
+        raise ValidationError(where, form, f"{text!r}: module {module_name!r} has no {name!r}")
     if not callable(function):
-        raise ValidationError(where, FACTORY_FORM, f"{text!r}: {type(function).__name__} (not callable)")
+        raise ValidationError(where, form, f"{text!r}: {type(function).__name__} (not callable)")
     result: Callable[..., Any] = function
     return result
 

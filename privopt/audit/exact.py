@@ -16,10 +16,12 @@ never optimistic.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import numpy as np
 
 from privopt.audit.report import AuditReport, Witness
-from privopt.audit.robust import AuditPart, l1_marginal_part, rectangular_part
+from privopt.audit.robust import AuditPart, Columns, l1_marginal_part, rectangular_part
 from privopt.compiler.compile import compile_pairs, select_rule
 from privopt.compiler.cone import CompileOptions
 from privopt.compiler.ratio_pairs import RatioPair, RatioPairs
@@ -27,7 +29,7 @@ from privopt.data.labels import align_rows
 from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import NotSupportedError, ShapeError, ValidationError
-from privopt.sets.counterparts import L1TransformRule
+from privopt.sets.counterparts import L1TransformRule, Layout
 from privopt.sets.l1 import L1Ball
 from privopt.sets.polytope import Polytope
 from privopt.sets.renyi import RenyiBall
@@ -78,7 +80,17 @@ def _aligned(mechanism: Mechanism, definition: PrivacyDefinition) -> Mechanism:
 def _audit_aligned(mechanism: Mechanism, definition: PrivacyDefinition, tolerance: float) -> AuditReport:
     """The audit of a mechanism whose rows are in the order of the definition's inputs: each pair by
     the rule that compiles it (module docstring)."""
-    labels = mechanism.input_labels
+    return _report(
+        definition, audit_parts(Columns.of(mechanism), definition, mechanism.input_labels), tolerance
+    )
+
+
+def split_pairs(
+    definition: PrivacyDefinition, labels: tuple[Hashable, ...]
+) -> tuple[Layout, list[RatioPair], list[RatioPair], list[RatioPair]]:
+    """The definition's pairs on inputs ``labels`` by how they are audited: ``(layout, plain, l1,
+    interval)`` — rows that are the constraint, point masses against the marginal over an ℓ1 ball,
+    and pairs under an inexact rectangular rule (module docstring)."""
     options = CompileOptions()
     layout = definition.layout(labels, options)
     F = definition.uncertainty
@@ -94,32 +106,46 @@ def _audit_aligned(mechanism: Mechanism, definition: PrivacyDefinition, toleranc
             interval.append(pair)
         else:
             plain.append(pair)
+    return layout, plain, l1, interval
+
+
+def plain_rows(definition: PrivacyDefinition, layout: Layout, plain: list[RatioPair]) -> RatioPairs:
+    """The rows of the pairs whose compiled rows are the constraint itself."""
+    return compile_pairs(plain, definition.eps, definition.uncertainty, layout, str(definition)).pairs()
+
+
+def audit_parts(
+    columns: Columns, definition: PrivacyDefinition, labels: tuple[Hashable, ...]
+) -> list[AuditPart]:
+    """Each group of the definition's pairs audited on ``columns`` (rows in the order of ``labels``)."""
+    layout, plain, l1, interval = split_pairs(definition, labels)
+    F = definition.uncertainty
     parts = []
     if plain or not (l1 or interval):
-        cone = compile_pairs(plain, definition.eps, F, layout, str(definition))
-        parts.append(_rows_part(cone.pairs(), mechanism))
+        parts.append(_rows_part(plain_rows(definition, layout, plain), columns))
     if l1:
         assert isinstance(F, L1Ball)
-        parts.append(l1_marginal_part(l1, F, mechanism, layout))
+        parts.append(l1_marginal_part(l1, F, columns, layout))
     if interval:
         if not isinstance(F, (RenyiBall, Polytope)):
             raise NotSupportedError(f"{definition}: no audit for an inexact counterpart over {F!r}")
-        parts.append(rectangular_part(F, interval, mechanism, layout))
-    return _report(definition, parts, tolerance)
+        parts.append(rectangular_part(F, interval, columns, layout))
+    return parts
 
 
-def _rows_part(chosen: RatioPairs, mechanism: Mechanism) -> AuditPart:
+def _rows_part(chosen: RatioPairs, columns: Columns) -> AuditPart:
     """Exact leakage of the rows that are the constraint itself."""
-    per_output, arg = chosen.leakage(mechanism.matrix)
+    per_output, arg = chosen.leakage(columns.numerators, columns.denominators)
     realized = float(per_output.max()) if per_output.size else 0.0
     witness = None
     if per_output.size and arg[int(np.argmax(per_output))] >= 0:
         y = int(np.argmax(per_output))
-        witness = Witness(mechanism.output_labels[y], chosen.labels[arg[y]], float(per_output[y]))
+        witness = Witness(columns.output_labels[y], chosen.labels[arg[y]], float(per_output[y]))
     return AuditPart(realized, per_output, witness, f"exact: {chosen.n_pairs} ratio pairs")
 
 
 def _report(definition: PrivacyDefinition, parts: list[AuditPart], tolerance: float) -> AuditReport:
+    """The report of a mechanism's audit from its parts."""
     per_output = np.max(np.vstack([part.upper_per_output for part in parts]), axis=0)
     worst = max(
         parts, key=lambda part: float(part.upper_per_output.max()) if part.upper_per_output.size else 0.0

@@ -85,6 +85,16 @@ class AuditReport:
         return self.upper
 
     @property
+    def eps_lower(self) -> float:
+        """The lower end of the realized ε (``lower``)."""
+        return self.lower
+
+    @property
+    def eps_upper(self) -> float:
+        """The upper end of the realized ε (``upper``)."""
+        return self.upper
+
+    @property
     def exact(self) -> bool:
         return bool(np.isclose(self.lower, self.upper, rtol=0.0, atol=self.tolerance))  # inf, inf: True
 
@@ -114,3 +124,132 @@ class AuditReport:
             "witness": None if self.witness is None else str(self.witness),
             "per_output": [float(v) for v in self.per_output],
         }
+
+
+def _event_text(event: tuple[Hashable, ...], limit: int = 4) -> str:
+    shown = ", ".join(map(repr, event[:limit]))
+    more = f", ... ({len(event)} outputs)" if len(event) > limit else ""
+    return "{" + shown + more + "}"
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
+
+
+@dataclass(frozen=True)
+class SampleWitness(Witness):
+    """The test behind a sample audit's lower bound (:func:`privopt.audit_samples`).
+
+    ``output`` is the event: the outputs (reports) compared, chosen on the selection reports.
+    ``pair`` names the two sides (stream A draws its inputs from the numerator's weights, stream B
+    from the denominator's); ``log_ratio`` is the lower bound on ε the test gives (before the clip at
+    0). ``test`` is ``"ratio"`` (conditional binomial test of two Poisson counts) or ``"odds"``
+    (conditional test of the odds ratio of the event and its complement, which bounds ε by half its
+    logarithm). ``counts`` are the reports of each stream in the event, ``sizes`` the reports of each
+    stream, ``estimate`` the plug-in ε of those counts, and ``distribution`` the distribution of the
+    definition's set at which the pair is evaluated (robust definitions; flat, s-major), if any.
+    """
+
+    test: str = "ratio"
+    counts: tuple[int, int] = (0, 0)
+    sizes: tuple[int, int] = (0, 0)
+    estimate: float | None = None
+    distribution: tuple[float, ...] | None = None
+
+    def __str__(self) -> str:
+        event = self.output if isinstance(self.output, tuple) else (self.output,)
+        where = " at a distribution of the set" if self.distribution is not None else ""
+        kind = "odds-ratio test" if self.test == "odds" else "ratio test"
+        return (
+            f"{self.pair.numerator} vs {self.pair.denominator}{where}, event {_event_text(event)}: "
+            f"{self.counts[0]}/{self.sizes[0]} vs {self.counts[1]}/{self.sizes[1]} reports; "
+            f"eps >= {self.log_ratio:.4g} ({kind}; estimate {_number(self.estimate)})"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class SampleAuditReport(AuditReport):
+    """The result of :func:`privopt.audit_sampler` and :func:`privopt.audit_samples`: an
+    :class:`AuditReport` whose ``[lower, upper]`` (also ``eps_lower``, ``eps_upper``) holds the realized
+    ε of the sampled channel at the stated ``confidence`` (docs/sample-audits.md).
+
+    ``satisfied`` is ``eps_lower <= target + tolerance``: False means the samples show a violation at
+    that confidence. ``witness`` is the test behind ``eps_lower`` (a :class:`SampleWitness`) and
+    ``per_output`` the upper ends per output of ``outputs``.
+
+    Attributes
+    ----------
+    confidence:
+        The level of the interval (``alternative="two-sided"``) or of the one bound asked for.
+    alternative:
+        ``"two-sided"``, ``"greater"`` (a lower bound only: ``upper = inf``) or ``"less"`` (an upper
+        bound only: ``lower = 0``).
+    outputs:
+        The outputs the upper end covers (observed, and declared with ``outputs=``).
+    samples:
+        All reports the audit drew or read.
+    per_input:
+        Reports of each input drawn (or read) with a size fixed in advance: the reports that choose the
+        test and bound ε from above (:func:`~privopt.audit_samples`: every logged report).
+    selection, estimation:
+        Reports used to choose the test, and reports in the test's two streams.
+    notes:
+        What the numbers assume or could not use (unseen outputs, an unbounded upper end, ...).
+    """
+
+    confidence: float = 0.99
+    alternative: str = "two-sided"
+    outputs: tuple[Hashable, ...] = ()
+    samples: int = 0
+    per_input: dict[Hashable, int] = field(default_factory=dict)
+    selection: int = 0
+    estimation: tuple[int, int] = (0, 0)
+    notes: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        verdict = "PASS" if self.satisfied else "FAIL"
+        level = f"{100 * self.confidence:g} %"
+        side = {"two-sided": "", "greater": ", lower bound only", "less": ", upper bound only"}[
+            self.alternative
+        ]
+        shown = "a violation at" if not self.satisfied else "no violation shown at"
+        lines = [
+            f"{verdict}: {self.definition}: realized eps in [{self.lower:.6g}, {self.upper:.6g}] "
+            f"({level}{side}) vs target {self.target:.6g}: {shown} {level} confidence",
+        ]
+        if self.witness is not None:
+            lines.append(f"  witness: {self.witness}")
+        lines.append(
+            f"  samples: {self.samples} reports ({self.selection} to choose the test, "
+            f"{self.estimation[0]} + {self.estimation[1]} in its two streams; {self.method})"
+        )
+        lines.extend(f"  note: {note}" for note in self.notes)
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-friendly summary: :meth:`AuditReport.to_dict` and the sampling fields."""
+        out = super().to_dict()
+        witness = self.witness
+        out.update(
+            confidence=self.confidence,
+            alternative=self.alternative,
+            samples=self.samples,
+            selection=self.selection,
+            estimation=list(self.estimation),
+            per_input={str(label): count for label, count in self.per_input.items()},
+            outputs=[str(y) for y in self.outputs],
+            notes=list(self.notes),
+        )
+        if isinstance(witness, SampleWitness):
+            event = witness.output if isinstance(witness.output, tuple) else (witness.output,)
+            out["test"] = {
+                "kind": witness.test,
+                "event": [str(y) for y in event],
+                "numerator": str(witness.pair.numerator),
+                "denominator": str(witness.pair.denominator),
+                "counts": list(witness.counts),
+                "sizes": list(witness.sizes),
+                "estimate": witness.estimate,
+                "bound": witness.log_ratio,
+            }
+        return out

@@ -22,11 +22,17 @@ here:
     re-checked to lie in ``F`` before it counts. For a polytope, its vertices.
 
 ``satisfied`` is decided on the upper end, so an interval audit is never optimistic.
+
+Every part reads a channel through :class:`Columns`: the matrix the ratios' numerators are evaluated on
+and the one for their denominators. For a mechanism both are its matrix; for a sampled channel they are
+the upper and lower corners of a confidence region (:mod:`privopt.audit.sample_audit`), and since every
+side is a non-negative combination of entries, the parts' upper ends bound the realized ε of every
+channel in the region (their lower ends are then not computed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,14 +62,45 @@ _LOCAL_SEARCH_MAX_INPUTS = 64
 
 
 @dataclass(frozen=True)
+class Columns:
+    """The channel an audit part reads: ``numerators`` and ``denominators`` (inputs × outputs) are the
+    matrices the two sides of every ratio are evaluated on (module docstring)."""
+
+    numerators: FloatArray
+    denominators: FloatArray
+    output_labels: tuple[Hashable, ...]
+
+    @classmethod
+    def of(cls, mechanism: Mechanism) -> Columns:
+        """A mechanism's own columns (both sides on its matrix)."""
+        return cls(mechanism.matrix, mechanism.matrix, mechanism.output_labels)
+
+    @property
+    def exact(self) -> bool:
+        """Whether both sides read one matrix (a mechanism, not a region)."""
+        return self.numerators is self.denominators
+
+    @property
+    def n_outputs(self) -> int:
+        return self.numerators.shape[1]
+
+    @property
+    def scales(self) -> FloatArray:
+        """The largest entry of each numerator column (the reference of the zero convention)."""
+        return self.numerators.max(axis=0, initial=0.0)
+
+
+@dataclass(frozen=True)
 class AuditPart:
     """The audit of some of a definition's pairs: a lower bound on their realized ε, the upper end per
-    output, the witness of the upper end and how it was computed."""
+    output, the witness of the upper end and how it was computed. ``worst`` is a distribution of the
+    set (flat, s-major) at which the lower bound is attained, when the part searched the set for one."""
 
     lower: float
     upper_per_output: FloatArray
     witness: Witness | None
     method: str
+    worst: FloatArray | None = None
 
 
 def _log_ratio(num: float, den: float, scale: float) -> float:
@@ -76,14 +113,12 @@ def _log_ratio(num: float, den: float, scale: float) -> float:
     return float(np.log(num / den))
 
 
-def l1_marginal_part(
-    pairs: Sequence[RatioPair], ball: L1Ball, mechanism: Mechanism, layout: Layout
-) -> AuditPart:
+def l1_marginal_part(pairs: Sequence[RatioPair], ball: L1Ball, columns: Columns, layout: Layout) -> AuditPart:
     """Exact ``sup_{Q ∈ ball} log(max_a aᵀw / Qᵀw) / c`` per output for constant-left, marginal-right
     pairs (the ℓ1-local leakage capacity, PML paper eq. 23)."""
-    W = mechanism.matrix
-    scales = W.max(axis=0)
-    worst_prior = ball.min_linear(W)
+    W = columns.numerators
+    scales = columns.scales
+    worst_prior = ball.min_linear(columns.denominators)
     per_output = np.zeros(W.shape[1])
     best: tuple[float, int, int, int] | None = None  # (value, pair, statistic, output)
     for index, pair in enumerate(pairs):
@@ -99,7 +134,7 @@ def l1_marginal_part(
         y = int(np.argmax(values))
         if top[y] > ZERO_RTOL * scales[y] and (best is None or values[y] > best[0]):
             best = (float(values[y]), index, int(arg[y]), y)
-    witness = None
+    witness, worst = None, None
     if best is not None:
         value, index, i, y = best
         left = pairs[index].left[i].term()
@@ -110,30 +145,34 @@ def l1_marginal_part(
             "exact ℓ1-ball worst case",
             pairs[index].scale,
         )
-        witness = Witness(mechanism.output_labels[y], label, value)
+        witness = Witness(columns.output_labels[y], label, value)
+        worst = ball.minimizer(columns.denominators[:, y])
     realized = float(per_output.max()) if per_output.size else 0.0
-    return AuditPart(realized, per_output, witness, "exact: worst prior of the ℓ1 ball per output")
+    return AuditPart(realized, per_output, witness, "exact: worst prior of the ℓ1 ball per output", worst)
 
 
 class _SideExtremes:
-    """Per output ``y``, the extremes of ``R ↦ Rᵀw_s`` over each conditional projection ``F_{U|s}``."""
+    """Per output ``y``, the extremes of ``R ↦ Rᵀw_s`` over each conditional projection ``F_{U|s}``: the
+    maxima on the numerators' matrix, the minima on the denominators'."""
 
-    def __init__(self, F: RenyiBall | Polytope, mechanism: Mechanism, layout: Layout) -> None:
-        self.W, self.layout = mechanism.matrix, layout
+    def __init__(self, F: RenyiBall | Polytope, columns: Columns, layout: Layout) -> None:
+        self.columns, self.layout = columns, layout
         n_s = F.n_s
-        blocks = [self.W[self._rows(s)] for s in range(n_s)]
-        self.low = np.zeros((n_s, self.W.shape[1]))
+        self.low = np.zeros((n_s, columns.n_outputs))
         self.high = np.zeros_like(self.low)
         self.arg_low: dict[int, FloatArray] = {}
         self.arg_high: dict[int, FloatArray] = {}
         for s in range(n_s):
+            top = columns.numerators[self._rows(s)]
+            bottom = columns.denominators[self._rows(s)]
             if isinstance(F, RenyiBall):
-                self.low[s], self.high[s], self.arg_low[s], self.arg_high[s] = F.projection_extremes(
-                    s, blocks[s]
-                )
+                low, self.high[s], arg_low, self.arg_high[s] = F.projection_extremes(s, top)
+                if not columns.exact:
+                    low, _, arg_low, _ = F.projection_extremes(s, bottom)
+                self.low[s], self.arg_low[s] = low, arg_low
             else:
-                values = F.conditional_envelope(s) @ blocks[s]
-                self.low[s], self.high[s] = values.min(axis=0), values.max(axis=0)
+                self.high[s] = (F.conditional_envelope(s) @ top).max(axis=0)
+                self.low[s] = (F.conditional_envelope(s) @ bottom).min(axis=0)
 
     def _rows(self, s: int) -> slice:
         block = self.layout.block(s)
@@ -141,7 +180,8 @@ class _SideExtremes:
 
     def side(self, statistic: Statistic, high: bool) -> FloatArray:
         """The max (or min) over the set of one statistic, per output."""
-        constant: FloatArray = statistic.constant_part(self.layout.labels) @ self.W
+        matrix = self.columns.numerators if high else self.columns.denominators
+        constant: FloatArray = statistic.constant_part(self.layout.labels) @ matrix
         s = statistic.sensitive_value
         if s is None:
             return constant
@@ -151,12 +191,12 @@ class _SideExtremes:
 
 
 def rectangular_part(
-    F: RenyiBall | Polytope, pairs: Sequence[RatioPair], mechanism: Mechanism, layout: Layout
+    F: RenyiBall | Polytope, pairs: Sequence[RatioPair], columns: Columns, layout: Layout
 ) -> AuditPart:
     """Interval audit of pairs of conditionals over a Rényi ball or a polytope (module docstring)."""
-    extremes = _SideExtremes(F, mechanism, layout)
-    n_out = mechanism.n_outputs
-    scales = mechanism.matrix.max(axis=0)
+    extremes = _SideExtremes(F, columns, layout)
+    n_out = columns.n_outputs
+    scales = columns.scales
     upper_per_output = np.zeros(n_out)
     where: list[tuple[int, int, int] | None] = [None] * n_out  # (pair, left index, right index)
     for index, pair in enumerate(pairs):
@@ -168,7 +208,10 @@ def rectangular_part(
             if value > upper_per_output[y]:
                 upper_per_output[y], where[y] = value, (index, i, j)
     upper = float(upper_per_output.max()) if n_out else 0.0
-    lower = min(_lower_bound(F, mechanism, pairs, layout, extremes, upper_per_output, where), upper)
+    lower, worst = 0.0, None
+    if columns.exact:
+        lower, worst = _lower_bound(F, columns.numerators, pairs, layout, extremes, upper_per_output, where)
+        lower = min(lower, upper)
     y = int(np.argmax(upper_per_output)) if n_out else 0
     witness = None
     found = where[y] if n_out else None
@@ -182,13 +225,13 @@ def rectangular_part(
             f"{pairs[index]} over the product of conditional projections",
             pairs[index].scale,
         )
-        witness = Witness(mechanism.output_labels[y], label, upper)
+        witness = Witness(columns.output_labels[y], label, upper)
     method = (
         "interval: upper = worst case over the product of the Rényi projections (exact KKT solutions)"
         if isinstance(F, RenyiBall)
         else "interval: upper = product of the conditional projections' vertices; lower = polytope vertices"
     )
-    return AuditPart(lower, upper_per_output, witness, method)
+    return AuditPart(lower, upper_per_output, witness, method, worst)
 
 
 # ---------------------------------------------------------------------- lower bound
@@ -232,24 +275,25 @@ def _worst_at(
 
 def _lower_bound(
     F: RenyiBall | Polytope,
-    mechanism: Mechanism,
+    W: FloatArray,
     pairs: Sequence[RatioPair],
     layout: Layout,
     extremes: _SideExtremes,
     upper_per_output: FloatArray,
     where: list[tuple[int, int, int] | None],
-) -> float:
-    W = mechanism.matrix
+) -> tuple[float, FloatArray | None]:
+    """The best ratio found at distributions of ``F`` and the distribution (flat) where it is found."""
     target = float(upper_per_output.max()) if upper_per_output.size else 0.0
     if isinstance(F, Polytope):
-        return max(
-            (
-                _worst_at(v, F, pairs, W, layout)[0]
-                for v in F.vertices()
-                if np.all(v.reshape(F.shape).sum(axis=1) > 0)
-            ),
-            default=0.0,
-        )
+        scored_vertices = [
+            (_worst_at(v, F, pairs, W, layout)[0], v)
+            for v in F.vertices()
+            if np.all(v.reshape(F.shape).sum(axis=1) > 0)
+        ]
+        if not scored_vertices:
+            return 0.0, None
+        value, vertex = max(scored_vertices, key=lambda item: item[0])
+        return value, vertex
     # Candidates: P̂, and for the outputs with the largest upper ends, the distributions of F closest
     # to P̂ whose conditionals sit at the extremes that produced those upper ends.
     candidates = [F.center.p_x]
@@ -274,9 +318,11 @@ def _lower_bound(
             value, location = _worst_at(P, F, pairs, W, layout)
             scored.append((value, index, location))
     scored.sort(key=lambda item: -item[0])
-    best = scored[0][0] if scored else 0.0
+    if not scored:
+        return 0.0, None
+    best, best_at = scored[0][0], candidates[scored[0][1]]
     if F.n_x > _LOCAL_SEARCH_MAX_INPUTS:
-        return best
+        return best, best_at
     seen: set[tuple[int, int, int, int]] = set()
     for _, index, location in scored:
         if best >= target - 1e-9 or len(seen) >= _LOCAL_SEARCHES:
@@ -288,8 +334,10 @@ def _lower_bound(
         pair = pairs[pair_index]
         refined = _local_search(F, layout, candidates[index], pair.left[i], pair.right[j], W[:, y])
         if refined is not None and F.contains(refined):
-            best = max(best, _worst_at(refined, F, pairs, W, layout)[0])
-    return best
+            value = _worst_at(refined, F, pairs, W, layout)[0]
+            if value > best:
+                best, best_at = value, refined
+    return best, best_at
 
 
 def _closest_with_conditional(F: RenyiBall, s: int, R: np.ndarray) -> np.ndarray:

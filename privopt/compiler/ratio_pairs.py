@@ -156,14 +156,17 @@ class RatioPairs:
             tuple(label for p in parts for label in p.labels),
         )
 
-    def log_ratios(self, columns: FloatArray) -> FloatArray:
+    def log_ratios(self, columns: FloatArray, denominator_columns: FloatArray | None = None) -> FloatArray:
         """``log(a_iᵀw / b_iᵀw)`` for every pair ``i`` (rows) and column ``w`` (columns).
 
         Entries are ``-inf`` where the numerator is zero (no constraint) and ``+inf`` where only the
-        denominator is zero.
+        denominator is zero. ``denominator_columns`` (default: ``columns``) evaluates the denominators
+        on other columns of the same shape (the lower corner of a confidence region).
         """
         num = np.asarray(self.numerators @ columns)
-        den = np.asarray(self.denominators @ columns)
+        den = np.asarray(
+            self.denominators @ (columns if denominator_columns is None else denominator_columns)
+        )
         out = np.full(num.shape, -np.inf)
         scale = np.asarray(columns).max(axis=0, initial=0.0)[None, :]
         active = num > ZERO_RTOL * scale
@@ -172,15 +175,19 @@ class RatioPairs:
         out[active & ~finite] = np.inf
         return out
 
-    def leakage(self, matrix: FloatArray) -> tuple[FloatArray, np.ndarray]:
+    def leakage(
+        self, matrix: FloatArray, denominator_matrix: FloatArray | None = None
+    ) -> tuple[FloatArray, np.ndarray]:
         """Per-output leakage of a channel matrix and the pair attaining it.
 
         Returns ``(eps_per_output, pair_index)``: ``eps_per_output[y] = max(0, max_i log ratio_i / c_i)``
         (the smallest ε that pair ``i`` allows) and ``pair_index[y]`` the maximising pair (``-1`` when
-        no pair is active for that output).
+        no pair is active for that output). ``denominator_matrix`` evaluates the denominators on another
+        matrix (see :meth:`log_ratios`).
         """
         if matrix.shape[0] != self.n_inputs:
             raise ShapeError("mechanism", f"{self.n_inputs} inputs", f"{matrix.shape[0]}")
+        bottom = matrix if denominator_matrix is None else denominator_matrix
         n_out = matrix.shape[1]
         eps = np.zeros(n_out)
         arg = np.full(n_out, -1, dtype=np.int64)
@@ -189,7 +196,10 @@ class RatioPairs:
         chunk = max(1, _CHUNK_ENTRIES // self.n_pairs)
         inverse_scales = 1.0 / self.scales[:, None]
         for start in range(0, n_out, chunk):
-            block = self.log_ratios(matrix[:, start : start + chunk]) * inverse_scales
+            block = (
+                self.log_ratios(matrix[:, start : start + chunk], bottom[:, start : start + chunk])
+                * inverse_scales
+            )
             best = np.argmax(block, axis=0)
             values = block[best, np.arange(block.shape[1])]
             active = values > -np.inf

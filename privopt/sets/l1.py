@@ -119,24 +119,24 @@ class L1Ball(UncertaintySet):
     def min_linear(self, columns: FloatArray) -> FloatArray:
         """``min_{Q ∈ ball ∩ simplex} Qᵀw`` for each column ``w`` (exact, any β).
 
-        The minimiser moves up to ``β/2`` of mass from the coordinates with the largest ``w`` (each can
-        give at most ``P̂(x)``) to a coordinate with the smallest ``w``.
+        The minimiser (:meth:`minimizer`) moves up to ``β/2`` of mass from the coordinates with the
+        largest ``w`` (each can give at most ``P̂(x)``) to a coordinate with the smallest ``w``.
         """
-        p = self.center.p_x
-        out = np.empty(columns.shape[1])
-        for k in range(columns.shape[1]):
-            w = columns[:, k]
-            budget = self.radius / 2.0
-            value = float(p @ w)
-            low = float(w.min())
-            for x in np.argsort(-w):
-                if budget <= 0 or w[x] <= low:
-                    break
-                moved = min(budget, float(p[x]))
-                value -= moved * (w[x] - low)
-                budget -= moved
-            out[k] = value
-        return out
+        return np.array([self.minimizer(columns[:, k]) @ columns[:, k] for k in range(columns.shape[1])])
+
+    def minimizer(self, w: FloatArray) -> FloatArray:
+        """A prior ``Q`` of the ball (within the simplex) that minimises ``Qᵀw`` (see :meth:`min_linear`)."""
+        q = np.array(self.center.p_x, dtype=np.float64)
+        budget = self.radius / 2.0
+        low = int(np.argmin(w))
+        for x in np.argsort(-w):
+            if budget <= 0 or w[x] <= w[low]:
+                break
+            moved = min(budget, float(q[x]))
+            q[x] -= moved
+            q[low] += moved
+            budget -= moved
+        return q
 
     def __repr__(self) -> str:
         return f"L1Ball(|X|={self.n_x}, beta={self.radius:.4g})"
