@@ -151,33 +151,65 @@ FACTORY_FORM = (
 )
 
 
-def load_factory(text: str, folder: Path, where: str) -> Callable[..., Any]:
-    """The function named ``module:function``; the module is imported from ``folder`` or ``sys.path``."""
+def load_factory(text: str, folder: Path, where: str, form: str = FACTORY_FORM) -> Callable[..., Any]:
+    """The function named ``module:function``; the module is imported from ``folder`` or ``sys.path``
+    (``form`` says what was expected, in errors)."""
     module_name, _, name = text.partition(":")
     if not (all(part.isidentifier() for part in module_name.split(".")) and name.isidentifier()):
-        raise ValidationError(where, FACTORY_FORM, repr(text))
+        raise ValidationError(where, form, repr(text))
     sys.path.insert(0, str(folder))
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name is not None and module_name.startswith(exc.name):
             raise ValidationError(
-                where, FACTORY_FORM, f"{text!r}: no module {exc.name!r} in {str(folder)!r} or on sys.path"
+                where, form, f"{text!r}: no module {exc.name!r} in {str(folder)!r} or on sys.path"
             ) from exc
-        raise ValidationError(where, f"{FACTORY_FORM} that imports", f"{text!r}: {exc}") from exc
+        raise ValidationError(where, f"{form} that imports", f"{text!r}: {exc}") from exc
     except Exception as exc:  # the module's own code failed: say so, with its message
         raise ValidationError(
-            where, f"{FACTORY_FORM} that imports", f"{text!r}: {type(exc).__name__}: {exc}"
+            where, f"{form} that imports", f"{text!r}: {type(exc).__name__}: {exc}"
         ) from exc
     finally:
         sys.path.remove(str(folder))
     function = getattr(module, name, None)
     if function is None:
-        raise ValidationError(where, FACTORY_FORM, f"{text!r}: module {module_name!r} has no {name!r}")
+        raise ValidationError(where, form, f"{text!r}: module {module_name!r} has no {name!r}")
     if not callable(function):
-        raise ValidationError(where, FACTORY_FORM, f"{text!r}: {type(function).__name__} (not callable)")
+        raise ValidationError(where, form, f"{text!r}: {type(function).__name__} (not callable)")
     result: Callable[..., Any] = function
     return result
+
+
+#: What a user function must be to be written out (po.save, Problem.to_spec) and read back elsewhere.
+FUNCTION_FORM = (
+    "a function importable as 'module:function' (defined at the top level of a module that another "
+    "process can import: not a lambda, a nested function, a method or a function of __main__)"
+)
+
+
+def function_path(function: Callable[..., Any], where: str) -> str:
+    """The import path ``module:function`` of a user function, checked to import back to the same
+    function; a :class:`~privopt.errors.ValidationError` naming ``where`` otherwise."""
+    module_name = getattr(function, "__module__", None)
+    name = getattr(function, "__qualname__", None)
+    shown = getattr(function, "__name__", type(function).__name__)
+    if not isinstance(module_name, str) or not isinstance(name, str) or not name.isidentifier():
+        raise ValidationError(where, FUNCTION_FORM, f"{shown!r}, which has no import path")
+    if module_name == "__main__":
+        raise ValidationError(
+            where, FUNCTION_FORM, f"{name!r} in __main__ (move it to a module, e.g. mymodule.py)"
+        )
+    module = sys.modules.get(module_name)
+    if module is None or getattr(module, name, None) is not function:
+        raise ValidationError(where, FUNCTION_FORM, f"'{module_name}:{name}', which does not import back")
+    return f"{module_name}:{name}"
+
+
+def load_function(text: str, where: str, folder: Path | None = None) -> Callable[..., Any]:
+    """The function named ``module:function`` (:func:`load_factory`; ``folder`` defaults to the
+    working directory)."""
+    return load_factory(text, Path.cwd() if folder is None else folder, where, FUNCTION_FORM)
 
 
 def call_factory(

@@ -291,7 +291,7 @@ class Problem:
                 result = ROUTES["colgen"].solve(data, deadline)
         else:
             result = ROUTES[planned].solve(data, deadline)
-        return self._finish(data, planned, reason, result, compile_seconds)
+        return replace(self._finish(data, planned, reason, result, compile_seconds), problem=self)
 
     def _finish(
         self, data: ProblemData, route: str, reason: str, result: RouteResult, compile_seconds: float
