@@ -26,6 +26,7 @@ Routes (:mod:`privopt.routes`)
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -36,12 +37,14 @@ from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import LimitError, SolverError, ValidationError
+from privopt.problem.solve_log import footer, header
 from privopt.problem.solution import Certificate, Solution
 from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
+from privopt.solvers.progress import progress_verbose
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 
 #: Route names accepted by :meth:`Problem.solve` (``"auto"`` plans one).
@@ -83,6 +86,21 @@ def _check_timeout(timeout: Any) -> float | None:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValidationError("timeout", "a positive number of seconds or None", repr(timeout))
     return float(timeout)
+
+
+def _check_solver(solver: Any) -> str | None:
+    """A solver name, in upper case as cvxpy spells them (each route checks it names one of its own)."""
+    if solver is None:
+        return None
+    if not isinstance(solver, str):
+        raise ValidationError("solver", "a solver name such as 'HIGHS' or 'CLARABEL', or None", repr(solver))
+    return solver.upper()
+
+
+def _check_verbose(verbose: Any) -> bool:
+    if not isinstance(verbose, bool):
+        raise ValidationError("verbose", "True or False", repr(verbose))
+    return verbose
 
 
 def _check_colgen(colgen: Any) -> ColumnGenerationOptions:
@@ -270,28 +288,43 @@ class Problem:
         return None if seconds is None else AUTO_VERTEX_SHARE * seconds
 
     # ------------------------------------------------------------------ solve
-    def solve(self, route: str = "auto") -> Solution:
+    def solve(self, route: str = "auto", *, solver: str | None = None, verbose: bool = False) -> Solution:
         """Solve the problem on ``route`` (module docstring); the mechanism is audited before it is
-        returned, and :class:`~privopt.errors.SolverError` is raised if it fails its audit."""
+        returned, and :class:`~privopt.errors.SolverError` is raised if it fails its audit.
+
+        ``solver`` is the route's back end, as in cvxpy: ``"HIGHS"`` (the default) on the vertex and
+        column-generation routes, the name of an installed cvxpy solver (``"CLARABEL"``, ``"ECOS"``,
+        ``"SCS"``, ...) on the cvxpy route; any other name is a :class:`~privopt.errors.ValidationError`
+        listing the valid ones. ``verbose=True`` prints the compiled problem and the route before the
+        solve, the route's progress and the solver's own log during it, and the bounds, times and
+        audit after it.
+        """
+        options = replace(self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose))
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
         planned, reason = self.plan(route)
-        data = self.get_problem_data()
+        data = replace(self.get_problem_data(), options=options)
         compile_seconds = time.perf_counter() - start
-        if route == "auto" and planned == "vertex":
-            budget = self._vertex_budget(self.timeout)
-            vertex_deadline = None if budget is None else start + budget
-            try:
-                result = ROUTES["vertex"].solve(data, vertex_deadline)
-            except LimitError as exc:
-                if budget is None or "vertex_limit" in str(exc):
-                    raise
-                planned = "colgen"
-                reason = f"vertex enumeration did not finish within {budget:.3g} s: column generation"
-                result = ROUTES["colgen"].solve(data, deadline)
-        else:
-            result = ROUTES[planned].solve(data, deadline)
-        return replace(self._finish(data, planned, reason, result, compile_seconds), problem=self)
+        if verbose:
+            header(data, planned, reason, options.solver)
+        with progress_verbose() if verbose else contextlib.nullcontext():
+            if route == "auto" and planned == "vertex":
+                budget = self._vertex_budget(self.timeout)
+                vertex_deadline = None if budget is None else start + budget
+                try:
+                    result = ROUTES["vertex"].solve(data, vertex_deadline)
+                except LimitError as exc:
+                    if budget is None or "vertex_limit" in str(exc):
+                        raise
+                    planned = "colgen"
+                    reason = f"vertex enumeration did not finish within {budget:.3g} s: column generation"
+                    result = ROUTES["colgen"].solve(data, deadline)
+            else:
+                result = ROUTES[planned].solve(data, deadline)
+        solution = replace(self._finish(data, planned, reason, result, compile_seconds), problem=self)
+        if verbose:
+            footer(solution)
+        return solution
 
     def _finish(
         self, data: ProblemData, route: str, reason: str, result: RouteResult, compile_seconds: float
