@@ -389,9 +389,7 @@ def audit(
         if value is not None
     ]
     if len(given) > 1:
-        raise ValidationError(
-            given[1], f"one of --spec, --solution or --definition, not {' and '.join(given)}", "both"
-        )
+        raise ValidationError(given[1], "one of --spec, --solution or --definition", " and ".join(given))
     if solution is not None:
         target = _solution_definition(solution)
         if eps is not None:

@@ -38,7 +38,10 @@ from privopt.tolerances import AUDIT_EPS_ATOL
 
 
 def audit(
-    mechanism: Mechanism | ArrayLike | Any, definition: PrivacyDefinition, *, tolerance: float = AUDIT_EPS_ATOL
+    mechanism: Mechanism | ArrayLike | Any,
+    definition: PrivacyDefinition,
+    *,
+    tolerance: float = AUDIT_EPS_ATOL,
 ) -> AuditReport:
     """Realized ε of ``mechanism`` under ``definition``, pass/fail, and the witness.
 
