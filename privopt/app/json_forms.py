@@ -156,8 +156,8 @@ _SET_FORMS: dict[type[UncertaintySet], tuple[Callable[[Any], dict[str, Any]], Ca
         lambda d: RenyiBall(distribution_back(d["center"]), d["radius"], d["order"], level=d["level"]),
     ),
     L1Ball: (
-        lambda F: {"center": distribution(F.center), "radius": F.radius, "delta": F.delta},
-        lambda d: L1Ball(distribution_back(d["center"]), d["radius"], delta=d["delta"]),
+        lambda F: {"center": distribution(F.center), "radius": F.radius, "level": F.level},
+        lambda d: L1Ball(distribution_back(d["center"]), d["radius"], level=_l1_level(d)),
     ),
     Polytope: (
         lambda F: {"vertices": F.vertex_array.tolist(), "shape": list(F.shape)},
@@ -172,6 +172,14 @@ _SET_FORMS: dict[type[UncertaintySet], tuple[Callable[[Any], dict[str, Any]], Ca
         lambda d: ConditionalBounds(d["lower"], d["upper"], _optional_distribution_back(d["reference"])),
     ),
 }
+
+
+def _l1_level(data: dict[str, Any]) -> float | None:
+    """An ℓ1 ball's confidence (files written before privopt 0.2 hold its failure probability)."""
+    if "level" in data:
+        level: float | None = data["level"]
+        return level
+    return None if data["delta"] is None else 1.0 - float(data["delta"])
 
 
 def uncertainty_set(F: UncertaintySet) -> dict[str, Any]:

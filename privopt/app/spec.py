@@ -659,7 +659,9 @@ class Spec:
                 return po.RenyiBall.confidence(P, n=table.n, level=level)
             if table.radius is not None:
                 return po.L1Ball(P, table.radius)
-            return po.L1Ball.confidence(P, n=table.n, delta=1e-6 if table.delta is None else table.delta)
+            return po.L1Ball.confidence(
+                P, n=table.n, level=1.0 - (1e-6 if table.delta is None else table.delta)
+            )
 
     def privacy_definition(self, P: po.JointDistribution) -> po.PrivacyDefinition:
         table = self.model.definition
