@@ -197,12 +197,16 @@ def test_l1_confidence_level_is_renyi_convention_and_delta_is_deprecated():
         old = po.L1Ball.confidence(P, None, 0.05)  # the old positional spelling
     assert old.radius == po.sets.weissman_radius(4, 500, 0.05)
     new = po.L1Ball.confidence(P, level=0.95)
-    assert new.radius == pytest.approx(old.radius, rel=1e-13) and new.level == 0.95
-    with pytest.warns(DeprecationWarning):
+    assert new.radius == pytest.approx(old.radius, rel=1e-13)
+    assert new.level == 0.95
+    with pytest.warns(DeprecationWarning, match="level=1 - delta"):
         assert po.L1Ball(P, 0.1, delta=0.05).level == pytest.approx(0.95)
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match="L1Ball.level"):
         assert new.delta == pytest.approx(0.05)
-    with pytest.raises(po.ValidationError, match="level"), pytest.warns(DeprecationWarning):
+    with (
+        pytest.raises(po.ValidationError, match="level"),
+        pytest.warns(DeprecationWarning, match="deprecated"),
+    ):
         po.L1Ball.confidence(P, delta=0.05, level=0.95)
     with pytest.raises(po.ValidationError, match="level: expected a confidence level"):
         po.L1Ball.confidence(P, level=1.5)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from privopt.app.spec_definitions import function_path, load_function
 from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.distribution import JointDistribution
 from privopt.data.statistics import Statistic
@@ -41,7 +42,6 @@ from privopt.definitions import (
     SensitiveLDP,
     SRLIPComponent,
 )
-from privopt.app.spec_definitions import function_path, load_function
 from privopt.errors import ValidationError
 from privopt.problem import Problem
 from privopt.routes.colgen import ColumnGenerationOptions
@@ -55,7 +55,6 @@ from privopt.sets import (
     Simplex,
     UncertaintySet,
 )
-
 from privopt.utilities import (
     ConcaveUtility,
     ExpectedDistortion,

@@ -165,7 +165,7 @@ def compare(
         }
 
     def failed(name: str, seconds: float, exc: BaseException, note: str = "") -> dict[str, Any]:
-        values = dict.fromkeys(COLUMNS, np.nan)
+        values: dict[str, Any] = dict.fromkeys(COLUMNS, np.nan)
         detail = " ".join(str(exc).split())
         values.update(
             mechanism=name,

@@ -37,8 +37,8 @@ from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import LimitError, SolverError, ValidationError
-from privopt.problem.solve_log import footer, header
 from privopt.problem.solution import Certificate, Solution
+from privopt.problem.solve_log import footer, header
 from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status
 from privopt.routes.colgen import ColumnGenerationOptions
