@@ -93,7 +93,7 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path):
     result = CliRunner().invoke(app, ["design", str(unknown)])
     assert result.exit_code == 2
     assert (
-        "[definition].kind: expected 'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP', 'PML', 'ratio'"
+        "[definition].kind: expected 'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP', 'PML', 'SRLIP', 'ratio'"
         in result.output
     )
     assert "got str 'DP'" in result.output

@@ -229,7 +229,14 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _nmi(P: po.JointDistribution, mechanism: po.Mechanism, on: InputAlphabet) -> float:
+def _nmi(P: po.JointDistribution, utility: Any, mechanism: po.Mechanism, on: InputAlphabet) -> float:
+    """``I(X;Y)/H(X)`` under the utility's input distribution when it has one (mutual information),
+    else under the data's."""
+    if isinstance(utility, po.MutualInformation | po.SibsonMutualInformation):
+        information = po.MutualInformation(utility.distribution, on=utility.on)
+        return information.value(mechanism) / po.entropy(information.p)
+    if P.input_size(on) != mechanism.n_inputs:
+        return math.nan
     return po.MutualInformation(P, on=on).value(mechanism) / po.entropy(P.marginal(on))
 
 
@@ -256,15 +263,15 @@ def design(
     parsed = Spec.load(spec)
     start = time.perf_counter()
     P, problem = parsed.problem(progress=not quiet)
-    solution = problem.solve(route=parsed.route)
+    solution = problem.solve(route=parsed.route, solver=parsed.solver)
     seconds = time.perf_counter() - start
-    on = parsed.model.definition.on
+    on = parsed.on
     report = solution.certificate.audit
     row = {
         "mechanism": OPTIMAL,
         "outputs": solution.mechanism.n_outputs,
         "utility": solution.value,
-        "nmi": _nmi(P, solution.mechanism, on),
+        "nmi": _nmi(P, problem.utility, solution.mechanism, on),
         "audited_eps": [report.lower, report.upper],
         "satisfied": report.satisfied,
         "route": solution.route,

@@ -54,6 +54,15 @@ class SpecLabels:
     s_labels: tuple[Hashable, ...]
     u_labels: tuple[Hashable, ...]
     on: InputAlphabet
+    #: The definition's inputs are positions ``0, ..., n−1`` (ratio constraints without a set): a record
+    #: ``(s, u)`` is its flat index ``s·|U| + u``.
+    flat: bool = False
+
+    @classmethod
+    def positional(cls, P: JointDistribution, on: InputAlphabet) -> SpecLabels:
+        """The data ``P``'s labels, for a definition whose inputs are positions (no set)."""
+        data_s, data_u = tuple(P.s_labels or ()), tuple(P.u_labels or ())
+        return cls(data_s, data_u, tuple(range(P.n_s)), tuple(range(P.n_u)), on, flat=True)
 
     @classmethod
     def of(cls, P: JointDistribution, F: UncertaintySet | None, on: InputAlphabet) -> SpecLabels:
@@ -72,7 +81,10 @@ class SpecLabels:
         return self.u_labels[label_index(value, self.data_u, where)]
 
     def _record_label(self, s: int, u: int) -> Hashable:
-        """The label of the record ``(s, u)`` (positions): ``(s, u)``, or ``s`` alone when ``|U| = 1``."""
+        """The label of the record ``(s, u)`` (positions): ``(s, u)``, or ``s`` alone when ``|U| = 1``
+        (the flat index when the definition's inputs are positions)."""
+        if self.flat:
+            return s * len(self.u_labels) + u
         return self.s_labels[s] if len(self.u_labels) == 1 else (self.s_labels[s], self.u_labels[u])
 
     def records(self) -> list[tuple[int, int, Hashable]]:
