@@ -38,8 +38,8 @@ from privopt.app.spec_definitions import (
     load_factory,
 )
 from privopt.data.distribution import InputAlphabet
-from privopt.definitions import SRLIPComponent
 from privopt.data.statistics import Statistic
+from privopt.definitions import SRLIPComponent
 from privopt.errors import ValidationError
 from privopt.tolerances import EPS_MAX
 from privopt.validation import as_float_array
@@ -512,7 +512,9 @@ class UtilityTable(_Table):
     n_outputs: Count | None = Field(
         default=None, description="an integer >= 1, the number of outputs of W (concave)"
     )
-    name: str | None = Field(default=None, description="a text naming the utility in reports (custom, concave)")
+    name: str | None = Field(
+        default=None, description="a text naming the utility in reports (custom, concave)"
+    )
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
         "mi": frozenset({"p"}),

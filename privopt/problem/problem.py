@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from privopt.audit.exact import audit
@@ -36,7 +38,7 @@ from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
-from privopt.errors import LimitError, SolverError, ValidationError
+from privopt.errors import LimitError, NotSupportedError, SolverError, ValidationError
 from privopt.problem.solution import Certificate, Solution
 from privopt.problem.solve_log import footer, header
 from privopt.routes import ROUTES
@@ -54,6 +56,17 @@ ROUTE_NAMES = ("auto", "vertex", "colgen", "cvxpy", "closed_form")
 #: this, on cones with a certified pricing bound (measured: 3×4 Rényi ball, n = 1,000, ε = 0.5:
 #: enumeration 8.3 s, certified column generation 1.5 s to a 4e-7 gap; 3×3: 0.2 s against 1.2 s).
 CERTIFIED_COLGEN_SECONDS = 2.0
+
+#: The function ``(problem, path) -> TOML text`` behind :meth:`Problem.to_spec`, registered by
+#: ``privopt/__init__.py`` from :mod:`privopt.app.spec_writer` (docs/design.md, "Layers": the spec format
+#: lives above this layer).
+_SPEC_WRITER: list[Callable[[Problem, str | Path | None], str]] = []
+
+
+def register_spec_writer(writer: Callable[[Problem, str | Path | None], str]) -> None:
+    """Install the function behind :meth:`Problem.to_spec` (the last one registered is used)."""
+    _SPEC_WRITER[:] = [writer]
+
 
 #: How columns are normalised for vertex enumeration (and what ``normalisation`` reports).
 NORMALISATION = "Σ_x w_x = 1 (each column rescaled to sum 1)"
@@ -365,6 +378,17 @@ class Problem:
             stats,
             certificate,
         )
+
+    # ------------------------------------------------------------------ share
+    def to_spec(self, path: str | Path | None = None) -> str:
+        """The equivalent TOML spec (docs/spec-format.md), which ``privopt design`` solves to the same
+        mechanism; written to ``path`` too when one is given. User functions are written by their
+        import path ``module:function``; anything a spec cannot hold (a lambda, a label that is not a
+        string or an integer, a subclass defined elsewhere) is a :class:`~privopt.errors.ValidationError`.
+        ``po.save(problem, "problem.json")`` keeps a problem as JSON instead."""
+        if not _SPEC_WRITER:
+            raise NotSupportedError("Problem.to_spec needs privopt's spec writer: import privopt first")
+        return _SPEC_WRITER[0](self, path)
 
     def __repr__(self) -> str:
         return f"Problem({self.definition}, {self.utility!r}, inputs={self.n_inputs})"
