@@ -1051,7 +1051,8 @@ class Spec:
                     name=table.name or "custom",
                     transform=None if table.transform is None else function(table.transform, "transform"),
                 )
-            assert table.builder is not None and table.n_outputs is not None  # required for 'concave'
+            assert table.builder is not None  # required for kind 'concave'
+            assert table.n_outputs is not None
             return po.ConcaveUtility(
                 function(table.builder, "builder"),
                 n_outputs=table.n_outputs,

@@ -247,23 +247,26 @@ def _record(label: Hashable, where: str) -> Any:
     return _spec_label(label, where)
 
 
-def _atom(kind: str, key: object, on: InputAlphabet, where: str) -> Any:
+def _atom(kind: str, key: object, on: InputAlphabet, where: str) -> dict[str, Any]:
+    """One atom of a statistic (:mod:`privopt.data.statistics`) as a spec statistic table."""
     if kind == "marginal":
         return {"marginal": True}
-    if kind == "s":
-        return {"s": _spec_label(key, f"{where}.s")}  # type: ignore[arg-type]
-    if kind == "x":
-        value = _spec_label(key, f"{where}.x") if on == "u" else _record(key, f"{where}.x")  # type: ignore[arg-type]
-        return {"x": value}
-    if kind == "weights":
-        return {"weights": [float(v) for v in key]}  # type: ignore[attr-defined]
-    records = [_record(r, f"{where}.{kind}[{i}]") for i, r in enumerate(key)]  # type: ignore[attr-defined]
-    return {kind: records}
+    if kind in ("weights", "event", "joint"):
+        if not isinstance(key, tuple):
+            raise TypeError(f"a {kind} atom keeps a tuple, got {key!r}")
+        if kind == "weights":
+            return {"weights": [float(v) for v in key]}
+        return {kind: [_record(r, f"{where}.{kind}[{i}]") for i, r in enumerate(key)]}
+    if not isinstance(key, Hashable):
+        raise TypeError(f"an {kind} atom keeps a label, got {key!r}")
+    if kind == "s" or (kind == "x" and on == "u"):
+        return {kind: _spec_label(key, f"{where}.{kind}")}
+    return {"x": _record(key, f"{where}.x")}
 
 
 def _statistic(statistic: Statistic, on: InputAlphabet, where: str) -> dict[str, Any]:
     tables = []
-    for i, (coefficient, kind, key) in enumerate(statistic.atoms):
+    for coefficient, kind, key in statistic.atoms:
         table = _atom(kind, key, on, where)
         if coefficient != 1.0:
             table["coefficient"] = float(coefficient)
@@ -399,7 +402,11 @@ def _utility_table(utility: Any, kind: str, data: JointDistribution, on: InputAl
         if isinstance(utility, SibsonMutualInformation):
             table["alpha"] = utility.alpha
     elif isinstance(utility, FDivergence):
-        table["f"] = utility.kind if utility.kind is not None else function_path(utility.f, "utility.f")  # type: ignore[arg-type]
+        if utility.kind is not None:
+            table["f"] = utility.kind
+        else:
+            assert utility.f is not None  # FDivergence keeps a user f when it has no kind
+            table["f"] = function_path(utility.f, "utility.f")
         table["p0"] = _in_data_order(utility.p0, labels, data.input_labels(on))
         table["p1"] = _in_data_order(utility.p1, labels, data.input_labels(on))
         if utility.slope_at_infinity is not None:
