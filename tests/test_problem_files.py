@@ -253,7 +253,7 @@ def test_what_a_file_cannot_hold_is_a_clear_error():
 def test_a_function_path_that_does_not_import_is_named(tmp_path: Path):
     document = json.loads(po.to_json(problems()["custom-mu"]))
     document["data"]["utility"]["data"]["mu"] = "tests.problem_functions:no_such_function"
-    with pytest.raises(po.ValidationError, match="utility.mu: .* has no 'no_such_function'"):
+    with pytest.raises(po.ValidationError, match=r"utility\.mu: .* has no 'no_such_function'"):
         po.from_json(json.dumps(document))
 
 
