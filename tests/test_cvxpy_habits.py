@@ -13,7 +13,9 @@ from privopt.app.plot import quantile_curves, time_vs_size, utility_curves
 
 @pytest.fixture
 def mi_problem(example1: po.JointDistribution) -> po.Problem:
-    return po.Problem(po.SensitiveLDP(np.log(2), po.RenyiBall.confidence(example1)), po.MutualInformation(example1))
+    return po.Problem(
+        po.SensitiveLDP(np.log(2), po.RenyiBall.confidence(example1)), po.MutualInformation(example1)
+    )
 
 
 @pytest.fixture
@@ -36,11 +38,15 @@ def test_solver_names_the_back_end_of_the_route(mi_problem: po.Problem, gain_pro
 
 
 def test_an_unknown_solver_is_a_privopt_error_listing_the_valid_ones(mi_problem, gain_problem):
-    with pytest.raises(po.ValidationError, match=r"solver: expected one of 'HIGHS' on the vertex route.*got 'ECOS'"):
+    with pytest.raises(
+        po.ValidationError, match=r"solver: expected one of 'HIGHS' on the vertex route.*got 'ECOS'"
+    ):
         mi_problem.solve(solver="ECOS")
     with pytest.raises(po.ValidationError, match=r"solver: expected one of 'HIGHS' on the colgen route"):
         mi_problem.solve(route="colgen", solver="GUROBI")
-    with pytest.raises(po.ValidationError, match=r"solver: expected a cvxpy solver installed here \(.*'CLARABEL'.*\)"):
+    with pytest.raises(
+        po.ValidationError, match=r"solver: expected a cvxpy solver installed here \(.*'CLARABEL'.*\)"
+    ):
         gain_problem.solve(solver="NO_SUCH_SOLVER")
     with pytest.raises(po.ValidationError, match="solver: expected a solver name"):
         mi_problem.solve(solver=3)
