@@ -106,10 +106,10 @@ def compare(
         ``seconds`` is the time to build it.
     optimum:
         Add a row ``"optimal"`` from ``Problem(definition, utility, **problem_options).solve()``.
-
-    No row is ever dropped: a mechanism that cannot be built (its callable raised), solved (the
-    optimum: infeasible, above a limit, not supported) or evaluated is a row with ``NaN`` values, its
-    ``status`` (``"infeasible"``, ``"limit"``, ``"not_supported"`` or ``"error"``) and the ``error``.
+        No row is ever dropped: a mechanism that cannot be built (its callable raised), solved (the
+        optimum: infeasible, above a limit, not supported) or evaluated is a row with ``NaN`` values,
+        its ``status`` (``"infeasible"``, ``"limit"``, ``"not_supported"`` or ``"error"``) and the
+        ``error``.
 
     Returns
     -------
