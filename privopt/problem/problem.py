@@ -316,7 +316,9 @@ class Problem:
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
         planned, reason = self.plan(route)
-        data = replace(self.get_problem_data(), options=options)
+        data = self.get_problem_data()
+        if options != data.options:
+            data = replace(data, options=options)
         compile_seconds = time.perf_counter() - start
         if verbose:
             header(data, planned, reason, options.solver)
