@@ -117,10 +117,10 @@ class L1Ball(UncertaintySet):
         n: int | None = None,
         delta: float | None = None,
         *,
-        level: float | None = None,
+        level: float = DEFAULT_L1_LEVEL,
     ) -> L1Ball:
         """The ball of radius ``β*(δ)`` (eq. 37) around ``P`` that holds the true distribution with
-        probability ``level = 1 − δ`` (default :data:`DEFAULT_L1_LEVEL`); ``n`` defaults to ``P``'s
+        probability ``level = 1 − δ`` (default ``1 − 10⁻⁶``); ``n`` defaults to ``P``'s
         sample size. ``delta=`` is the deprecated spelling (the failure probability)."""
         P = as_distribution(P, "P")
         m = P.n if n is None else n
@@ -128,12 +128,12 @@ class L1Ball(UncertaintySet):
             raise ValidationError("n", "the number of samples (a positive integer)", repr(m))
         if delta is not None:
             _deprecated_delta("L1Ball.confidence")
-            if level is not None:
+            if level != DEFAULT_L1_LEVEL:
                 raise ValidationError("delta", "level= or the deprecated delta=, not both", repr(delta))
             level = 1.0 - _check_failure(delta)
             radius = weissman_radius(P.n_x, m, delta)
         else:
-            level = DEFAULT_L1_LEVEL if level is None else _check_level(level)
+            level = _check_level(level)
             radius = weissman_radius(P.n_x, m, 1.0 - level)
         return cls(P, radius, level=level)
 
