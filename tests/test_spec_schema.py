@@ -200,3 +200,13 @@ def test_docs_show_the_tables_generated_from_the_model() -> None:
         assert f"### `[{table}]`" in doc
     for key in ("kind", "eps", "level", "radius", "delta", "synthetic", "timeout", "mechanism"):
         assert re.search(rf"\| `{key}` \|", doc)
+
+
+def test_l1_delta_is_deprecated_for_level() -> None:
+    base = BASE.replace('"SensitiveLDP"', '"PML"')
+    old = Spec.parse(base + '[set]\nkind = "l1"\ndelta = 0.05\n', "spec.toml")
+    new = Spec.parse(base + '[set]\nkind = "l1"\nlevel = 0.95\n', "spec.toml")
+    P = new.distribution()
+    with pytest.warns(FutureWarning, match=r"\[set\]\.delta is deprecated: write level = 0\.95"):
+        radius = old.uncertainty(P).radius
+    assert new.uncertainty(P).radius == pytest.approx(radius, rel=1e-12)

@@ -17,6 +17,7 @@ import contextlib
 import difflib
 import math
 import tomllib
+import warnings
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -853,6 +854,12 @@ class Spec:
                 if table.radius is not None:
                     return po.L1Ball(P, table.radius)
                 if table.delta is not None:
+                    warnings.warn(
+                        f"[set].delta is deprecated: write level = {1.0 - table.delta!r} (the confidence 1 − delta, "
+                        "as for kind 'renyi')",
+                        FutureWarning,
+                        stacklevel=2,
+                    )
                     level = 1.0 - table.delta
                 else:
                     level = po.sets.l1.DEFAULT_L1_LEVEL if table.level is None else table.level
