@@ -1,4 +1,5 @@
-"""JSON-native forms of labels, distributions, uncertainty sets, statistics and privacy definitions.
+"""JSON-native forms of labels, distributions, uncertainty sets, statistics, privacy definitions,
+utilities and whole problems.
 
 :func:`privopt.save` writes a definition as ``{"type": name, "data": fields}``; the set it ranges over,
 its statistics and its distribution are nested with their own type tags where there is a choice.
@@ -16,6 +17,14 @@ Definitions are written by their *own* fields, not by their compiled cone:
 
 A subclass of one of these written outside privopt is refused: its own ``pairs_for`` is code, which a
 JSON document cannot hold.
+
+Utilities are written by the distribution they were built from (a JointDistribution by its fields, a
+vector as a list) and their parameters; a function of the user's (a custom ``μ`` and its transform, a
+concave builder, an f-divergence's ``f``) by its import path ``module:function``
+(:func:`~privopt.app.spec_definitions.function_path`), imported again when read. A
+:class:`~privopt.Problem` is its definition, utility and options (``vertex_limit`` and ``timeout``
+``null`` for no limit; column generation's ``progress``, which only says how to show a run, is not
+written).
 """
 
 from __future__ import annotations
