@@ -128,10 +128,14 @@ __all__ = [
 ]
 
 from privopt import designs
+from privopt.app.spec_writer import problem_to_spec
 from privopt.designs import compare
 from privopt.mechanisms import pml_accounting
+from privopt.problem.problem import register_spec_writer
 
 __all__ += ["compare", "designs", "pml_accounting"]
+
+register_spec_writer(problem_to_spec)
 
 mechanisms.DEPRECATED.update(
     {

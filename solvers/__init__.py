@@ -6,7 +6,7 @@ conic solutions, so a back end can be swapped without touching ``privopt`` (docs
 
 from .errors import BackendError, BackendTimeout
 from .lp import LPResult, solve_lp
-from .progress import Progress, progress_disabled
+from .progress import Progress, progress_disabled, progress_verbose
 from .vertex_enumeration import BACKENDS, polytope_vertices
 
 __all__ = [
@@ -17,5 +17,6 @@ __all__ = [
     "Progress",
     "polytope_vertices",
     "progress_disabled",
+    "progress_verbose",
     "solve_lp",
 ]

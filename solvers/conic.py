@@ -28,13 +28,14 @@ def solve(
     solvers: tuple[str, ...] = DEFAULT_SOLVERS,
     description: str = "conic program",
     deadline: float | None = None,
+    verbose: bool = False,
 ) -> str:
     """Solve ``problem`` in place with the first solver that reaches status ``optimal``.
 
     Returns the solver's name. ``optimal_inaccurate`` counts as a failure: the caller gets a result
     it can trust or a :class:`BackendError` listing what each solver said. ``deadline`` (a
     :func:`time.perf_counter` value) bounds each solver that has a time limit, and no solver starts after
-    it (:class:`BackendTimeout`).
+    it (:class:`BackendTimeout`). ``verbose`` shows each solver's own log (cvxpy's ``verbose=True``).
     """
     installed = set(cp.installed_solvers())
     failures = []
@@ -54,7 +55,7 @@ def solve(
         try:
             with warnings.catch_warnings():  # statuses are checked below; cvxpy's warnings are noise here
                 warnings.simplefilter("ignore")
-                problem.solve(solver=name, **options)
+                problem.solve(solver=name, verbose=verbose, **options)
         except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
             failures.append(f"{name}: {exc}")
             continue

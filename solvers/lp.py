@@ -72,8 +72,11 @@ def solve_lp(
     raise BackendError("LP not solved to optimality — " + "; ".join(failures))
 
 
-def solve_equality_lp(c: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray) -> LPResult:
-    """``max cᵀx s.t. a_eq x = b_eq, x >= 0`` straight through ``highspy``, without presolve.
+def solve_equality_lp(
+    c: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray, *, verbose: bool = False
+) -> LPResult:
+    """``max cᵀx s.t. a_eq x = b_eq, x >= 0`` straight through ``highspy``, without presolve
+    (``verbose``: with HiGHS's log on standard output).
 
     For small dense LPs (the vertex LP: ``|X|`` rows, thousands of columns) scipy's ``linprog`` and
     HiGHS's presolve cost more than the simplex itself (3×3 PolyOpt, 1,451 columns: 4.1 ms against
@@ -97,6 +100,7 @@ def solve_equality_lp(c: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray) -> LPRe
     model.a_matrix_.index_ = matrix.indices
     model.a_matrix_.value_ = matrix.data
     highs = new_highs()
+    highs.setOptionValue("output_flag", verbose)
     highs.setOptionValue("presolve", "off")
     highs.setOptionValue("simplex_strategy", 1)  # dual simplex: a basic solution
     highs.passModel(model)

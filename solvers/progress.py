@@ -9,6 +9,10 @@ caller reports, e.g. column generation's lower / upper / gap):
   redraws;
 - nothing at all inside :func:`progress_disabled` (``privopt --quiet``), when ``enabled=False`` is
   passed (``progress=False`` in privopt's options), or before the work has lasted :data:`QUIET_SECONDS`.
+
+Inside :func:`progress_verbose` (``Problem.solve(verbose=True)``) every task shows its progress from
+its start, whatever ``enabled`` says, and a non-terminal stream gets a line every
+:data:`REDRAW_SECONDS` (but :func:`progress_disabled` still wins).
 """
 
 from __future__ import annotations
@@ -30,6 +34,17 @@ LOG_SECONDS = 10.0
 QUIET_SECONDS = 2.0
 
 _ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("privopt_progress", default=True)
+_VERBOSE: contextvars.ContextVar[bool] = contextvars.ContextVar("privopt_progress_verbose", default=False)
+
+
+@contextlib.contextmanager
+def progress_verbose() -> Iterator[None]:
+    """Every progress display inside this block shows from the start (module docstring)."""
+    token = _VERBOSE.set(True)
+    try:
+        yield
+    finally:
+        _VERBOSE.reset(token)
 
 
 @contextlib.contextmanager
@@ -76,7 +91,8 @@ class Progress:
         stream: IO[str] | None = None,
     ) -> None:
         self.description, self.total, self.unit = description, total, unit
-        self.enabled = enabled and _ENABLED.get()
+        self.verbose = _VERBOSE.get()
+        self.enabled = (enabled or self.verbose) and _ENABLED.get()
         self.stream = stream if stream is not None else sys.stderr
         self.done = 0.0
         self.fields: dict[str, Any] = {}
@@ -100,7 +116,7 @@ class Progress:
         """Record progress: ``done`` (absolute) or ``advance`` (relative), and fields to show."""
         self.done = done if done is not None else self.done + advance
         self.fields.update(fields)
-        if not self.enabled or self.elapsed < QUIET_SECONDS:
+        if not self.enabled or self.elapsed < (0.0 if self.verbose else QUIET_SECONDS):
             return
         if self._terminal:
             if self._bar is None:
@@ -115,7 +131,7 @@ class Progress:
             self._bar.update(self.done - self._bar.n)
             if self.fields:
                 self._bar.set_postfix_str(_fields(self.fields), refresh=False)
-        elif time.perf_counter() - self._last_line >= LOG_SECONDS:
+        elif time.perf_counter() - self._last_line >= (REDRAW_SECONDS if self.verbose else LOG_SECONDS):
             self._line()
 
     def _line(self) -> None:

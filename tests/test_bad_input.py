@@ -109,8 +109,10 @@ def test_other_arguments():
         po.FiniteSet([])
     with pytest.raises(po.ShapeError, match=r"distributions\[1\]: expected shape \(2, 2\)"):
         po.FiniteSet([np.full((2, 2), 0.25), np.full((1, 4), 0.25)])
-    with pytest.raises(po.ValidationError, match=r"mechanism: expected a privopt.Mechanism"):
-        po.audit(np.eye(2), po.LDP(1.0))
+    with pytest.raises(
+        po.ValidationError, match=r"mechanism: expected a privopt.Mechanism, a row-stochastic"
+    ):
+        po.audit("W.csv", po.LDP(1.0))
     with pytest.raises(po.ValidationError, match=r"definition: expected a privacy definition"):
         po.audit(po.mechanisms.grr(2, 1.0), "LDP")
     with pytest.raises(po.ValidationError, match=r"s_labels: expected distinct labels"):
@@ -138,7 +140,7 @@ P = po.JointDistribution([[0.07, 0.10], [0.26, 0.57]], n=100)
             lambda: po.RenyiBall.confidence(P, level=None),
             r"level: expected a confidence level in \(0, 1\).*got NoneType None",
         ),
-        (lambda: po.L1Ball.confidence(P, delta="x"), r"delta: expected a failure probability in \(0, 1\)"),
+        (lambda: po.L1Ball.confidence(P, level="x"), r"level: expected a confidence level in \(0, 1\)"),
         (lambda: po.FiniteSet(5), r"distributions: expected a collection of distributions.*got int"),
         (
             lambda: po.SubConvexUtility(lambda w: w.sum(axis=0), input_size=-3),

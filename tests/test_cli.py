@@ -93,7 +93,7 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path):
     result = CliRunner().invoke(app, ["design", str(unknown)])
     assert result.exit_code == 2
     assert (
-        "[definition].kind: expected 'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP', 'PML', 'ratio'"
+        "[definition].kind: expected 'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP', 'PML', 'SRLIP', 'ratio'"
         in result.output
     )
     assert "got str 'DP'" in result.output
@@ -349,7 +349,10 @@ def test_audit_refuses_contradictory_options(spec: Path, tmp_path: Path):
     csv = str(tmp_path / "mechanism.csv")
     result = CliRunner().invoke(app, ["audit", csv, "--spec", str(spec), "--definition", "ldp"])
     assert result.exit_code == 2
-    assert "--definition: expected either --spec or --definition" in _one_error_line(result)
+    assert (
+        "--definition: expected one of --spec, --solution or --definition, got --spec and --definition"
+        in (_one_error_line(result))
+    )
     result = CliRunner().invoke(app, ["audit", csv, "--definition", "lip", "--eps", "1"])
     assert "--definition: expected 'ldp'" in _one_error_line(result)
     result = CliRunner().invoke(app, ["audit", csv, "--definition", "ldp", "--eps", "nan"])

@@ -59,6 +59,7 @@ def test_compare_table_example4(example1):
         "audit_seconds",
         "status",
         "note",
+        "error",
     ]
     rows = table.set_index("mechanism")
     assert rows.loc["GRR", "utility"] == pytest.approx(0.0419, abs=1e-4)

@@ -51,7 +51,7 @@ def _cases() -> dict[str, tuple[po.PrivacyDefinition, object]]:
             po.MutualInformation(P, on="u"),
         ),
         "LIP": (po.LIP(1.0, P), mi),
-        "PML-l1": (po.PML(1.0, po.L1Ball(P, 0.05, delta=1e-6)), mi),
+        "PML-l1": (po.PML(1.0, po.L1Ball(P, 0.05, level=0.95)), mi),
         "PML-polytope": (po.PML(1.0, po.Polytope([P.p_x, UNIFORM.p_x], shape=(2, 3))), mi),
         "SRLIP": (
             po.SRLIP(0.2, SRLIP_TABLE, [2, 2]),

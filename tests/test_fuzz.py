@@ -134,7 +134,7 @@ CASES = [
     ),
     Case("L1Ball.radius", lambda v: po.L1Ball(P, v), "radius", BAD_NON_NEGATIVE),
     Case(
-        "L1Ball.confidence.delta", lambda v: po.L1Ball.confidence(P, delta=v), "delta", BAD_PROBABILITY_LEVEL
+        "L1Ball.confidence.level", lambda v: po.L1Ball.confidence(P, level=v), "level", BAD_PROBABILITY_LEVEL
     ),
     Case(
         "FiniteSet",

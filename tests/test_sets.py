@@ -183,8 +183,34 @@ def test_weissman_radius():
     m, n, delta = 10_000, 4, 1e-6
     expected = np.sqrt(2 / m * (np.log(2**n - 2) - np.log(delta)))
     assert po.sets.weissman_radius(n, m, delta) == pytest.approx(expected)
-    G = po.L1Ball.confidence(po.JointDistribution([0.4, 0.2, 0.2, 0.2], n=m), delta=delta)
-    assert G.radius == pytest.approx(expected)
+    G = po.L1Ball.confidence(po.JointDistribution([0.4, 0.2, 0.2, 0.2], n=m), level=1 - delta)
+    assert G.radius == pytest.approx(expected, rel=1e-12)
+    assert G.level == pytest.approx(1 - delta, abs=1e-15)
+    assert po.L1Ball.confidence(po.JointDistribution([0.4, 0.2, 0.2, 0.2], n=m)).radius == G.radius
+
+
+def test_l1_confidence_level_is_renyi_convention_and_delta_is_deprecated():
+    # One convention for confidence sets: level = 1 − δ; the old failure probability still works,
+    # with a DeprecationWarning, and gives exactly the old radius.
+    P = po.JointDistribution([0.4, 0.2, 0.2, 0.2], n=500)
+    with pytest.warns(DeprecationWarning, match="level=1 - delta"):
+        old = po.L1Ball.confidence(P, None, 0.05)  # the old positional spelling
+    assert old.radius == po.sets.weissman_radius(4, 500, 0.05)
+    new = po.L1Ball.confidence(P, level=0.95)
+    assert new.radius == pytest.approx(old.radius, rel=1e-13)
+    assert new.level == 0.95
+    with pytest.warns(DeprecationWarning, match="level=1 - delta"):
+        assert po.L1Ball(P, 0.1, delta=0.05).level == pytest.approx(0.95)
+    with pytest.warns(DeprecationWarning, match="L1Ball.level"):
+        assert new.delta == pytest.approx(0.05)
+    with (
+        pytest.raises(po.ValidationError, match="level"),
+        pytest.warns(DeprecationWarning, match="deprecated"),
+    ):
+        po.L1Ball.confidence(P, delta=0.05, level=0.95)
+    with pytest.raises(po.ValidationError, match="level: expected a confidence level"):
+        po.L1Ball.confidence(P, level=1.5)
+    assert po.RenyiBall.confidence(P, level=0.95).level == new.level  # the same keyword and meaning
 
 
 def test_l1_min_linear_equals_lp(rng):

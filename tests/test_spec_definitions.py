@@ -273,7 +273,7 @@ METRIC = DATA + '[definition]\nkind = "metric"\neps = 1\n'
         (
             RATIO + 'pairs = [{ left = { s = "F", x = ["F", "w"] }, right = "marginal" }]\n',
             r"\[definition\]\.pairs\[0\]\.left\[0\]: expected a statistic: exactly one of the keys s, x, event, "
-            r"joint, weights, marginal, got the keys s, x",
+            r"joint, weights, marginal, sum \(and a coefficient\), got the keys s, x",
         ),
         (
             RATIO + 'pairs = [{ left = { s = "X" }, right = "marginal" }]\n',
@@ -281,8 +281,8 @@ METRIC = DATA + '[definition]\nkind = "metric"\neps = 1\n'
         ),
         (
             RATIO + 'pairs = [{ left = { sss = "F" }, right = "marginal" }]\n',
-            r"\[definition\]\.pairs\[0\]\.left\[0\]\.sss: expected a key among event, joint, marginal, s, "
-            r"weights, x, got an unknown key \(did you mean `s`\?\)",
+            r"\[definition\]\.pairs\[0\]\.left\[0\]\.sss: expected a key among coefficient, event, joint, "
+            r"marginal, s, sum, weights, x, got an unknown key \(did you mean `s`\?\)",
         ),
         (
             RATIO + 'pairs = [{ left = "margnal", right = "marginal" }]\n',

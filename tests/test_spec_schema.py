@@ -108,8 +108,8 @@ def build(text: str) -> po.Problem:
             r"\[data\]\.split: expected a key that applies to kind 'probabilities'",
         ),
         (
-            BASE + '[set]\nkind = "l1"\nlevel = 0.9\n',
-            r"\[set\]\.level: expected a key that applies to kind 'l1'",
+            BASE + '[set]\nkind = "l1"\norder = 2.0\n',
+            r"\[set\]\.order: expected a key that applies to kind 'l1'",
         ),
         (
             BASE + '[set]\nkind = "renyi"\nradius = 0.1\nlevel = 0.9\n',
@@ -117,8 +117,8 @@ def build(text: str) -> po.Problem:
         ),
         (BASE + "[utility]\nalpha = 3.0\n", r"\[utility\]\.alpha: expected a key that applies to kind 'mi'"),
         (
-            BASE.replace('"SensitiveLDP"', '"LDP"').replace("eps = 0.7", 'eps = 0.7\non = "u"'),
-            r"\[definition\]\.on: expected a key that applies to kind 'ldp'",
+            BASE.replace('"SensitiveLDP"', '"LDP"').replace("eps = 0.7", "eps = 0.7\ndirected = true"),
+            r"\[definition\]\.directed: expected a key that applies to kind 'ldp'",
         ),
         ("", r"spec: expected valid TOML|\[data\]"),
         ("[data\n", r"spec: expected valid TOML"),
@@ -200,3 +200,13 @@ def test_docs_show_the_tables_generated_from_the_model() -> None:
         assert f"### `[{table}]`" in doc
     for key in ("kind", "eps", "level", "radius", "delta", "synthetic", "timeout", "mechanism"):
         assert re.search(rf"\| `{key}` \|", doc)
+
+
+def test_l1_delta_is_deprecated_for_level() -> None:
+    base = BASE.replace('"SensitiveLDP"', '"PML"')
+    old = Spec.parse(base + '[set]\nkind = "l1"\ndelta = 0.05\n', "spec.toml")
+    new = Spec.parse(base + '[set]\nkind = "l1"\nlevel = 0.95\n', "spec.toml")
+    P = new.distribution()
+    with pytest.warns(FutureWarning, match=r"\[set\]\.delta is deprecated: write level = 0\.95"):
+        radius = old.uncertainty(P).radius
+    assert new.uncertainty(P).radius == pytest.approx(radius, rel=1e-12)

@@ -220,15 +220,26 @@ def _table(title: str, rows: list[dict[str, Any]]) -> Table:
 
 
 def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
     if isinstance(value, float):
         return f"{value:.4f}"
     if isinstance(value, list) and len(value) == 2 and all(isinstance(v, float) for v in value):
+        if any(math.isnan(v) for v in value):
+            return "-"
         low, high = value  # an audited ε: one number when exact, else the interval
         return f"{high:.4f}" if abs(high - low) <= 1e-12 else f"[{low:.4f}, {high:.4f}]"
     return str(value)
 
 
-def _nmi(P: po.JointDistribution, mechanism: po.Mechanism, on: InputAlphabet) -> float:
+def _nmi(P: po.JointDistribution, utility: Any, mechanism: po.Mechanism, on: InputAlphabet) -> float:
+    """``I(X;Y)/H(X)`` under the utility's input distribution when it has one (mutual information),
+    else under the data's."""
+    if isinstance(utility, po.MutualInformation | po.SibsonMutualInformation):
+        information = po.MutualInformation(utility.distribution, on=utility.on)
+        return information.value(mechanism) / po.entropy(information.p)
+    if P.input_size(on) != mechanism.n_inputs:
+        return math.nan
     return po.MutualInformation(P, on=on).value(mechanism) / po.entropy(P.marginal(on))
 
 
@@ -255,15 +266,15 @@ def design(
     parsed = Spec.load(spec)
     start = time.perf_counter()
     P, problem = parsed.problem(progress=not quiet)
-    solution = problem.solve(route=parsed.route)
+    solution = problem.solve(route=parsed.route, solver=parsed.solver)
     seconds = time.perf_counter() - start
-    on = parsed.model.definition.on
+    on = parsed.on
     report = solution.certificate.audit
     row = {
         "mechanism": OPTIMAL,
         "outputs": solution.mechanism.n_outputs,
         "utility": solution.value,
-        "nmi": _nmi(P, solution.mechanism, on),
+        "nmi": _nmi(P, problem.utility, solution.mechanism, on),
         "audited_eps": [report.lower, report.upper],
         "satisfied": report.satisfied,
         "route": solution.route,
@@ -339,12 +350,36 @@ def _read_mechanism(path: Path) -> po.Mechanism:
     return po.Mechanism(numbers.to_numpy(dtype=float), tuple(frame.index), tuple(frame.columns))
 
 
+def _solution_definition(path: Path) -> po.PrivacyDefinition:
+    """The definition of the problem a solution JSON carries."""
+    loaded = po.load(path)
+    if not isinstance(loaded, po.Solution):
+        raise ValidationError(
+            "--solution", "a solution JSON (written by privopt design or po.save)", type(loaded).__name__
+        )
+    if loaded.problem is None:
+        raise ValidationError(
+            "--solution",
+            "a solution that carries its problem (written by privopt design or po.save of a solved problem)",
+            f"{str(path)!r}, which has none (written by an older privopt, or its problem held a Python function "
+            "without an import path): use --spec",
+        )
+    definition: po.PrivacyDefinition = loaded.problem.definition
+    return definition
+
+
 @app.command()
 @_guarded
 def audit(
     mechanism: Path = typer.Argument(..., help="The mechanism: a CSV (rows: inputs) or a privopt JSON file."),
     spec: Path | None = typer.Option(
         None, "--spec", help="A spec whose data, definition and set the mechanism is audited against."
+    ),
+    solution: Path | None = typer.Option(
+        None,
+        "--solution",
+        help="A solution JSON (privopt design, po.save): the mechanism is audited against the definition "
+        "of the problem it carries.",
     ),
     definition: str | None = typer.Option(
         None, "--definition", help="'ldp' (then --eps is required); other definitions need --spec."
@@ -358,9 +393,18 @@ def audit(
     W = _read_mechanism(mechanism)
     if eps is not None:
         check_eps(eps, "--eps")
-    if spec is not None:
-        if definition is not None:
-            raise ValidationError("--definition", "either --spec or --definition, not both", repr(definition))
+    given = [
+        name
+        for name, value in (("--spec", spec), ("--solution", solution), ("--definition", definition))
+        if value is not None
+    ]
+    if len(given) > 1:
+        raise ValidationError(given[1], "one of --spec, --solution or --definition", " and ".join(given))
+    if solution is not None:
+        target = _solution_definition(solution)
+        if eps is not None:
+            target = target.with_eps(eps)
+    elif spec is not None:
         parsed = Spec.load(spec)
         if eps is not None:
             parsed = parsed.with_eps(eps)
@@ -372,7 +416,9 @@ def audit(
             raise ValidationError("--eps", "the privacy parameter for --definition ldp", "nothing")
         target = po.LDP(eps)
     else:
-        raise ValidationError("--spec", "a spec, or --definition ldp with --eps", "neither")
+        raise ValidationError(
+            "--spec", "a spec, a solution (--solution), or --definition ldp with --eps", "none of them"
+        )
     report = po.audit(W, target)
     row = {
         "definition": str(target),
@@ -562,18 +608,23 @@ def _comparison_rows(parsed: Spec, problem: po.Problem, *, optimum: bool) -> lis
     if names is None:
         names = [*available(problem), OPTIMAL]
     builders, wanted = resolve(names, problem)
-    options = {k: v for k, v in vars(problem).items() if k in ("vertex_limit", "timeout", "backend")}
-    options.update(envelope=problem.options.envelope, self_pairs=problem.options.self_pairs)
+    options = {
+        "vertex_limit": problem.vertex_limit,
+        "timeout": problem.timeout,
+        "backend": problem.backend,
+        "envelope": problem.options.envelope,
+        "self_pairs": problem.options.self_pairs,
+    }
     frame = po.compare(problem.definition, problem.utility, builders, optimum=optimum and wanted, **options)
     return [
         {
             "mechanism": r["mechanism"],
-            "outputs": r["outputs"],
+            "outputs": None if pd.isna(r["outputs"]) else int(r["outputs"]),
             "utility": r["utility"],
             "nmi": r["nmi"],
             "audited_eps": [r["eps_lower"], r["eps_upper"]],
             "satisfied": r["satisfied"],
-            "route": r["note"] or "explicit",
+            "route": r["error"] or r["note"] or "explicit",
             "status": r["status"] or "",
             "seconds": r["seconds"] + r["audit_seconds"]
             if not math.isnan(r["seconds"])

@@ -1,4 +1,5 @@
-"""JSON-native forms of labels, distributions, uncertainty sets, statistics and privacy definitions.
+"""JSON-native forms of labels, distributions, uncertainty sets, statistics, privacy definitions,
+utilities and whole problems.
 
 :func:`privopt.save` writes a definition as ``{"type": name, "data": fields}``; the set it ranges over,
 its statistics and its distribution are nested with their own type tags where there is a choice.
@@ -16,6 +17,14 @@ Definitions are written by their *own* fields, not by their compiled cone:
 
 A subclass of one of these written outside privopt is refused: its own ``pairs_for`` is code, which a
 JSON document cannot hold.
+
+Utilities are written by the distribution they were built from (a JointDistribution by its fields, a
+vector as a list) and their parameters; a function of the user's (a custom ``μ`` and its transform, a
+concave builder, an f-divergence's ``f``) by its import path ``module:function``
+(:func:`~privopt.app.spec_definitions.function_path`), imported again when read. A
+:class:`~privopt.Problem` is its definition, utility and options (``vertex_limit`` and ``timeout``
+``null`` for no limit; column generation's ``progress``, which only says how to show a run, is not
+written).
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from privopt.app.spec_definitions import function_path, load_function
 from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.distribution import JointDistribution
 from privopt.data.statistics import Statistic
@@ -42,6 +52,8 @@ from privopt.definitions import (
     SRLIPComponent,
 )
 from privopt.errors import ValidationError
+from privopt.problem import Problem
+from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.sets import (
     ConditionalBounds,
     FiniteSet,
@@ -51,6 +63,16 @@ from privopt.sets import (
     RenyiBall,
     Simplex,
     UncertaintySet,
+)
+from privopt.utilities import (
+    ConcaveUtility,
+    ExpectedDistortion,
+    ExpectedGain,
+    FDivergence,
+    MutualInformation,
+    NormalizedMutualInformation,
+    SibsonMutualInformation,
+    SubConvexUtility,
 )
 
 _TUPLE = "__tuple__"
@@ -142,8 +164,8 @@ _SET_FORMS: dict[type[UncertaintySet], tuple[Callable[[Any], dict[str, Any]], Ca
         lambda d: RenyiBall(distribution_back(d["center"]), d["radius"], d["order"], level=d["level"]),
     ),
     L1Ball: (
-        lambda F: {"center": distribution(F.center), "radius": F.radius, "delta": F.delta},
-        lambda d: L1Ball(distribution_back(d["center"]), d["radius"], delta=d["delta"]),
+        lambda F: {"center": distribution(F.center), "radius": F.radius, "level": F.level},
+        lambda d: L1Ball(distribution_back(d["center"]), d["radius"], level=_l1_level(d)),
     ),
     Polytope: (
         lambda F: {"vertices": F.vertex_array.tolist(), "shape": list(F.shape)},
@@ -158,6 +180,14 @@ _SET_FORMS: dict[type[UncertaintySet], tuple[Callable[[Any], dict[str, Any]], Ca
         lambda d: ConditionalBounds(d["lower"], d["upper"], _optional_distribution_back(d["reference"])),
     ),
 }
+
+
+def _l1_level(data: dict[str, Any]) -> float | None:
+    """An ℓ1 ball's confidence (files written before privopt 0.2 hold its failure probability)."""
+    if "level" in data:
+        level: float | None = data["level"]
+        return level
+    return None if data["delta"] is None else 1.0 - float(data["delta"])
 
 
 def uncertainty_set(F: UncertaintySet) -> dict[str, Any]:
@@ -364,22 +394,215 @@ def _reader(
     raise ValidationError("type", f"{what} among {known}", repr(name))
 
 
+# ---------------------------------------------------------------------- utilities
+def _input_distribution(P: JointDistribution | np.ndarray) -> dict[str, Any]:
+    """A utility's distribution: a JointDistribution by its fields, a vector as a list."""
+    if isinstance(P, JointDistribution):
+        return {"type": "JointDistribution", "data": distribution(P)}
+    return {"type": "vector", "data": np.asarray(P).tolist()}
+
+
+def _input_distribution_back(data: dict[str, Any]) -> JointDistribution | np.ndarray:
+    if data["type"] == "JointDistribution":
+        return distribution_back(data["data"])
+    if data["type"] == "vector":
+        return np.array(data["data"], dtype=np.float64)
+    raise ValidationError("type", "'JointDistribution' or 'vector'", repr(data["type"]))
+
+
+def _function(function: Callable[..., Any] | None, where: str) -> str | None:
+    return None if function is None else function_path(function, where)
+
+
+def _function_back(text: str | None, where: str) -> Any:
+    return None if text is None else load_function(text, where)
+
+
+def _information(u: MutualInformation) -> dict[str, Any]:
+    return {"distribution": _input_distribution(u.distribution), "on": u.on}
+
+
+def _sibson(u: SibsonMutualInformation) -> dict[str, Any]:
+    return {"distribution": _input_distribution(u.distribution), "alpha": u.alpha, "on": u.on}
+
+
+def _f_divergence(u: FDivergence) -> dict[str, Any]:
+    return {
+        "f": u.kind if u.kind is not None else {"function": _function(u.f, "utility.f")},
+        "P0": _input_distribution(u.distributions[0]),
+        "P1": _input_distribution(u.distributions[1]),
+        "slope_at_infinity": u.slope_at_infinity,
+    }
+
+
+def _f_divergence_back(data: dict[str, Any]) -> FDivergence:
+    f = data["f"]
+    return FDivergence(
+        f if isinstance(f, str) else _function_back(f["function"], "utility.f"),
+        _input_distribution_back(data["P0"]),
+        _input_distribution_back(data["P1"]),
+        slope_at_infinity=data["slope_at_infinity"],
+    )
+
+
+def _sub_convex(u: SubConvexUtility) -> dict[str, Any]:
+    return {
+        "mu": _function(u.mu_function, "utility.mu"),
+        "input_size": u.input_size,
+        "name": u.name,
+        "transform": _function(u.transform, "utility.transform"),
+        "input_labels": None if u.input_labels is None else _labels(u.input_labels),
+    }
+
+
+def _sub_convex_back(data: dict[str, Any]) -> SubConvexUtility:
+    utility = SubConvexUtility(
+        _function_back(data["mu"], "utility.mu"),
+        input_size=data["input_size"],
+        name=data["name"],
+        transform=_function_back(data["transform"], "utility.transform"),
+    )
+    if data["input_labels"] is not None:
+        utility.input_labels = _labels_back(data["input_labels"])
+    return utility
+
+
+def _concave(u: ConcaveUtility) -> dict[str, Any]:
+    return {
+        "builder": _function(u.builder, "utility.builder"),
+        "n_outputs": u.n_outputs,
+        "input_size": u.input_size,
+        "name": u.name,
+    }
+
+
+_UTILITY_FORMS: dict[type, tuple[Callable[[Any], dict[str, Any]], Callable[..., Any]]] = {
+    MutualInformation: (
+        _information,
+        lambda d: MutualInformation(_input_distribution_back(d["distribution"]), on=d["on"]),
+    ),
+    NormalizedMutualInformation: (
+        _information,
+        lambda d: NormalizedMutualInformation(_input_distribution_back(d["distribution"]), on=d["on"]),
+    ),
+    SibsonMutualInformation: (
+        _sibson,
+        lambda d: SibsonMutualInformation(
+            _input_distribution_back(d["distribution"]), d["alpha"], on=d["on"]
+        ),
+    ),
+    FDivergence: (_f_divergence, _f_divergence_back),
+    SubConvexUtility: (_sub_convex, _sub_convex_back),
+    ExpectedGain: (
+        lambda u: {
+            "distribution": _input_distribution(u.distribution),
+            "gain": u.gain.tolist(),
+            "on": u.on,
+        },
+        lambda d: ExpectedGain(_input_distribution_back(d["distribution"]), d["gain"], on=d["on"]),
+    ),
+    ExpectedDistortion: (
+        lambda u: {
+            "distribution": _input_distribution(u.distribution),
+            "loss": u.loss if isinstance(u.loss, str) else u.loss.tolist(),
+            "on": u.on,
+        },
+        lambda d: ExpectedDistortion(_input_distribution_back(d["distribution"]), d["loss"], on=d["on"]),
+    ),
+    ConcaveUtility: (
+        _concave,
+        lambda d: ConcaveUtility(
+            _function_back(d["builder"], "utility.builder"),
+            n_outputs=d["n_outputs"],
+            input_size=d["input_size"],
+            name=d["name"],
+        ),
+    ),
+}
+
+
+def utility(u: SubConvexUtility | ConcaveUtility) -> dict[str, Any]:
+    """``{"type": ..., "data": ...}`` for one of privopt's utilities (a user function by its import
+    path ``module:function``)."""
+    writer, _ = _form(_UTILITY_FORMS, u, "a utility")
+    return {"type": type(u).__name__, "data": writer(u)}
+
+
+def utility_back(data: dict[str, Any]) -> SubConvexUtility | ConcaveUtility:
+    _, reader = _reader(_UTILITY_FORMS, data["type"], "a utility")
+    result: SubConvexUtility | ConcaveUtility = reader(data["data"])
+    return result
+
+
+def definition(d: PrivacyDefinition) -> dict[str, Any]:
+    """``{"type": ..., "data": ...}`` for one of privopt's definitions."""
+    writer, _ = _form(_DEFINITION_FORMS, d, "a privacy definition")
+    return {"type": type(d).__name__, "data": writer(d)}
+
+
+def definition_back(data: dict[str, Any]) -> PrivacyDefinition:
+    _, reader = _reader(_DEFINITION_FORMS, data["type"], "a privacy definition")
+    result: PrivacyDefinition = reader(data["data"])
+    return result
+
+
+# ---------------------------------------------------------------------- problems
+#: Column-generation options that say how to show a run, not what to solve (not written out).
+_DISPLAY_OPTIONS = frozenset({"progress"})
+
+
+def problem(p: Problem) -> dict[str, Any]:
+    """A :class:`~privopt.Problem` by its definition, utility and options (``vertex_limit`` and
+    ``timeout``: ``null`` for no limit)."""
+    colgen = p.colgen
+    return {
+        "definition": definition(p.definition),
+        "utility": utility(p.utility),
+        "options": {
+            "envelope": p.options.envelope,
+            "self_pairs": p.options.self_pairs,
+            "vertex_limit": None if math.isinf(p.vertex_limit) else p.vertex_limit,
+            "timeout": p.timeout,
+            "backend": p.backend,
+            "colgen": {
+                name: getattr(colgen, name)
+                for name in ColumnGenerationOptions.__dataclass_fields__
+                if name not in _DISPLAY_OPTIONS
+            },
+        },
+    }
+
+
+def problem_back(data: dict[str, Any]) -> Problem:
+    options = dict(data["options"])
+    if options["vertex_limit"] is None:
+        options["vertex_limit"] = math.inf
+    return Problem(definition_back(data["definition"]), utility_back(data["utility"]), **options)
+
+
 #: Every type with a JSON form here, by name: writer and reader of its ``data``.
 FORMS: dict[str, tuple[Callable[[Any], dict[str, Any]], Callable[[dict[str, Any]], Any]]] = {
     **{cls.__name__: form for cls, form in _DEFINITION_FORMS.items()},
     **{cls.__name__: form for cls, form in _SET_FORMS.items()},
+    **{cls.__name__: form for cls, form in _UTILITY_FORMS.items()},
     "JointDistribution": (distribution, distribution_back),
+    "Problem": (problem, problem_back),
 }
 
 
 def form_of(obj: Any) -> tuple[str, Callable[[Any], dict[str, Any]]] | None:
-    """The type tag and writer for a definition, set or distribution (``None`` for other objects)."""
+    """The type tag and writer for a definition, set, utility, distribution or problem (``None`` for
+    other objects)."""
     if isinstance(obj, PrivacyDefinition):
         writer, _ = _form(_DEFINITION_FORMS, obj, "a privacy definition")
     elif isinstance(obj, UncertaintySet):
         writer, _ = _form(_SET_FORMS, obj, "an uncertainty set")
+    elif isinstance(obj, (SubConvexUtility, ConcaveUtility)):
+        writer, _ = _form(_UTILITY_FORMS, obj, "a utility")
     elif type(obj) is JointDistribution:
         writer = distribution
+    elif type(obj) is Problem:
+        writer = problem
     else:
         return None
     return type(obj).__name__, writer

@@ -37,6 +37,26 @@ PALETTE = {
 }
 
 
+#: Axis labels of the columns privopt's tables use; any other column is labelled by its name.
+AXIS_LABELS = {
+    "eps": "ε",
+    "eps_star": "realized ε*",
+    "eps_lower": "audited ε (lower)",
+    "eps_upper": "audited ε (upper)",
+    "nmi": "NMI = I(X;Y)/H(X)",
+    "mi": "I(X;Y) (nats)",
+    "utility": "utility",
+    "seconds": "seconds",
+    "audit_seconds": "audit seconds",
+    "beta": "β",
+}
+
+
+def axis_label(column: str, given: str | None = None) -> str:
+    """``given`` when there is one, else the label of ``column`` (:data:`AXIS_LABELS`, or its name)."""
+    return given if given is not None else AXIS_LABELS.get(column, column)
+
+
 def _check_columns(value: object, columns: Sequence[str | None]) -> pd.DataFrame:
     if not isinstance(value, pd.DataFrame):
         raise ValidationError("table", "a pandas DataFrame (e.g. Sweep(...).run())", type(value).__name__)
@@ -134,11 +154,16 @@ def utility_curves(
     band: tuple[float, float] | None = (0.25, 0.75),
     logx: bool = False,
     title: str | None = None,
-    xlabel: str = "ε",
-    ylabel: str = "NMI = I(X;Y)/H(X)",
+    xlabel: str | None = None,
+    ylabel: str | None = None,
 ) -> Figure:
-    """Mean of ``y`` against ``x``, one line per ``hue`` value and a shaded ``band`` of quantiles."""
-    return _banded_figure(table, x, y, hue, facet, band, "mean", logx, False, (title, xlabel, ylabel))
+    """Mean of ``y`` against ``x``, one line per ``hue`` value and a shaded ``band`` of quantiles.
+
+    The axes are labelled from the columns they plot (:func:`axis_label`) unless ``xlabel`` or
+    ``ylabel`` is given.
+    """
+    labels = (title, axis_label(x, xlabel), axis_label(y, ylabel))
+    return _banded_figure(table, x, y, hue, facet, band, "mean", logx, False, labels)
 
 
 def quantile_curves(
@@ -153,10 +178,11 @@ def quantile_curves(
     logx: bool = False,
     logy: bool = False,
     title: str | None = None,
-    xlabel: str = "design ε",
-    ylabel: str = "realized ε*",
+    xlabel: str | None = None,
+    ylabel: str | None = None,
 ) -> Figure:
-    """Quantiles of ``y`` against ``x`` per ``hue`` (dashed for the outer quantiles), with ``y = x``."""
+    """Quantiles of ``y`` against ``x`` per ``hue`` (dashed for the outer quantiles), with ``y = x``;
+    axes labelled from their columns unless ``xlabel`` or ``ylabel`` is given."""
     table = _check_columns(table, [x, y, hue, facet])
     if not quantiles or not all(0.0 <= q <= 1.0 for q in quantiles):
         raise ValidationError("quantiles", "a non-empty sequence of numbers in [0, 1]", repr(quantiles))
@@ -181,7 +207,7 @@ def quantile_curves(
         if logy:
             ax.set_yscale("log")
         ax.set_title(panel_title, fontsize="medium")
-    return _finish(figure, title, xlabel, ylabel, True)
+    return _finish(figure, title, axis_label(x, xlabel), axis_label(y, ylabel), True)
 
 
 def time_vs_size(
@@ -193,11 +219,13 @@ def time_vs_size(
     facet: str | None = None,
     band: tuple[float, float] | None = (0.25, 0.75),
     title: str | None = None,
-    xlabel: str = "size",
-    ylabel: str = "seconds",
+    xlabel: str | None = None,
+    ylabel: str | None = None,
 ) -> Figure:
-    """Median of ``y`` (a time) against ``x`` on log–log axes, with a quantile band."""
-    return _banded_figure(table, x, y, hue, facet, band, "median", True, True, (title, xlabel, ylabel))
+    """Median of ``y`` (a time) against ``x`` on log–log axes, with a quantile band; axes labelled
+    from their columns unless ``xlabel`` or ``ylabel`` is given."""
+    labels = (title, axis_label(x, xlabel), axis_label(y, ylabel))
+    return _banded_figure(table, x, y, hue, facet, band, "median", True, True, labels)
 
 
 def _banded_figure(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -20,7 +21,7 @@ import numpy as np
 
 from privopt._version import __version__
 from privopt.app.files import read_text, write_text
-from privopt.app.json_forms import FORMS, decode_label, encode_label, form_of
+from privopt.app.json_forms import FORMS, decode_label, encode_label, form_of, problem, problem_back
 from privopt.audit import AuditReport, Witness
 from privopt.certificates import Bound, CertificateCheck, SliceBound, bound_from_dict
 from privopt.compiler.cone import RatioBlock, RatioGroup, RowCone
@@ -180,7 +181,24 @@ def _solution(solution: Solution) -> dict[str, Any]:
         "reason": solution.reason,
         "stats": _stats(solution.stats),
         "certificate": _certificate(solution.certificate),
+        "problem": _solved_problem(solution),
     }
+
+
+def _solved_problem(solution: Solution) -> dict[str, Any] | None:
+    """The problem a solution solves, as data (``null`` when it has none, or when it holds a Python
+    function that cannot be written out: then a warning says why)."""
+    if solution.problem is None:
+        return None
+    try:
+        return problem(solution.problem)
+    except ValidationError as exc:
+        warnings.warn(
+            f"the solution is written without its problem, which cannot be written out: {exc}",
+            UserWarning,
+            stacklevel=4,
+        )
+        return None
 
 
 def _solution_back(data: dict[str, Any]) -> Solution:
@@ -194,6 +212,7 @@ def _solution_back(data: dict[str, Any]) -> Solution:
         data["reason"],
         _stats_back(data["stats"]),
         _certificate_back(data["certificate"]),
+        None if data.get("problem") is None else problem_back(data["problem"]),
     )
 
 
@@ -297,16 +316,19 @@ def _document(name: str, data: dict[str, Any]) -> str:
 
 
 def to_json(obj: Any) -> str:
-    """A JSON text for a Solution, Mechanism, AuditReport, Certificate, RowCone, CompiledProblem, a
-    privacy definition (the built-ins, RatioConstraints, Pufferfish, MetricLDP), an uncertainty set or
-    a JointDistribution."""
+    """A JSON text for a Solution (with the problem it solves), Mechanism, AuditReport, Certificate,
+    RowCone, CompiledProblem, a Problem, a privacy definition (the built-ins, RatioConstraints,
+    Pufferfish, MetricLDP), an uncertainty set, a utility or a JointDistribution."""
     form = form_of(obj)
     if form is not None:
         return _document(form[0], form[1](obj))
     for cls, (name, writer) in _WRITERS.items():
         if isinstance(obj, cls):
             return _document(name, writer(obj))
-    kinds = [*(n for n, _ in _WRITERS.values()), "a privacy definition, uncertainty set or JointDistribution"]
+    kinds = [
+        *(n for n, _ in _WRITERS.values()),
+        "Problem, a privacy definition, uncertainty set, utility or JointDistribution",
+    ]
     raise ValidationError("obj", f"one of {', '.join(kinds)}", type(obj).__name__)
 
 

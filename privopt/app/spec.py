@@ -17,6 +17,7 @@ import contextlib
 import difflib
 import math
 import tomllib
+import warnings
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +31,16 @@ from pydantic_core import PydanticCustomError
 
 import privopt as po
 from privopt.app.files import read_csv, read_text
-from privopt.app.spec_definitions import STATISTIC_KEYS, SpecLabels, call_factory, load_factory
+from privopt.app.spec_definitions import (
+    FUNCTION_FORM,
+    STATISTIC_KEYS,
+    SpecLabels,
+    call_factory,
+    load_factory,
+)
+from privopt.data.distribution import InputAlphabet
 from privopt.data.statistics import Statistic
+from privopt.definitions import SRLIPComponent
 from privopt.errors import ValidationError
 from privopt.tolerances import EPS_MAX
 from privopt.validation import as_float_array
@@ -50,17 +59,27 @@ _LOWER = BeforeValidator(_lower)
 DataFormat = Annotated[Literal["csv", "adult"], _LOWER]
 Split = Annotated[Literal["train", "test", "all"], _LOWER]
 DefinitionKind = Annotated[
-    Literal["ldp", "sensitiveldp", "rldp", "lip", "pml", "ratio", "pufferfish", "metric"], _LOWER
+    Literal["ldp", "sensitiveldp", "rldp", "lip", "pml", "ratio", "pufferfish", "metric", "srlip"], _LOWER
 ]
 Alphabet = Annotated[Literal["x", "u"], _LOWER]
-SetKind = Annotated[Literal["point", "renyi", "l1", "simplex"], _LOWER]
-UtilityKind = Annotated[Literal["mi", "nmi", "sibson"], _LOWER]
-Route = Annotated[Literal["auto", "vertex", "colgen"], _LOWER]
+SetKind = Annotated[
+    Literal["point", "renyi", "l1", "simplex", "finite", "polytope", "bounds", "none"], _LOWER
+]
+UtilityKind = Annotated[
+    Literal["mi", "nmi", "sibson", "fdivergence", "gain", "distortion", "custom", "concave"], _LOWER
+]
+Route = Annotated[Literal["auto", "vertex", "colgen", "cvxpy", "closed_form"], _LOWER]
 Backend = Annotated[Literal["auto", "cdd", "ppl"], _LOWER]
 
 Label = str | int
 Positive = Annotated[float, Field(gt=0)]
 Count = Annotated[int, Field(ge=1)]
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+#: A probability table: rows ``s``, columns ``u`` (or one list, a 1-D distribution).
+Table = list[list[Probability]] | list[Probability]
+Matrix = list[list[float]]
+#: ``module:function``, a user function (imported from the spec's folder or sys.path).
+FunctionPath = Annotated[str, Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")]
 
 
 def _key_error(key: str, expected: str) -> PydanticCustomError:
@@ -120,9 +139,12 @@ class DataTable(_Table):
         default="csv", description="'csv' (a header row, then one row per record) or 'adult'"
     )
     sensitive: str | list[str] | None = Field(
-        default=None, description="a column name or a list of them: S (required with path)"
+        default=None,
+        description="a column name or a list of them: S (required with path; with probabilities, its name)",
     )
-    public: str | list[str] | None = Field(default=None, description="a column name or a list of them: U")
+    public: str | list[str] | None = Field(
+        default=None, description="a column name or a list of them: U (with probabilities, its name)"
+    )
     split: Split = Field(default="train", description="'train', 'test' or 'all' (adult only)")
     probabilities: list[list[float]] | list[float] | None = Field(
         default=None,
@@ -144,7 +166,7 @@ class DataTable(_Table):
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
         "path": frozenset({"path", "format", "sensitive", "public", "split"}),
-        "probabilities": frozenset({"probabilities", "n", "s_labels", "u_labels"}),
+        "probabilities": frozenset({"probabilities", "n", "s_labels", "u_labels", "sensitive", "public"}),
         "synthetic": frozenset({"synthetic"}),
     }
 
@@ -196,6 +218,12 @@ class StatisticTable(_Table):
     marginal: Literal[True] | None = Field(
         default=None, description='true (or the string "marginal" instead of the table): P(Y=y)'
     )
+    sum: Annotated[list[StatisticTable], Field(min_length=1)] | None = Field(
+        default=None, description="a list of statistics: their sum (each may have a coefficient)"
+    )
+    coefficient: Annotated[float, Field(ge=0.0)] = Field(
+        default=1.0, description="a number >= 0 multiplying the statistic (with one of the keys above)"
+    )
 
     @pydantic.model_validator(mode="before")
     @classmethod
@@ -203,9 +231,10 @@ class StatisticTable(_Table):
         return _shorthand("marginal", {"marginal": True})(value)
 
     def kind_of(self) -> str:
-        given = sorted(self.model_fields_set)
+        given = sorted(self.model_fields_set - {"coefficient"})
         if len(given) != 1:
-            raise _key_error("", f"a statistic: exactly one of the keys {', '.join(STATISTIC_KEYS)}")
+            keys = ", ".join((*STATISTIC_KEYS, "sum"))
+            raise _key_error("", f"a statistic: exactly one of the keys {keys} (and a coefficient)")
         return given[0]
 
     @pydantic.model_validator(mode="after")
@@ -265,13 +294,15 @@ class DefinitionTable(_Table):
 
     kind: DefinitionKind | None = Field(
         default=None,
-        description="'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP', 'PML', 'ratio', 'pufferfish' or 'metric' "
-        "(any case; required unless factory is given)",
+        description="'LDP', 'SensitiveLDP' (alias 'RLDP'), 'LIP', 'PML', 'SRLIP', 'ratio', 'pufferfish' or "
+        "'metric' (any case; required unless factory is given)",
     )
     eps: Annotated[float, Field(ge=0.0, le=EPS_MAX)] = Field(
         description=f"a number in [0, {EPS_MAX:.2f}], the privacy parameter ε in nats"
     )
-    on: Alphabet = Field(default="x", description="'x': the mechanism reads X = S × U; 'u': only U")
+    on: Alphabet = Field(
+        default="x", description="'x': the mechanism reads X = S × U; 'u': only U (SRLIP: always U)"
+    )
     pairs: list[PairTable] | None = Field(
         default=None,
         description="a list of pairs { left = ..., right = ... } (ratio; see [[definition.pairs]])",
@@ -294,6 +325,15 @@ class DefinitionTable(_Table):
     name: str | None = Field(
         default=None, description="a text naming the definition in reports (ratio, pufferfish)"
     )
+    attributes: list[Count] | None = Field(
+        default=None,
+        description="the sizes [|X^1|, ..., |X^m|] of the public attributes, whose product is |U| (srlip)",
+    )
+    component: Annotated[int, Field(ge=0)] | None = Field(
+        default=None,
+        description="an attribute index j: the per-attribute condition of SRLIP on X^j alone (srlip; "
+        "privacy-funnel paper Thm. 4)",
+    )
     factory: str | None = Field(
         default=None,
         description="'module:function': a Python function (P, eps) returning the definition; the module is "
@@ -301,7 +341,7 @@ class DefinitionTable(_Table):
     )
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
-        "ldp": frozenset({"eps"}),
+        "ldp": frozenset({"eps", "on"}),
         "sensitiveldp": frozenset({"eps", "on"}),
         "rldp": frozenset({"eps", "on"}),
         "lip": frozenset({"eps", "on"}),
@@ -309,6 +349,7 @@ class DefinitionTable(_Table):
         "ratio": frozenset({"eps", "on", "pairs", "name"}),
         "pufferfish": frozenset({"eps", "on", "secrets", "discriminative_pairs", "directed", "name"}),
         "metric": frozenset({"eps", "on", "distances"}),
+        "srlip": frozenset({"eps", "attributes", "component"}),
         "factory": frozenset({"eps", "on", "factory"}),
     }
     #: The keys each kind cannot do without.
@@ -316,6 +357,7 @@ class DefinitionTable(_Table):
         "ratio": ("pairs",),
         "pufferfish": ("secrets", "discriminative_pairs"),
         "metric": ("distances",),
+        "srlip": ("attributes",),
     }
 
     def kind_of(self) -> str:
@@ -325,7 +367,8 @@ class DefinitionTable(_Table):
             return "factory"
         if self.kind is None:
             raise _key_error(
-                "kind", "a kind ('LDP', 'SensitiveLDP', ..., 'ratio', 'pufferfish', 'metric') or a factory"
+                "kind",
+                "a kind ('LDP', 'SensitiveLDP', ..., 'ratio', 'pufferfish', 'metric', 'srlip') or a factory",
             )
         return self.kind
 
@@ -341,19 +384,25 @@ class DefinitionTable(_Table):
 
 
 class SetTable(_Table):
-    """``[set]``: the distributions the definition must hold for (not for LDP, metric or a factory)."""
+    """``[set]``: the distributions the definition must hold for (not for LDP, metric, SRLIP or a factory);
+    labelled like the data."""
 
-    kind: SetKind = Field(default="point", description="'point' (P itself), 'renyi', 'l1' or 'simplex'")
+    kind: SetKind = Field(
+        default="point",
+        description="'point' (P itself), 'renyi', 'l1', 'simplex', 'finite', 'polytope', 'bounds' or 'none' "
+        "(ratio constraints on constant statistics only)",
+    )
     level: Annotated[float, Field(gt=0.0, lt=1.0)] | None = Field(
         default=None,
-        description="a number in (0, 1), the confidence level 1 − β of the χ² set (renyi; default 0.95)",
+        description="a number in (0, 1), the confidence 1 − β of the set (renyi: the χ² set, default 0.95; "
+        "l1: the Weissman radius, default 1 − 1e-6)",
     )
     radius: Annotated[float, Field(ge=0.0)] | None = Field(
         default=None,
-        description="a number >= 0, the radius (B for renyi, β for l1; instead of level or delta)",
+        description="a number >= 0, the radius (B for renyi, β for l1; instead of level)",
     )
-    order: Annotated[float, Field(gt=1.0)] | None = Field(
-        default=None, description="a number > 1, the Rényi order α (renyi with radius; default 2)"
+    order: Annotated[float, Field(gt=0.0)] | None = Field(
+        default=None, description="a number > 0, the Rényi order α (renyi with radius; default 2)"
     )
     n: Count | None = Field(
         default=None,
@@ -361,42 +410,162 @@ class SetTable(_Table):
     )
     delta: Annotated[float, Field(gt=0.0, lt=1.0)] | None = Field(
         default=None,
-        description="a number in (0, 1), the failure probability of the Weissman radius (l1; default 1e-6)",
+        description="deprecated (use level = 1 − delta): the failure probability of the Weissman radius (l1)",
+    )
+    distributions: list[Table] | None = Field(
+        default=None,
+        description="a list of probability tables shaped like the data's (finite: the set's members)",
+    )
+    vertices: list[list[Probability]] | None = Field(
+        default=None,
+        description="a list of distributions on X = S × U, each a flat list in the data's order (polytope)",
+    )
+    lower: Matrix | None = Field(
+        default=None, description="a |S| × |U| matrix of lower bounds on P(u|s) (bounds)"
+    )
+    upper: Matrix | None = Field(
+        default=None, description="a |S| × |U| matrix of upper bounds on P(u|s) (bounds; default none)"
     )
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
         "point": frozenset(),
         "simplex": frozenset(),
         "renyi": frozenset({"level", "radius", "order", "n"}),
-        "l1": frozenset({"radius", "n", "delta"}),
+        "l1": frozenset({"level", "radius", "n", "delta"}),
+        "finite": frozenset({"distributions"}),
+        "polytope": frozenset({"vertices"}),
+        "bounds": frozenset({"lower", "upper"}),
+        "none": frozenset(),
+    }
+    #: The keys each kind cannot do without.
+    required_keys: ClassVar[dict[str, tuple[str, ...]]] = {
+        "finite": ("distributions",),
+        "polytope": ("vertices",),
+        "bounds": ("lower",),
     }
 
     @pydantic.model_validator(mode="after")
     def _radius_or_calibration(self) -> SetTable:
         given = self.model_fields_set
+        for key in self.required_keys.get(self.kind, ()):
+            if key not in given:
+                raise _key_error(
+                    key, f"{type(self).model_fields[key].description}, required for kind {self.kind!r}"
+                )
         if "radius" in given:
             for key in sorted(given & {"level", "n", "delta"}):
                 raise _key_error(key, f"no {key} when radius is given (the radius fixes the set)")
         elif "order" in given:
             raise _key_error("order", "order only with radius (the χ² calibration holds for order 2)")
+        if {"level", "delta"} <= given:
+            raise _key_error("delta", "level or the deprecated delta, not both")
         return self
 
 
 class UtilityTable(_Table):
-    """``[utility]``: what the mechanism maximises."""
+    """``[utility]``: what the mechanism maximises; distributions over the mechanism's inputs default
+    to the data's (its ``P_X``, or ``P_U`` when the definition reads ``U``)."""
 
     kind: UtilityKind = Field(
-        default="mi", description="'mi' (mutual information), 'nmi' (I / H(X)) or 'sibson'"
+        default="mi",
+        description="'mi' (mutual information), 'nmi' (I / H(X)), 'sibson', 'fdivergence', 'gain' (expected "
+        "gain), 'distortion' (minus the expected distortion), 'custom' (a sub-convex μ of your own) or "
+        "'concave' (a cvxpy expression of your own)",
     )
     alpha: Annotated[float, Field(gt=1.0)] = Field(
         default=2.0, description="a number > 1, the order α (sibson)"
     )
+    p: list[Probability] | None = Field(
+        default=None,
+        description="a distribution over the mechanism's inputs, in the data's order (instead of the data's)",
+    )
+    f: str | None = Field(
+        default=None,
+        description="'kl', 'tv', 'chi2', 'hellinger' or 'module:function', a convex f with f(1) = 0 "
+        "(fdivergence)",
+    )
+    p0: list[Probability] | None = Field(
+        default=None, description="the first distribution over the inputs (fdivergence; default the data's)"
+    )
+    p1: list[Probability] | None = Field(
+        default=None, description="the second distribution over the inputs (fdivergence; required)"
+    )
+    slope_at_infinity: Annotated[float, Field(allow_inf_nan=True)] | None = Field(
+        default=None, description="lim f(t)/t as t → ∞, for a user f (fdivergence; inf allowed)"
+    )
+    gain: Matrix | None = Field(
+        default=None, description="a matrix with one row per input and one column per output (gain)"
+    )
+    loss: Literal["hamming"] | Matrix | None = Field(
+        default=None, description="'hamming' (default) or a loss matrix, one row per input (distortion)"
+    )
+    mu: FunctionPath | None = Field(
+        default=None,
+        description="'module:function': μ of a (|X|, m) array of columns, sublinear (custom)",
+    )
+    transform: FunctionPath | None = Field(
+        default=None, description="'module:function': an increasing g of Σ_y μ(w_y) (custom)"
+    )
+    builder: FunctionPath | None = Field(
+        default=None,
+        description="'module:function': a concave cvxpy expression of the channel W (concave)",
+    )
+    n_outputs: Count | None = Field(
+        default=None, description="an integer >= 1, the number of outputs of W (concave)"
+    )
+    name: str | None = Field(
+        default=None, description="a text naming the utility in reports (custom, concave)"
+    )
 
     kind_keys: ClassVar[dict[str, frozenset[str]] | None] = {
-        "mi": frozenset(),
-        "nmi": frozenset(),
-        "sibson": frozenset({"alpha"}),
+        "mi": frozenset({"p"}),
+        "nmi": frozenset({"p"}),
+        "sibson": frozenset({"alpha", "p"}),
+        "fdivergence": frozenset({"f", "p0", "p1", "slope_at_infinity"}),
+        "gain": frozenset({"gain", "p"}),
+        "distortion": frozenset({"loss", "p"}),
+        "custom": frozenset({"mu", "transform", "name"}),
+        "concave": frozenset({"builder", "n_outputs", "name"}),
     }
+    #: The keys each kind cannot do without.
+    required_keys: ClassVar[dict[str, tuple[str, ...]]] = {
+        "fdivergence": ("f", "p1"),
+        "gain": ("gain",),
+        "custom": ("mu",),
+        "concave": ("builder", "n_outputs"),
+    }
+
+    @pydantic.model_validator(mode="after")
+    def _required_keys_of_the_kind(self) -> UtilityTable:
+        for key in self.required_keys.get(self.kind, ()):
+            if key not in self.model_fields_set:
+                raise _key_error(
+                    key, f"{type(self).model_fields[key].description}, required for kind {self.kind!r}"
+                )
+        return self
+
+
+class ColgenTable(_Table):
+    """``[options.colgen]``: budgets of column generation (all optional; see
+    `po.routes.colgen.ColumnGenerationOptions`)."""
+
+    time_limit: Positive | None = Field(default=None, description="seconds for the whole run (default 600)")
+    max_iterations: Count | None = Field(default=None, description="master/pricing rounds")
+    starts: Count | None = Field(default=None, description="random local searches per pricing round")
+    columns_per_round: Count | None = Field(default=None, description="improving columns added per round")
+    bound_fraction: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
+        default=None, description="share of the time budget reserved for the upper bound"
+    )
+    stabilized_fraction: Annotated[float, Field(ge=0.0, le=1.0)] | None = Field(
+        default=None, description="share of the time budget in which stabilised rounds may run"
+    )
+    bound_nodes: Count | None = Field(default=None, description="node budget of the branch and bound")
+    gap_tolerance: Annotated[float, Field(ge=0.0)] | None = Field(
+        default=None, description="stop at this certified relative gap"
+    )
+    max_columns: Count | None = Field(default=None, description="columns generated in all")
+    master_columns: Count | None = Field(default=None, description="columns the restricted master keeps")
+    seed: Annotated[int, Field(ge=0)] | None = Field(default=None, description="seed of the random starts")
 
 
 class OptionsTable(_Table):
@@ -405,16 +574,26 @@ class OptionsTable(_Table):
     envelope: str = Field(default="lower", description="'lower', 'box' or 'facets:k'")
     self_pairs: bool = Field(default=False, description="true or false; true: the paper-faithful PolyOpt")
     route: Route = Field(
-        default="auto", description="'auto', 'vertex' or 'colgen' (the spec's utilities are sub-convex)"
+        default="auto",
+        description="'auto', 'vertex', 'colgen', 'cvxpy' (concave utilities) or 'closed_form'",
     )
-    vertex_limit: Annotated[int, Field(ge=1)] | Annotated[float, Field(ge=1.0)] = Field(
+    vertex_limit: Annotated[int, Field(ge=1)] | Annotated[float, Field(ge=1.0, allow_inf_nan=True)] = Field(
         default=10**9,
-        description="a number >= 1: vertex enumerations whose McMullen bound exceeds it are refused",
+        description="a number >= 1 (inf: no limit): vertex enumerations whose McMullen bound exceeds it are "
+        "refused",
     )
-    timeout: Positive = Field(
-        default=600.0, description="a number > 0, the seconds allowed for the vertex enumeration"
+    timeout: Annotated[float, Field(gt=0, allow_inf_nan=True)] = Field(
+        default=600.0, description="a number > 0, the seconds allowed for the whole solve (inf: no limit)"
     )
     backend: Backend = Field(default="auto", description="'auto', 'cdd' or 'ppl'")
+    solver: str | None = Field(
+        default=None,
+        description="the route's back end: 'HIGHS' (vertex, colgen) or a cvxpy solver such as 'CLARABEL' "
+        "(cvxpy); default: the route's",
+    )
+    colgen: ColgenTable = Field(
+        default_factory=ColgenTable, description="a table of column-generation budgets ([options.colgen])"
+    )
 
 
 class OutputTable(_Table):
@@ -577,7 +756,16 @@ def _in_table(name: str, renamed: dict[str, str] | None = None) -> Iterator[None
 
 def _statistic(labels: SpecLabels, table: StatisticTable, where: str) -> Statistic:
     key = table.kind_of()
-    return labels.statistic(key, getattr(table, key), f"{where}.{key}" if key != "marginal" else where)
+    if key == "sum":
+        assert table.sum is not None  # kind_of() says so
+        terms = [_statistic(labels, term, f"{where}.sum[{i}]") for i, term in enumerate(table.sum)]
+        try:
+            total = sum(terms[1:], terms[0])
+        except ValidationError as exc:  # terms that depend on P in different ways
+            raise ValidationError(f"{where}.sum", exc.expected, exc.got) from exc
+    else:
+        total = labels.statistic(key, getattr(table, key), f"{where}.{key}" if key != "marginal" else where)
+    return total if table.coefficient == 1.0 else total * table.coefficient
 
 
 def _as_set(F: Any) -> po.UncertaintySet:
@@ -631,6 +819,8 @@ class Spec:
                     s_labels=None if data.s_labels is None else tuple(data.s_labels),
                     u_labels=None if data.u_labels is None else tuple(data.u_labels),
                     n=data.n,
+                    sensitive=_name(data.sensitive),
+                    public=_name(data.public),
                 )
             if data.synthetic is not None:
                 return _synthetic(data.synthetic)
@@ -646,10 +836,13 @@ class Spec:
             return po.JointDistribution.from_frame(frame, sensitive=sensitive, public=public)
 
     def uncertainty(self, P: po.JointDistribution) -> Any:
+        """The set of ``[set]`` around or beside the data ``P`` (``None`` for kind ``none``)."""
         table = self.model.set
         with _in_table("set"):
             if table.kind == "point":
                 return P
+            if table.kind == "none":
+                return None
             if table.kind == "simplex":
                 return po.Simplex(P.shape)
             if table.kind == "renyi":
@@ -657,14 +850,50 @@ class Spec:
                     return po.RenyiBall(P, table.radius, 2.0 if table.order is None else table.order)
                 level = 0.95 if table.level is None else table.level
                 return po.RenyiBall.confidence(P, n=table.n, level=level)
-            if table.radius is not None:
-                return po.L1Ball(P, table.radius)
-            return po.L1Ball.confidence(P, n=table.n, delta=1e-6 if table.delta is None else table.delta)
+            if table.kind == "l1":
+                if table.radius is not None:
+                    return po.L1Ball(P, table.radius)
+                if table.delta is not None:
+                    warnings.warn(
+                        f"[set].delta is deprecated: write level = {1.0 - table.delta!r} (the confidence 1 − delta, "
+                        "as for kind 'renyi')",
+                        FutureWarning,
+                        stacklevel=2,
+                    )
+                    level = 1.0 - table.delta
+                else:
+                    level = po.sets.l1.DEFAULT_L1_LEVEL if table.level is None else table.level
+                return po.L1Ball.confidence(P, n=table.n, level=level)
+            return self._listed_set(P)
+
+    def _listed_set(self, P: po.JointDistribution) -> po.UncertaintySet:
+        """A set given by its members, vertices or bounds, labelled like the data."""
+        table = self.model.set
+        if table.kind == "finite":
+            assert table.distributions is not None  # required for kind 'finite'
+            members = []
+            for i, member in enumerate(table.distributions):
+                with _in_table("set", renamed={"probabilities": f"distributions[{i}]"}):
+                    array = as_float_array(member, "probabilities", (1, 2)).reshape(P.shape)
+                    members.append(po.JointDistribution(array, s_labels=P.s_labels, u_labels=P.u_labels))
+            return po.FiniteSet(members)
+        if table.kind == "polytope":
+            assert table.vertices is not None  # required for kind 'polytope'
+            return po.Polytope(table.vertices, shape=P.shape)
+        assert table.lower is not None  # required for kind 'bounds'
+        with _in_table("set", renamed={"L": "lower", "U": "upper"}):
+            return po.ConditionalBounds(table.lower, table.upper, reference=P)
+
+    @property
+    def on(self) -> InputAlphabet:
+        """The alphabet the mechanism reads (SRLIP reads ``U``)."""
+        definition = self.model.definition
+        return "u" if definition.kind == "srlip" else definition.on
 
     def privacy_definition(self, P: po.JointDistribution) -> po.PrivacyDefinition:
         table = self.model.definition
         kind = table.kind_of()
-        if kind in ("ldp", "metric", "factory"):
+        if kind in ("ldp", "metric", "factory", "srlip"):
             self._no_set(kind)
         if kind == "factory":
             assert table.factory is not None  # kind_of() says so
@@ -676,7 +905,18 @@ class Spec:
                 return po.LDP(table.eps)
         if kind == "metric":
             return self._metric(P)
+        if kind == "srlip":
+            assert table.attributes is not None  # required for kind 'srlip'
+            with _in_table("definition", renamed={"attribute": "component"}):
+                if table.component is None:
+                    return po.SRLIP(table.eps, P, table.attributes)
+                return SRLIPComponent(table.eps, P, table.attributes, table.component)
         F = self.uncertainty(P)
+        if F is None and kind != "ratio":
+            raise ValidationError(
+                "[set].kind", "a set of distributions for this definition ('none' is for ratio constraints)",
+                "'none'",
+            )  # fmt: skip
         with _in_table("definition"):
             if kind == "ratio":
                 return self._ratio(P, F)
@@ -695,13 +935,14 @@ class Spec:
                 "ldp": "LDP (it holds for every distribution)",
                 "metric": "metric privacy (no distribution is involved)",
                 "factory": "a factory (it builds its own set from P)",
+                "srlip": "SRLIP (it holds at the data's distribution)",
             }[kind]
             raise ValidationError("[set].kind", f"no [set] for {reason}", repr(self.model.set.kind))
 
     def _ratio(self, P: po.JointDistribution, F: Any) -> po.RatioConstraints:
         table = self.model.definition
         assert table.pairs is not None  # required for kind 'ratio'
-        labels = SpecLabels.of(P, _as_set(F), table.on)
+        labels = SpecLabels.positional(P, table.on) if F is None else SpecLabels.of(P, _as_set(F), table.on)
         pairs = []
         for i, pair in enumerate(table.pairs):
             where = f"[definition].pairs[{i}]"
@@ -711,7 +952,12 @@ class Spec:
             ]
             pairs.append(po.RatioPair.of(sides[0], sides[1], pair.label, pair.scale))
         return po.RatioConstraints(
-            pairs, table.eps, over=F, on=table.on, name=table.name or "RatioConstraints"
+            pairs,
+            table.eps,
+            over=F,
+            on=table.on,
+            n_inputs=len(P.input_labels(table.on)) if F is None else None,
+            name=table.name or "RatioConstraints",
         )
 
     def _pufferfish(self, P: po.JointDistribution, F: Any) -> po.Pufferfish:
@@ -761,34 +1007,90 @@ class Spec:
         with _in_table("definition", renamed={"d": "distances"}):
             return po.MetricLDP(table.eps, table.distances, labels=inputs)
 
-    def utility_function(self, P: po.JointDistribution) -> po.SubConvexUtility:
+    def utility_function(
+        self, P: po.JointDistribution, n_inputs: int | None = None
+    ) -> po.SubConvexUtility | po.ConcaveUtility:
+        """The utility of ``[utility]`` over the data ``P`` (``n_inputs``: the definition's inputs, when
+        they are not the data's)."""
         table = self.model.utility
-        on = self.model.definition.on
+        on = self.on
+        inputs = P.input_labels(on)
+        size = len(inputs) if n_inputs is None else n_inputs
+
+        def over(vector: list[float] | None, key: str) -> tuple[po.JointDistribution, InputAlphabet]:
+            """A distribution over the inputs: the data's, or ``vector`` labelled like the inputs."""
+            if vector is None:
+                return P, on
+            labels = inputs if len(vector) == len(inputs) else None
+            with _in_table("utility", renamed={"probabilities": key}):
+                return po.JointDistribution(as_float_array(vector, "probabilities", 1), s_labels=labels), "x"
+
+        def function(text: str, key: str) -> Any:
+            return load_factory(text, self.path.parent, f"[utility].{key}", FUNCTION_FORM)
+
         with _in_table("utility"):
-            if table.kind == "mi":
-                return po.MutualInformation(P, on=on)
-            if table.kind == "nmi":
-                return po.NormalizedMutualInformation(P, on=on)
-            return po.SibsonMutualInformation(P, table.alpha, on=on)
+            if table.kind in ("mi", "nmi", "sibson", "gain", "distortion"):
+                D, alphabet = over(table.p, "p")
+                if table.kind == "mi":
+                    return po.MutualInformation(D, on=alphabet)
+                if table.kind == "nmi":
+                    return po.NormalizedMutualInformation(D, on=alphabet)
+                if table.kind == "sibson":
+                    return po.SibsonMutualInformation(D, table.alpha, on=alphabet)
+                if table.kind == "gain":
+                    assert table.gain is not None  # required for kind 'gain'
+                    return po.ExpectedGain(D, table.gain, on=alphabet)
+                loss = "hamming" if table.loss is None else table.loss
+                return po.ExpectedDistortion(D, loss, on=alphabet)
+            if table.kind == "fdivergence":
+                assert table.f is not None  # required for kind 'fdivergence'
+                f = table.f if ":" not in table.f else function(table.f, "f")
+                P0, on0 = over(table.p0, "p0")
+                P1, _ = over(table.p1, "p1")
+                if on0 != "x":  # FDivergence reads P_X of a JointDistribution: pass P_U as a vector
+                    P0 = po.JointDistribution(P.marginal(on0), s_labels=inputs)
+                return po.FDivergence(f, P0, P1, slope_at_infinity=table.slope_at_infinity)
+            if table.kind == "custom":
+                assert table.mu is not None  # required for kind 'custom'
+                return po.SubConvexUtility(
+                    function(table.mu, "mu"),
+                    input_size=size,
+                    name=table.name or "custom",
+                    transform=None if table.transform is None else function(table.transform, "transform"),
+                )
+            assert table.builder is not None  # required for kind 'concave'
+            assert table.n_outputs is not None
+            return po.ConcaveUtility(
+                function(table.builder, "builder"),
+                n_outputs=table.n_outputs,
+                input_size=size,
+                name=table.name or "concave",
+            )
 
     def problem(self, *, progress: bool = True) -> tuple[po.JointDistribution, po.Problem]:
         """The data and the :class:`~privopt.Problem`; ``progress=False`` silences column generation."""
         P = self.distribution()
         options = self.model.options
         definition = self.privacy_definition(P)
-        utility = self.utility_function(P)
+        utility = self.utility_function(P, definition.input_size())
+        colgen = {k: v for k, v in options.colgen.model_dump().items() if v is not None}
         with _in_table("options"):
             problem = po.Problem(
                 definition,
                 utility,
                 envelope=options.envelope,
                 self_pairs=options.self_pairs,
-                vertex_limit=int(options.vertex_limit),
-                timeout=options.timeout,
+                vertex_limit=options.vertex_limit,
+                timeout=None if math.isinf(options.timeout) else options.timeout,
                 backend=options.backend,
-                colgen={"progress": progress},
+                colgen={**colgen, "progress": progress},
             )
         return P, problem
+
+    @property
+    def solver(self) -> str | None:
+        """The route's back end (``[options] solver``; ``None``: the route's default)."""
+        return self.model.options.solver
 
     @property
     def route(self) -> str:
@@ -803,6 +1105,11 @@ class Spec:
         base = self.path.parent if folder is None else folder
         named = {"mechanism": self.model.output.mechanism, "solution": self.model.output.solution}
         return {key: (base / value).resolve() for key, value in named.items() if value is not None}
+
+
+def _name(columns: str | list[str] | None) -> str | None:
+    """The name of an attribute made of these columns (``a×b`` for several, as ``from_frame`` names them)."""
+    return None if columns is None else "×".join(_names(columns))
 
 
 def _names(columns: str | list[str] | None) -> list[str]:
@@ -839,6 +1146,7 @@ _TABLES: tuple[tuple[str, type[_Table]], ...] = (
     ("`[set]`", SetTable),
     ("`[utility]`", UtilityTable),
     ("`[options]`", OptionsTable),
+    ("`[options.colgen]`", ColgenTable),
     ("`[output]`", OutputTable),
     ("`[compare]`", CompareTable),
 )

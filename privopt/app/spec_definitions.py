@@ -54,6 +54,15 @@ class SpecLabels:
     s_labels: tuple[Hashable, ...]
     u_labels: tuple[Hashable, ...]
     on: InputAlphabet
+    #: The definition's inputs are positions ``0, ..., n−1`` (ratio constraints without a set): a record
+    #: ``(s, u)`` is its flat index ``s·|U| + u``.
+    flat: bool = False
+
+    @classmethod
+    def positional(cls, P: JointDistribution, on: InputAlphabet) -> SpecLabels:
+        """The data ``P``'s labels, for a definition whose inputs are positions (no set)."""
+        data_s, data_u = tuple(P.s_labels or ()), tuple(P.u_labels or ())
+        return cls(data_s, data_u, tuple(range(P.n_s)), tuple(range(P.n_u)), on, flat=True)
 
     @classmethod
     def of(cls, P: JointDistribution, F: UncertaintySet | None, on: InputAlphabet) -> SpecLabels:
@@ -72,7 +81,10 @@ class SpecLabels:
         return self.u_labels[label_index(value, self.data_u, where)]
 
     def _record_label(self, s: int, u: int) -> Hashable:
-        """The label of the record ``(s, u)`` (positions): ``(s, u)``, or ``s`` alone when ``|U| = 1``."""
+        """The label of the record ``(s, u)`` (positions): ``(s, u)``, or ``s`` alone when ``|U| = 1``
+        (the flat index when the definition's inputs are positions)."""
+        if self.flat:
+            return s * len(self.u_labels) + u
         return self.s_labels[s] if len(self.u_labels) == 1 else (self.s_labels[s], self.u_labels[u])
 
     def records(self) -> list[tuple[int, int, Hashable]]:
@@ -179,6 +191,37 @@ def load_factory(text: str, folder: Path, where: str, form: str = FACTORY_FORM) 
         raise ValidationError(where, form, f"{text!r}: {type(function).__name__} (not callable)")
     result: Callable[..., Any] = function
     return result
+
+
+#: What a user function must be to be written out (po.save, Problem.to_spec) and read back elsewhere.
+FUNCTION_FORM = (
+    "a function importable as 'module:function' (defined at the top level of a module that another "
+    "process can import: not a lambda, a nested function, a method or a function of __main__)"
+)
+
+
+def function_path(function: Callable[..., Any], where: str) -> str:
+    """The import path ``module:function`` of a user function, checked to import back to the same
+    function; a :class:`~privopt.errors.ValidationError` naming ``where`` otherwise."""
+    module_name = getattr(function, "__module__", None)
+    name = getattr(function, "__qualname__", None)
+    shown = getattr(function, "__name__", type(function).__name__)
+    if not isinstance(module_name, str) or not isinstance(name, str) or not name.isidentifier():
+        raise ValidationError(where, FUNCTION_FORM, f"{shown!r}, which has no import path")
+    if module_name == "__main__":
+        raise ValidationError(
+            where, FUNCTION_FORM, f"{name!r} in __main__ (move it to a module, e.g. mymodule.py)"
+        )
+    module = sys.modules.get(module_name)
+    if module is None or getattr(module, name, None) is not function:
+        raise ValidationError(where, FUNCTION_FORM, f"'{module_name}:{name}', which does not import back")
+    return f"{module_name}:{name}"
+
+
+def load_function(text: str, where: str, folder: Path | None = None) -> Callable[..., Any]:
+    """The function named ``module:function`` (:func:`load_factory`; ``folder`` defaults to the
+    working directory)."""
+    return load_factory(text, Path.cwd() if folder is None else folder, where, FUNCTION_FORM)
 
 
 def call_factory(

@@ -17,8 +17,10 @@ never optimistic.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from privopt.audit.report import AuditReport, Witness
 from privopt.audit.robust import AuditPart, Columns, l1_marginal_part, rectangular_part
@@ -37,12 +39,17 @@ from privopt.tolerances import AUDIT_EPS_ATOL
 
 
 def audit(
-    mechanism: Mechanism, definition: PrivacyDefinition, *, tolerance: float = AUDIT_EPS_ATOL
+    mechanism: Mechanism | ArrayLike | Any,
+    definition: PrivacyDefinition,
+    *,
+    tolerance: float = AUDIT_EPS_ATOL,
 ) -> AuditReport:
     """Realized ε of ``mechanism`` under ``definition``, pass/fail, and the witness.
 
-    The mechanism's rows are matched to the definition's inputs by label, in any order; labels that
-    match nothing raise a :class:`~privopt.errors.ShapeError` (an unlabelled matrix keeps its positional
+    ``mechanism`` is a :class:`~privopt.Mechanism`, a plain matrix (rows: the definition's inputs in
+    its order, as the utilities take it) or an object holding one (a :class:`~privopt.Solution`). The
+    mechanism's rows are matched to the definition's inputs by label, in any order; labels that match
+    nothing raise a :class:`~privopt.errors.ShapeError` (an unlabelled matrix keeps its positional
     meaning).
 
     Examples
@@ -52,8 +59,7 @@ def audit(
     >>> round(report.eps, 12), report.satisfied
     (0.693147180559945, True)
     """
-    if not isinstance(mechanism, Mechanism):
-        raise ValidationError("mechanism", "a privopt.Mechanism", type(mechanism).__name__)
+    mechanism = _as_mechanism(mechanism)
     if not isinstance(definition, PrivacyDefinition):
         raise ValidationError(
             "definition", "a privacy definition such as po.LDP(eps)", type(definition).__name__
@@ -61,6 +67,27 @@ def audit(
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not tolerance >= 0.0:
         raise ValidationError("tolerance", "a number >= 0", repr(tolerance))
     return _audit_aligned(_aligned(mechanism, definition), definition, float(tolerance))
+
+
+def _as_mechanism(value: Any) -> Mechanism:
+    """A Mechanism, the ``.mechanism`` of a solution or design, or a matrix as an unlabelled one."""
+    if isinstance(value, Mechanism):
+        return value
+    held = getattr(value, "mechanism", None)
+    if isinstance(held, Mechanism):
+        return held
+    if isinstance(value, (str, bytes)) or value is None:
+        raise ValidationError("mechanism", _MECHANISM_FORM, type(value).__name__)
+    try:
+        matrix = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError("mechanism", _MECHANISM_FORM, f"{type(value).__name__}: {exc}") from exc
+    return Mechanism(matrix)
+
+
+_MECHANISM_FORM = (
+    "a privopt.Mechanism, a row-stochastic matrix (rows: the definition's inputs in order) or a Solution"
+)
 
 
 def _aligned(mechanism: Mechanism, definition: PrivacyDefinition) -> Mechanism:

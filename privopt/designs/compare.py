@@ -19,7 +19,7 @@ from privopt.data.distribution import JointDistribution
 from privopt.data.information import entropy
 from privopt.data.mechanism import Mechanism, as_mechanism
 from privopt.definitions.base import PrivacyDefinition
-from privopt.errors import InfeasibleError, LimitError, NotSupportedError, ValidationError
+from privopt.errors import InfeasibleError, LimitError, NotSupportedError, PrivoptError, ValidationError
 from privopt.problem import Problem
 from privopt.utilities import ConcaveUtility, MutualInformation, SubConvexUtility, as_utility
 
@@ -40,7 +40,15 @@ COLUMNS = [
     "audit_seconds",
     "status",
     "note",
+    "error",
 ]
+
+#: The ``status`` of a row whose mechanism could not be built, solved or evaluated, by the error.
+_FAILED = {InfeasibleError: "infeasible", LimitError: "limit", NotSupportedError: "not_supported"}
+
+
+def _failure_status(exc: BaseException) -> str:
+    return next((status for kind, status in _FAILED.items() if isinstance(exc, kind)), "error")
 
 
 def _entries(mechanisms: Iterable[Any] | Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -97,16 +105,21 @@ def compare(
         :class:`~privopt.Solution`, an IR/CR design), or a zero-argument callable returning one — then
         ``seconds`` is the time to build it.
     optimum:
-        Add a row ``"optimal"`` from ``Problem(definition, utility, **problem_options).solve()`` when the
-        compiler can solve it within its limits (else the row is omitted and nothing is raised).
+        Add a row ``"optimal"`` from ``Problem(definition, utility, **problem_options).solve()``.
+        No row is ever dropped: a mechanism that cannot be built (its callable raised), solved (the
+        optimum: infeasible, above a limit, not supported) or evaluated is a row with ``NaN`` values,
+        its ``status`` (``"infeasible"``, ``"limit"``, ``"not_supported"`` or ``"error"``) and the
+        ``error``.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``mechanism, outputs, utility, nmi, eps, eps_lower, eps_upper, satisfied, seconds,
-        audit_seconds, status, note``; ``eps`` is the audited (upper) ε, ``eps_lower`` the lower end of the
-        audit interval (equal to ``eps`` for exact audits); ``nmi`` is ``I(X;Y)/H(X)`` for the
-        distribution of the utility (mutual information) or of the definition, ``NaN`` without one.
+        audit_seconds, status, note, error``; ``eps`` is the audited (upper) ε, ``eps_lower`` the lower
+        end of the audit interval (equal to ``eps`` for exact audits); ``nmi`` is ``I(X;Y)/H(X)`` for the
+        distribution of the utility (mutual information) or of the definition, ``NaN`` without one;
+        ``status`` is the solution's for the optimum, ``""`` for an explicit mechanism, or the failure;
+        ``error`` is ``""`` or what went wrong.
 
     Examples
     --------
@@ -148,22 +161,46 @@ def compare(
             "audit_seconds": audit_seconds,
             "status": status,
             "note": note,
+            "error": "",
         }
+
+    def failed(name: str, seconds: float, exc: BaseException, note: str = "") -> dict[str, Any]:
+        values: dict[str, Any] = dict.fromkeys(COLUMNS, np.nan)
+        detail = " ".join(str(exc).split())
+        values.update(
+            mechanism=name,
+            satisfied=None,
+            seconds=seconds,
+            status=_failure_status(exc),
+            note=note,
+            error=f"{type(exc).__name__}: {detail}",
+        )
+        return values
 
     for name, item in _entries(mechanisms):
         seconds = np.nan
-        if callable(item) and not isinstance(item, Mechanism):
-            start = time.perf_counter()
-            item = item()
-            seconds = time.perf_counter() - start
-        rows.append(row(name, as_mechanism(item, name), seconds, ""))
+        start = time.perf_counter()
+        try:
+            if callable(item) and not isinstance(item, Mechanism):
+                item = item()
+                seconds = time.perf_counter() - start
+            built = as_mechanism(item, name)
+        except ValidationError as exc:
+            if exc.argument == f"mechanisms[{name!r}]" and not callable(item):
+                raise  # not a mechanism at all: a mistake in the call, not a failed design
+            rows.append(failed(name, time.perf_counter() - start, exc))
+            continue
+        except Exception as exc:  # a user's builder failed: its row says how
+            rows.append(failed(name, time.perf_counter() - start, exc))
+            continue
+        try:
+            rows.append(row(name, built, seconds, ""))
+        except PrivoptError as exc:
+            rows.append(failed(name, seconds, exc))
     if optimum:
         start = time.perf_counter()
         try:
             solution = Problem(definition, utility, **problem_options).solve()
-        except (LimitError, NotSupportedError, InfeasibleError):
-            solution = None
-        if solution is not None:
             rows.append(
                 row(
                     "optimal",
@@ -173,4 +210,8 @@ def compare(
                     solution.status.value,
                 )
             )
-    return pd.DataFrame(rows, columns=COLUMNS)
+        except PrivoptError as exc:
+            rows.append(failed("optimal", time.perf_counter() - start, exc))
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table["outputs"] = table["outputs"].astype("Int64")  # a failed row has none
+    return table

@@ -26,8 +26,11 @@ Routes (:mod:`privopt.routes`)
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from privopt.audit.exact import audit
@@ -36,13 +39,15 @@ from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
-from privopt.errors import LimitError, SolverError, ValidationError
+from privopt.errors import LimitError, NotSupportedError, SolverError, ValidationError
 from privopt.problem.solution import Certificate, Solution
+from privopt.problem.solve_log import footer, header
 from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, remaining, status_for
 from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
+from privopt.solvers.progress import progress_verbose
 from privopt.tolerances import BOUND_ORDER_RTOL, GAP_OPTIMAL_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 
@@ -57,6 +62,17 @@ CERTIFIED_COLGEN_SECONDS = 2.0
 #: The independent check of a route's bound gets as long as the route took, and at least this many
 #: seconds, even past the timeout (docs/compiler.md, "Certificates").
 MIN_CHECK_SECONDS = 10.0
+
+#: The function ``(problem, path) -> TOML text`` behind :meth:`Problem.to_spec`, registered by
+#: ``privopt/__init__.py`` from :mod:`privopt.app.spec_writer` (docs/design.md, "Layers": the spec format
+#: lives above this layer).
+_SPEC_WRITER: list[Callable[[Problem, str | Path | None], str]] = []
+
+
+def register_spec_writer(writer: Callable[[Problem, str | Path | None], str]) -> None:
+    """Install the function behind :meth:`Problem.to_spec` (the last one registered is used)."""
+    _SPEC_WRITER[:] = [writer]
+
 
 #: How columns are normalised for vertex enumeration (and what ``normalisation`` reports).
 NORMALISATION = "Σ_x w_x = 1 (each column rescaled to sum 1)"
@@ -89,6 +105,21 @@ def _check_timeout(timeout: Any) -> float | None:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValidationError("timeout", "a positive number of seconds or None", repr(timeout))
     return float(timeout)
+
+
+def _check_solver(solver: Any) -> str | None:
+    """A solver name, in upper case as cvxpy spells them (each route checks it names one of its own)."""
+    if solver is None:
+        return None
+    if not isinstance(solver, str):
+        raise ValidationError("solver", "a solver name such as 'HIGHS' or 'CLARABEL', or None", repr(solver))
+    return solver.upper()
+
+
+def _check_verbose(verbose: Any) -> bool:
+    if not isinstance(verbose, bool):
+        raise ValidationError("verbose", "True or False", repr(verbose))
+    return verbose
 
 
 def _check_colgen(colgen: Any) -> ColumnGenerationOptions:
@@ -276,28 +307,45 @@ class Problem:
         return None if seconds is None else AUTO_VERTEX_SHARE * seconds
 
     # ------------------------------------------------------------------ solve
-    def solve(self, route: str = "auto") -> Solution:
+    def solve(self, route: str = "auto", *, solver: str | None = None, verbose: bool = False) -> Solution:
         """Solve the problem on ``route`` (module docstring); the mechanism is audited before it is
-        returned, and :class:`~privopt.errors.SolverError` is raised if it fails its audit."""
+        returned, and :class:`~privopt.errors.SolverError` is raised if it fails its audit.
+
+        ``solver`` is the route's back end, as in cvxpy: ``"HIGHS"`` (the default) on the vertex and
+        column-generation routes, the name of an installed cvxpy solver (``"CLARABEL"``, ``"ECOS"``,
+        ``"SCS"``, ...) on the cvxpy route; any other name is a :class:`~privopt.errors.ValidationError`
+        listing the valid ones. ``verbose=True`` prints the compiled problem and the route before the
+        solve, the route's progress and the solver's own log during it, and the bounds, times and
+        audit after it.
+        """
+        options = replace(self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose))
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
         planned, reason = self.plan(route)
         data = self.get_problem_data()
+        if options != data.options:
+            data = replace(data, options=options)
         compile_seconds = time.perf_counter() - start
-        if route == "auto" and planned == "vertex":
-            budget = self._vertex_budget(self.timeout)
-            vertex_deadline = None if budget is None else start + budget
-            try:
-                result = ROUTES["vertex"].solve(data, vertex_deadline)
-            except LimitError as exc:
-                if budget is None or "vertex_limit" in str(exc):
-                    raise
-                planned = "colgen"
-                reason = f"vertex enumeration did not finish within {budget:.3g} s: column generation"
-                result = ROUTES["colgen"].solve(data, deadline)
-        else:
-            result = ROUTES[planned].solve(data, deadline)
-        return self._finish(data, planned, reason, result, compile_seconds, deadline)
+        if verbose:
+            header(data, planned, reason, options.solver)
+        with progress_verbose() if verbose else contextlib.nullcontext():
+            if route == "auto" and planned == "vertex":
+                budget = self._vertex_budget(self.timeout)
+                vertex_deadline = None if budget is None else start + budget
+                try:
+                    result = ROUTES["vertex"].solve(data, vertex_deadline)
+                except LimitError as exc:
+                    if budget is None or "vertex_limit" in str(exc):
+                        raise
+                    planned = "colgen"
+                    reason = f"vertex enumeration did not finish within {budget:.3g} s: column generation"
+                    result = ROUTES["colgen"].solve(data, deadline)
+            else:
+                result = ROUTES[planned].solve(data, deadline)
+        solution = replace(self._finish(data, planned, reason, result, compile_seconds, deadline), problem=self)
+        if verbose:
+            footer(solution)
+        return solution
 
     def _finish(
         self,
@@ -408,6 +456,17 @@ class Problem:
                 f"; the upper bound is not independently checked ({why}), so it is not called optimal",
             )
         return demoted, f"; the upper bound is not independently checked ({why})"
+
+    # ------------------------------------------------------------------ share
+    def to_spec(self, path: str | Path | None = None) -> str:
+        """The equivalent TOML spec (docs/spec-format.md), which ``privopt design`` solves to the same
+        mechanism; written to ``path`` too when one is given. User functions are written by their
+        import path ``module:function``; anything a spec cannot hold (a lambda, a label that is not a
+        string or an integer, a subclass defined elsewhere) is a :class:`~privopt.errors.ValidationError`.
+        ``po.save(problem, "problem.json")`` keeps a problem as JSON instead."""
+        if not _SPEC_WRITER:
+            raise NotSupportedError("Problem.to_spec needs privopt's spec writer: import privopt first")
+        return _SPEC_WRITER[0](self, path)
 
     def __repr__(self) -> str:
         return f"Problem({self.definition}, {self.utility!r}, inputs={self.n_inputs})"

@@ -144,6 +144,9 @@ class Solution:
         Counts and the time of each stage (:class:`~privopt.routes.base.SolveStats`).
     certificate:
         The audit and the duals behind the bounds.
+    problem:
+        The :class:`~privopt.Problem` that was solved (``None`` for a solution made elsewhere, or read
+        from a file that does not carry its problem); ``solution.problem.solve()`` solves it again.
     """
 
     mechanism: Mechanism
@@ -155,6 +158,8 @@ class Solution:
     reason: str
     stats: SolveStats
     certificate: Certificate
+    #: A privopt.Problem (typed Any: privopt.problem.problem imports this module).
+    problem: Any = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.status, Status):

@@ -79,12 +79,35 @@ class SolveStats:
 
 @dataclass(frozen=True)
 class SolveOptions:
-    """The budgets and back ends of a solve (:class:`~privopt.Problem`'s keyword arguments)."""
+    """The budgets and back ends of a solve (:class:`~privopt.Problem`'s keyword arguments, and
+    ``solver`` and ``verbose`` of :meth:`~privopt.Problem.solve`).
+
+    ``solver`` is the back end of the route (``None``: its default): ``"HIGHS"`` on the vertex and
+    column-generation routes, a cvxpy solver name on the cvxpy route. ``verbose`` prints the route's
+    log and the solver's own output.
+    """
 
     vertex_limit: float
     timeout: float | None
     backend: str
     colgen: ColumnGenerationOptions
+    solver: str | None = None
+    verbose: bool = False
+
+
+#: The LP solver of the vertex and column-generation routes (the only ``solver=`` they accept).
+HIGHS_SOLVERS = ("HIGHS",)
+
+
+def check_highs_solver(options: SolveOptions, route: str) -> None:
+    """Refuse a ``solver=`` other than HiGHS on a route whose LPs HiGHS solves."""
+    if options.solver is not None and options.solver not in HIGHS_SOLVERS:
+        raise ValidationError(
+            "solver",
+            f"one of {', '.join(map(repr, HIGHS_SOLVERS))} on the {route} route (its LPs are solved by HiGHS; "
+            "cvxpy's solvers apply to the cvxpy route, for concave utilities)",
+            repr(options.solver),
+        )
 
 
 @dataclass(frozen=True, eq=False)

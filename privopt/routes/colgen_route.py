@@ -24,6 +24,7 @@ from privopt.routes.base import (
     ProblemData,
     RouteResult,
     SolveStats,
+    check_highs_solver,
     matrix_from_columns,
     remaining,
     status_for,
@@ -96,9 +97,12 @@ class ColumnGenerationRoute:
         return False, "the utility is concave: use route='cvxpy'"
 
     def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
+        check_highs_solver(data.options, self.name)
         utility = data.sub_convex()
         utility.check(data.n_inputs)
         options = data.options.colgen
+        if data.options.verbose:
+            options = replace(options, progress=True)
         left = remaining(deadline)
         if left is not None:
             if left <= 0.0:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from privopt.certificates import LinearBound
-from privopt.errors import InfeasibleError, LimitError, SolverError
+from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
 from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.tolerances import SOLVER_COLUMN_RTOL
@@ -35,8 +35,17 @@ class CvxpyRoute:
     def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
         import cvxpy as cp
 
-        from privopt.solvers.conic import solve
+        from privopt.solvers.conic import DEFAULT_SOLVERS, solve
 
+        requested = data.options.solver
+        if requested is not None and requested not in cp.installed_solvers():
+            raise ValidationError(
+                "solver",
+                f"a cvxpy solver installed here ({', '.join(map(repr, sorted(cp.installed_solvers())))}) "
+                "on the cvxpy route",
+                repr(requested),
+            )
+        solvers = DEFAULT_SOLVERS if requested is None else (requested,)
         utility = data.concave()
         n, k = data.n_inputs, utility.n_outputs
         W = cp.Variable((n, k), nonneg=True)
@@ -46,7 +55,13 @@ class CvxpyRoute:
         problem = cp.Problem(cp.Maximize(utility.expression(W)), constraints)
         start = time.perf_counter()
         try:
-            solver = solve(problem, description=f"{utility!r} over {data.definition}", deadline=deadline)
+            solver = solve(
+                problem,
+                solvers,
+                description=f"{utility!r} over {data.definition}",
+                deadline=deadline,
+                verbose=data.options.verbose,
+            )
         except BackendTimeout as exc:
             raise LimitError(f"{exc}. Remedies: a larger timeout=, or fewer outputs") from exc
         except BackendError as exc:

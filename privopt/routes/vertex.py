@@ -25,6 +25,7 @@ from privopt.routes.base import (
     ProblemData,
     RouteResult,
     SolveStats,
+    check_highs_solver,
     matrix_from_columns,
     remaining,
     status_for,
@@ -106,6 +107,7 @@ class VertexRoute:
         return True, "the utility is sub-convex: vertex enumeration + LP is exact"
 
     def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
+        check_highs_solver(data.options, self.name)
         utility = data.sub_convex()
         n = data.n_inputs
         utility.check(n)  # a user μ must be sublinear for the vertex LP to be exact
@@ -315,7 +317,7 @@ class VertexRoute:
                 "an infinite value (e.g. KL with a zero in P1)",
             )
         try:
-            lp = solve_equality_lp(mu, vertices.T, np.ones(n))
+            lp = solve_equality_lp(mu, vertices.T, np.ones(n), verbose=data.options.verbose)
         except BackendError as exc:
             if "infeasible" in str(exc):
                 raise InfeasibleError(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -36,21 +38,58 @@ def weissman_radius(n_symbols: int, m: int, delta: float) -> float:
     return float(np.sqrt(2.0 / m * (log_subsets - np.log(delta))))
 
 
+#: The confidence of :meth:`L1Ball.confidence` when none is given: failure probability 10⁻⁶.
+DEFAULT_L1_LEVEL = 1.0 - 1e-6
+
+
+def _check_level(level: float) -> float:
+    return check_real(
+        level, "level", low=0.0, high=1.0, open_low=True, open_high=True,
+        expected="a confidence level in (0, 1), e.g. 0.95 (1 − the failure probability)",
+    )  # fmt: skip
+
+
+def _check_failure(delta: float) -> float:
+    return check_real(
+        delta, "delta", low=0.0, high=1.0, open_low=True, open_high=True,
+        expected="a failure probability in (0, 1)",
+    )  # fmt: skip
+
+
+def _deprecated_delta(where: str) -> None:
+    warnings.warn(
+        f"{where}: delta= (a failure probability) is deprecated; pass level=1 - delta, the confidence, "
+        "as RenyiBall does",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
 class L1Ball(UncertaintySet):
     """``B_β(P̂) = {P : ||P − P̂||₁ <= β}`` (within the simplex), PML paper eq. (31).
 
     ``center`` is a distribution over the mechanism's input (a 1-D array, or a JointDistribution whose
-    flat ``P_X`` is used).
+    flat ``P_X`` is used). ``level``, when the ball is a confidence set (:meth:`confidence`), is its
+    confidence ``1 − δ``, as for :class:`~privopt.RenyiBall`; ``delta=`` (the failure probability) is
+    the deprecated spelling.
     """
 
     def __init__(
-        self, center: JointDistribution | ArrayLike, radius: float, *, delta: float | None = None
+        self,
+        center: JointDistribution | ArrayLike,
+        radius: float,
+        *,
+        level: float | None = None,
+        delta: float | None = None,
     ) -> None:
         self._center = as_distribution(center, "center")
         self._radius = check_real(radius, "radius", low=0.0, expected="an ℓ1 radius β >= 0")
         if delta is not None:
-            delta = check_real(delta, "delta", low=0.0, high=1.0, open_low=True, open_high=True)
-        self._delta = delta
+            _deprecated_delta("L1Ball")
+            if level is not None:
+                raise ValidationError("delta", "level= or the deprecated delta=, not both", repr(delta))
+            level = 1.0 - _check_failure(delta)
+        self._level = None if level is None else _check_level(level)
 
     @property
     def center(self) -> JointDistribution:
@@ -61,19 +100,42 @@ class L1Ball(UncertaintySet):
         return self._radius
 
     @property
+    def level(self) -> float | None:
+        """The confidence ``1 − δ`` of a confidence set (``None`` for a ball of a given radius)."""
+        return self._level
+
+    @property
     def delta(self) -> float | None:
-        return self._delta
+        """Deprecated: the failure probability ``1 − level``."""
+        warnings.warn("L1Ball.delta is deprecated; use 1 - L1Ball.level", DeprecationWarning, stacklevel=2)
+        return None if self._level is None else 1.0 - self._level
 
     @classmethod
     def confidence(
-        cls, P: JointDistribution | ArrayLike, n: int | None = None, delta: float = 1e-6
+        cls,
+        P: JointDistribution | ArrayLike,
+        n: int | None = None,
+        delta: float | None = None,
+        *,
+        level: float = DEFAULT_L1_LEVEL,
     ) -> L1Ball:
-        """The ball of radius ``β*(δ)`` (eq. 37) around ``P``; ``n`` defaults to ``P``'s sample size."""
+        """The ball of radius ``β*(δ)`` (eq. 37) around ``P`` that holds the true distribution with
+        probability ``level = 1 − δ`` (default ``1 − 10⁻⁶``); ``n`` defaults to ``P``'s
+        sample size. ``delta=`` is the deprecated spelling (the failure probability)."""
         P = as_distribution(P, "P")
         m = P.n if n is None else n
         if m is None:  # P has no sample size and no n was given
             raise ValidationError("n", "the number of samples (a positive integer)", repr(m))
-        return cls(P, weissman_radius(P.n_x, m, delta), delta=delta)
+        if delta is not None:
+            _deprecated_delta("L1Ball.confidence")
+            if level != DEFAULT_L1_LEVEL:
+                raise ValidationError("delta", "level= or the deprecated delta=, not both", repr(delta))
+            level = 1.0 - _check_failure(delta)
+            radius = weissman_radius(P.n_x, m, delta)
+        else:
+            level = _check_level(level)
+            radius = weissman_radius(P.n_x, m, 1.0 - level)
+        return cls(P, radius, level=level)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -139,4 +201,5 @@ class L1Ball(UncertaintySet):
         return q
 
     def __repr__(self) -> str:
-        return f"L1Ball(|X|={self.n_x}, beta={self.radius:.4g})"
+        level = "" if self.level is None else f", level={self.level:.6g}"
+        return f"L1Ball(|X|={self.n_x}, beta={self.radius:.4g}{level})"

@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privopt.data.distribution import InputAlphabet, JointDistribution
+from privopt.data.distribution import InputAlphabet, JointDistribution, _check_on
 from privopt.data.mechanism import Mechanism
 from privopt.errors import ShapeError, ValidationError
-from privopt.utilities.subconvex import SubConvexUtility, _columns, _input_distribution
-from privopt.validation import as_float_array, check_positive_int
+from privopt.utilities.subconvex import SubConvexUtility, _columns, _given, _input_distribution
+from privopt.validation import FloatArray, as_float_array, check_positive_int
 
 
 class ConcaveUtility:
@@ -89,6 +89,10 @@ class ExpectedGain(ConcaveUtility):
         super().__init__(
             lambda W: cp.sum(cp.multiply(weights, W)), n_outputs=g.shape[1], input_size=p.size, name="E[gain]"
         )
+        #: The arguments as given (kept so that the utility can be written out: po.save).
+        self.distribution = _given(P, p)
+        self.gain = g
+        self.on: InputAlphabet = _check_on(on)
 
 
 class ExpectedDistortion(ConcaveUtility):
@@ -118,6 +122,10 @@ class ExpectedDistortion(ConcaveUtility):
             input_size=p.size,
             name="−E[distortion]",
         )
+        #: The arguments as given (kept so that the utility can be written out: po.save).
+        self.distribution = _given(P, p)
+        self.loss: str | FloatArray = loss if isinstance(loss, str) else d
+        self.on: InputAlphabet = _check_on(on)
 
 
 def _non_dcp_parts(expression: Any) -> list[str]:

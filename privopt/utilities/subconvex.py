@@ -33,6 +33,12 @@ def _input_distribution(
     return check_probability_vector(p, argument)
 
 
+def _given(P: JointDistribution | ArrayLike, p: FloatArray) -> JointDistribution | FloatArray:
+    """The distribution a utility was given: a :class:`~privopt.JointDistribution`, or the checked
+    vector ``p`` that stands for an array."""
+    return P if isinstance(P, JointDistribution) else p
+
+
 def _labels_of(P: JointDistribution | ArrayLike, on: InputAlphabet) -> tuple[Hashable, ...] | None:
     """The input labels of a labelled distribution (``None`` for a bare vector)."""
     return P.input_labels(_check_on(on)) if isinstance(P, JointDistribution) else None
@@ -77,6 +83,8 @@ class SubConvexUtility:
         if not callable(mu):
             raise ValidationError("mu", "a callable of a (|X|, m) array of columns", type(mu).__name__)
         self._mu = mu
+        #: ``μ`` as given (a user function is written out by its import path: po.save).
+        self.mu_function = mu
         self.input_size = None if input_size is None else check_positive_int(input_size, "input_size")
         #: Labels of the inputs, when the utility is measured under a labelled distribution: a
         #: mechanism's rows are then matched to them by label (privopt.data.labels).
@@ -165,6 +173,9 @@ class MutualInformation(SubConvexUtility):
         self.p = _input_distribution(P, "P", on)
         super().__init__(self._mi_mu, input_size=self.p.size, name="I(X;Y)")
         self.input_labels = _labels_of(P, on)
+        #: The distribution as given (kept so that the utility can be written out: po.save).
+        self.distribution = _given(P, self.p)
+        self.on: InputAlphabet = _check_on(on)
 
     def _mi_mu(self, columns: FloatArray) -> FloatArray:
         return mutual_information_mu(self.p, columns)
@@ -227,6 +238,8 @@ class FDivergence(SubConvexUtility):
     ) -> None:
         self.p0 = _input_distribution(P0, "P0")
         self.p1 = _input_distribution(P1, "P1")
+        #: The distributions as given (kept so that the utility can be written out: po.save).
+        self.distributions = (_given(P0, self.p0), _given(P1, self.p1))
         if self.p0.size != self.p1.size:
             raise ShapeError("P1", f"a distribution over {self.p0.size} symbols like P0", f"{self.p1.size}")
         if isinstance(f, str):
@@ -295,6 +308,8 @@ class SibsonMutualInformation(SubConvexUtility):
         )
         self.p = _input_distribution(P, "P", on)
         self.alpha = order
+        self.distribution = _given(P, self.p)
+        self.on: InputAlphabet = _check_on(on)
         super().__init__(
             self._norm_mu,
             input_size=self.p.size,

@@ -177,6 +177,7 @@ def plot_realized(table: pd.DataFrame) -> Figure:
         facet="X",
         logx=True,
         logy=True,
+        xlabel="design ε",
         title="Entropy Fig. 4: realized ε* at P* (25% and 75% quantiles)",
     )
 
