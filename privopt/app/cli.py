@@ -634,6 +634,92 @@ def _comparison_rows(parsed: Spec, problem: po.Problem, *, optimum: bool) -> lis
     ]
 
 
+# ---------------------------------------------------------------------- curve
+def _grid_option(text: str | None, argument: str, integer: bool = False) -> list[float] | None:
+    """``"a:b:k"`` (k points from a to b) or ``"v1,v2,..."``."""
+    if text is None:
+        return None
+    try:
+        if ":" in text:
+            low, high, count = text.split(":")
+            values = np.linspace(float(low), float(high), int(count)).tolist()
+        else:
+            values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError as exc:
+        raise po.ValidationError(
+            argument, "'a:b:k' (k points from a to b) or 'v1,v2,...'", repr(text)
+        ) from exc
+    return [float(round(v)) for v in values] if integer else values
+
+
+@app.command()
+@_guarded
+def curve(
+    spec: Path = typer.Argument(..., help="The problem spec (TOML; see docs/spec-format.md)."),
+    eps: str | None = typer.Option(
+        None, "--eps", help="ε grid: 'a:b:k' (k points from a to b) or 'v1,v2,...'."
+    ),
+    level: str | None = typer.Option(None, "--level", help="Confidence-level grid of the spec's set."),
+    n: str | None = typer.Option(None, "--n", help="Sample-size grid of the spec's set."),
+    jobs: int = typer.Option(1, "--jobs", help="Chunks solved in parallel (joblib processes)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Folder for curve.csv and curve.png (written together; created if missing)."
+    ),
+    json_output: bool = JSON,
+    quiet: bool = QUIET,
+    debug: bool = DEBUG,
+) -> None:
+    r"""Solve a spec along ε (or its set's confidence level or sample size): certified bands and the
+    mechanisms of \[compare]."""
+    from privopt.app.plot import curve_band
+    from privopt.designs.named import available
+
+    parsed = Spec.load(spec)
+    P, problem = parsed.problem(progress=False)
+    names = parsed.compare_names
+    compare = [name for name in (available(problem) if names is None else names) if name != OPTIMAL]
+    table = problem.curve(
+        eps=_grid_option(eps, "--eps"),
+        level=_grid_option(level, "--level"),
+        n=_grid_option(n, "--n", integer=True),
+        route=parsed.route,
+        compare=compare,
+        jobs=jobs,
+        progress=not quiet,
+    )
+    written: dict[str, Path] = {}
+    if out is not None:
+        folder = as_path(out, "--out")
+        figure = curve_band(table, title=f"{type(problem.definition).__name__}, {problem.utility!r}")
+        targets = write_together(
+            {
+                folder / "curve.csv": lambda path: table.to_csv(path, index=False),
+                folder / "curve.png": lambda path: figure.savefig(path, format="png", dpi=120),
+            }
+        )
+        written = {"table": targets[0], "figure": targets[1]}
+    if json_output:
+        _print_json(
+            {
+                "definition": str(problem.definition),
+                "axis": table.attrs["axis"],
+                "rows": table.to_dict(orient="records"),
+                "seconds": table.attrs["seconds"],
+                "written": {key: str(path) for key, path in written.items()},
+            }
+        )
+        return
+    if not quiet:
+        _console.print(
+            f"[bold]{escape(str(problem.definition))}[/bold] — utility {problem.utility!r}, data {P!r}"
+        )
+    columns = [table.attrs["axis"], "lower", "upper", "gap", "status", "seconds", *compare]
+    _console.print(_table("privopt curve", table[columns].to_dict(orient="records")))
+    if not quiet:
+        for key, path in written.items():
+            _console.print(f"wrote {key}: {escape(str(path))}", highlight=False)
+
+
 # ---------------------------------------------------------------------- verify
 @app.command()
 @_guarded

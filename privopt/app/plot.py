@@ -9,6 +9,8 @@ draws one panel per value of ``facet`` (or a single panel) and returns the
 * :func:`quantile_curves` — chosen quantiles of ``y`` against ``x`` per ``hue``, with the diagonal
   ``y = x`` (realized ε* against the design ε: Entropy paper Fig. 4).
 * :func:`time_vs_size` — the median run time against a size on log axes (privacy-funnel Fig. 3(a)).
+* :func:`curve_band` — a :meth:`privopt.Problem.curve` table: the designs' utility, the certified band
+  up to the upper bound, and the named mechanisms it was compared with.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ AXIS_LABELS = {
     "seconds": "seconds",
     "audit_seconds": "audit seconds",
     "beta": "β",
+    "level": "confidence level",
+    "n": "sample size n",
 }
 
 
@@ -253,3 +257,44 @@ def _banded_figure(
         ax.set_title(panel_title, fontsize="medium")
     title, xlabel, ylabel = labels
     return _finish(figure, title, xlabel, ylabel, hue is not None)
+
+
+def curve_band(
+    table: pd.DataFrame,
+    *,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    logx: bool = False,
+) -> Figure:
+    """Draw a :meth:`privopt.Problem.curve` table: the designs' utility (``lower``), the band up to the
+    certified ``upper`` bound (the optimum lies in it), and one line per named mechanism the curve was
+    compared with (``table.attrs["compare"]``). Points whose bound is not independently checked are
+    drawn hollow."""
+    if not isinstance(table, pd.DataFrame):
+        raise ValidationError("table", "a DataFrame from Problem.curve", type(table).__name__)
+    axis = table.attrs.get("axis")
+    if axis not in table.columns or not {"lower", "upper", "checked"} <= set(table.columns):
+        raise ValidationError(
+            "table", "a DataFrame from Problem.curve (columns lower, upper, checked and its axis)",
+            f"columns {', '.join(map(str, table.columns))}",
+        )  # fmt: skip
+    if table.empty:
+        raise ValidationError("table", "at least one point", "no rows")
+    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
+    ax = figure.subplots()
+    x = table[axis].to_numpy(dtype=float)
+    ax.fill_between(x, table["lower"], table["upper"], color="tab:purple", alpha=0.25, label="certified band")
+    ax.plot(x, table["lower"], color="tab:purple", label="optimal design")
+    checked = table["checked"].to_numpy(dtype=bool)
+    ax.scatter(x[checked], table["lower"][checked], color="tab:purple", s=14, zorder=3)
+    ax.scatter(
+        x[~checked], table["lower"][~checked], facecolors="none", edgecolors="tab:purple", s=14, zorder=3,
+        label="bound not checked" if (~checked).any() else None,
+    )  # fmt: skip
+    for name in table.attrs.get("compare", ()):
+        if name in table.columns:
+            ax.plot(x, table[name], color=PALETTE.get(name), linestyle="--", label=name)
+    if logx:
+        ax.set_xscale("log")
+    return _finish(figure, title, axis_label(axis, xlabel), axis_label("utility", ylabel), True)

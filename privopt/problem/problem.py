@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from privopt.audit.exact import audit
 from privopt.certificates import Bound, CertificateCheck, SliceBound, check_bound, upper_in_units
@@ -50,6 +52,7 @@ from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_secon
 from privopt.solvers.progress import progress_verbose
 from privopt.tolerances import BOUND_ORDER_RTOL, GAP_OPTIMAL_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
+from privopt.validation import FloatArray
 
 #: Route names accepted by :meth:`Problem.solve` (``"auto"`` plans one).
 ROUTE_NAMES = ("auto", "vertex", "colgen", "cvxpy", "closed_form")
@@ -318,13 +321,25 @@ class Problem:
         solve, the route's progress and the solver's own log during it, and the bounds, times and
         audit after it.
         """
+        return self._run(route, solver=solver, verbose=verbose)[0]
+
+    def _run(
+        self,
+        route: str = "auto",
+        *,
+        solver: str | None = None,
+        verbose: bool = False,
+        warm_columns: FloatArray | None = None,
+    ) -> tuple[Solution, RouteResult]:
+        """:meth:`solve`, starting from ``warm_columns`` (columns of this cone), with the route's result
+        (its final columns start a curve's next point, :mod:`privopt.problem.curve`)."""
         options = replace(self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose))
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
         planned, reason = self.plan(route)
         data = self.get_problem_data()
-        if options != data.options:
-            data = replace(data, options=options)
+        if options != data.options or warm_columns is not None:
+            data = replace(data, options=options, warm_columns=warm_columns)
         compile_seconds = time.perf_counter() - start
         if verbose:
             header(data, planned, reason, options.solver)
@@ -342,10 +357,49 @@ class Problem:
                     result = ROUTES["colgen"].solve(data, deadline)
             else:
                 result = ROUTES[planned].solve(data, deadline)
-        solution = replace(self._finish(data, planned, reason, result, compile_seconds, deadline), problem=self)
+        solution = replace(
+            self._finish(data, planned, reason, result, compile_seconds, deadline), problem=self
+        )
         if verbose:
             footer(solution)
-        return solution
+        return solution, result
+
+    def with_definition(self, definition: PrivacyDefinition) -> Problem:
+        """The same problem (utility, compile and solve options) for another definition."""
+        options = self.solve_options
+        return Problem(
+            definition,
+            self.utility,
+            envelope=self.options.envelope,
+            self_pairs=self.options.self_pairs,
+            vertex_limit=options.vertex_limit,
+            timeout=options.timeout,
+            backend=options.backend,
+            colgen=options.colgen,
+        )
+
+    def curve(
+        self,
+        *,
+        eps: Any = None,
+        level: Any = None,
+        n: Any = None,
+        route: str = "auto",
+        compare: Sequence[str] = (),
+        jobs: int = 1,
+        client: Any = None,
+        warm: bool = True,
+        progress: bool = False,
+    ) -> pd.DataFrame:
+        """The optimum along one parameter — ``eps``, or the uncertainty set's confidence ``level`` or
+        sample size ``n`` — as a table with certified bands (:func:`privopt.problem.curve.solve_curve`;
+        docs/compiler.md, "Curves")."""
+        from privopt.problem.curve import solve_curve
+
+        return solve_curve(
+            self, eps=eps, level=level, n=n, route=route, compare=compare, jobs=jobs, client=client,
+            warm=warm, progress=progress,
+        )  # fmt: skip
 
     def _finish(
         self,

@@ -139,6 +139,9 @@ class ProblemData:
     estimate: VertexEstimate
     compile_options: CompileOptions
     options: SolveOptions
+    #: Columns known to lie in this cone, to start from (a curve passes a neighbouring point's columns:
+    #: a column of the cone at ε is in the cone at every larger ε); ``None``: none.
+    warm_columns: FloatArray | None = None
 
     def sub_convex(self) -> SubConvexUtility:
         """The utility, which must be sub-convex (the vertex and column-generation routes)."""
@@ -182,6 +185,8 @@ class RouteResult:
     stats: SolveStats
     bounds: tuple[Bound, ...] = ()
     check: CertificateCheck | None = None
+    #: The columns (as a matrix's columns) the route's LP ended with, for a neighbouring point of a curve.
+    pool: FloatArray | None = None
 
 
 class Route(Protocol):

@@ -111,7 +111,10 @@ class ColumnGenerationRoute:
                 )
             options = replace(options, time_limit=min(options.time_limit, left))
         start = time.perf_counter()
-        result = column_generation(utility, data.cone, options, initial_columns=seed_columns(data))
+        seeds = [c for c in (seed_columns(data), data.warm_columns) if c is not None]
+        result = column_generation(
+            utility, data.cone, options, initial_columns=np.hstack(seeds) if seeds else None
+        )
         seconds = {"column_generation": time.perf_counter() - start}
         claims: list[Bound] = list(result.bounds)
         theorem = best_upper_bound(data)
@@ -152,4 +155,5 @@ class ColumnGenerationRoute:
             source,
             stats,
             tuple(claims),
+            pool=result.pool,
         )

@@ -30,6 +30,9 @@ from privopt.routes.base import (
     remaining,
     status_for,
 )
+from privopt.routes.colgen import REDUCED_COST_TOL, start_master, starting_columns
+from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.routes.pricing.products import MAX_WORK, ProductPricer
 from privopt.routes.vertex_cost import lifted_slice, predicted_vertex_seconds
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.solvers.lp import solve_equality_lp, solve_lp
@@ -41,6 +44,12 @@ from privopt.validation import FloatArray
 #: Enumerations predicted (:mod:`privopt.routes.vertex_cost`) to take at most this many seconds run in
 #: this process: forking a child to enforce the timeout would cost more than the enumeration.
 IN_PROCESS_SECONDS = 1.0
+
+#: Columns the exact product pricing adds per round (the best distinct ones).
+PRODUCT_COLUMNS = 16
+
+#: The product pricing's master keeps every column (it needs few).
+MASTER_CAP = 10**6
 
 #: Vertices closer than this (max norm, on Σw = 1) are one vertex (rounding splits a degenerate one).
 MERGE_ATOL = 1e-9
@@ -77,6 +86,19 @@ def _distinct_float_rows(sparse: Any) -> int:
         if scale > 0:
             seen.add((matrix.indices[start:stop].tobytes(), np.round(values / scale, 9).tobytes()))
     return len(seen)
+
+
+def _product_pricer(data: ProblemData, utility: SubConvexUtility) -> ProductPricer | None:
+    """The exact product pricer when the cone is a small envelope cone and the utility mutual
+    information (or NMI); ``None`` otherwise."""
+    pricer = envelope_pricer(utility, data.cone)
+    if isinstance(pricer, str) or pricer.structure.self_pairs:
+        return None
+    sizes = [2**block.size + block.size * 2 ** (block.size - 1) for block in pricer.structure.blocks]
+    if float(np.prod(sizes, dtype=np.float64)) > MAX_WORK:  # one event's products, before building any
+        return None
+    products = ProductPricer(pricer)
+    return products if products.work <= MAX_WORK else None
 
 
 def refuse_above_limit(estimate: VertexEstimate, vertex_limit: float) -> None:
@@ -129,6 +151,13 @@ class VertexRoute:
             refuse_above_limit(estimate, limit)
             return np.vstack([-np.eye(n, dtype=int).astype(object), rows]), estimate
 
+        products = (
+            _product_pricer(data, utility) if backend == "auto" and lifted_slice(data) is None else None
+        )
+        if products is not None:
+            priced = self._solve_by_pricing(data, utility, products, deadline, seconds)
+            if priced is not None:
+                return priced
         # Every enumeration is checked by the independent checker (privopt.certificates) through the LP's
         # duals, so floating-point vertices need no probes: a lost vertex that matters refutes the
         # certificate, and the next enumeration is tried — the lifted slice (one auxiliary variable,
@@ -188,6 +217,76 @@ class VertexRoute:
             stats,
             () if bound is None else (bound,),
             check,
+        )
+
+    @staticmethod
+    def _solve_by_pricing(
+        data: ProblemData,
+        utility: SubConvexUtility,
+        products: ProductPricer,
+        deadline: float | None,
+        seconds: dict[str, float],
+    ) -> RouteResult | None:
+        """The vertex LP by column generation with exact pricing over the cone's block-vertex products
+        (:mod:`privopt.routes.pricing.products`): the LP over every vertex, without enumerating them.
+        ``None`` when the independent checker refutes the result (the caller then enumerates)."""
+        start = time.perf_counter()
+        master = start_master(utility, starting_columns(data.cone, data.warm_columns), MASTER_CAP)
+        rounds = generated = 0
+        while True:
+            value, theta, duals = master.solve()
+            best, columns = products.price(duals, PRODUCT_COLUMNS, REDUCED_COST_TOL)
+            if not columns:
+                break
+            block = np.column_stack(columns)
+            mu = utility.mu(block)
+            improving = mu - duals @ block > REDUCED_COST_TOL * block.sum(axis=0)
+            if not np.any(improving):
+                break
+            if deadline is not None and time.perf_counter() > deadline:
+                raise LimitError(
+                    f"exact pricing did not converge before the deadline ({rounds} rounds). {REMEDIES}"
+                )
+            master.add([c for c, keep in zip(columns, improving, strict=True) if keep], list(mu[improving]))
+            rounds += 1
+            generated += int(improving.sum())
+        support, weights = master.support(theta)
+        seconds["lp"] = time.perf_counter() - start
+        weights_p = products.pricer.objective.weights
+        bound = SliceBound.build(
+            duals,
+            max(0.0, best),
+            "prior",
+            weights_p,
+            "column generation, exact pricing over block-vertex products",
+        )
+        start = time.perf_counter()
+        left = remaining(deadline)
+        check = check_bound(data.cone, utility, bound, time_limit=CHECK_SECONDS if left is None else left)
+        seconds["check"] = time.perf_counter() - start
+        if check.refuted:
+            return None
+        lower = utility.from_core(value)
+        upper = utility.from_core(bound.upper)
+        stats = SolveStats(
+            seconds=seconds,
+            iterations=rounds,
+            columns=generated,
+            backend="block-vertex products (exact pricing)",
+            lp_value=value,
+        )
+        return RouteResult(
+            matrix_from_columns(support, weights),
+            status_for(lower, upper, data.options.colgen.gap_tolerance, limited=False),
+            lower,
+            upper,
+            f"the LP over every vertex of the cone slice, by exact pricing over its block-vertex products "
+            f"({rounds} rounds, {products.work} combinations each)",
+            "the LP's duals, exactly priced",
+            stats,
+            (bound,),
+            check,
+            support,  # the optimal basis: a neighbouring point's start (more columns only slow its LP)
         )
 
     @staticmethod

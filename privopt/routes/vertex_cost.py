@@ -62,21 +62,54 @@ MEASURED_LIFTED: tuple[tuple[int, float], ...] = (
 )
 
 
+#: Exact pricing over block-vertex products (:mod:`privopt.routes.pricing.products`): the vertex
+#: route uses it on envelope cones without self pairs when one ``(s*, ρ)``'s products have at most
+#: this many combinations (4×3: 160,000; 3×4: 110,592; 2×6: 73,984; 3×5 and 4×4: over a million).
+PRODUCT_EVENT_LIMIT = 200_000
+
+#: Predicted seconds of a solve by exact product pricing on a cone within the limit (measured
+#: 2026-11-26, PolyOpt cones at n = 1,000, ε = 1, without self pairs, 2 busy cores: 3×3 65–113 ms,
+#: 2×5 54–100 ms, 2×6 0.38 s, 3×4 0.35 s, 4×3 0.47 s, in 10–21 rounds, check and audit included).
+PRODUCT_SECONDS = 0.5
+
+
+#: Exact product pricing replaces enumerations predicted to take longer than this (the slowest 2×5
+#: enumeration, 0.125 s, is faster than its product pricing, 54–100 ms against 21–60 ms measured
+#: side by side; 3×3 is slower, 0.2 s against 65–113 ms).
+PRODUCT_MIN_SECONDS = 0.15
+
+
+def product_pricing(data: ProblemData) -> bool:
+    """Whether the vertex route prices exactly over block-vertex products instead of enumerating
+    (back end ``"auto"``, mutual information on an envelope cone without self pairs, small products,
+    and an enumeration predicted to take longer than :data:`PRODUCT_MIN_SECONDS`)."""
+    if data.options.backend != "auto" or not isinstance(data.utility, SubConvexUtility):
+        return False
+    if predicted_vertex_seconds(data, lifted=False) <= PRODUCT_MIN_SECONDS:
+        return False
+    pricer = envelope_pricer(data.utility, data.cone)
+    if isinstance(pricer, str) or pricer.structure.self_pairs:
+        return False
+    sizes = [2**block.size + block.size * 2 ** (block.size - 1) for block in pricer.structure.blocks]
+    return float(np.prod(sizes, dtype=np.float64)) <= PRODUCT_EVENT_LIMIT
+
+
 def lifted_slice(data: ProblemData) -> tuple[FloatArray, FloatArray, float] | None:
     """The one-variable lift (:meth:`~privopt.compiler.cone.RowCone.single_lift`) that the vertex route
     enumerates instead of the projected slice, or ``None``. Only in floating point (back end ``"auto"``
-    or ``"cdd"``) and where the certified pricing bound checks the LP's duals: the lift's projected
-    points are then not validated one by one, and a lost vertex shows in the certificate."""
+    or ``"cdd"``): the lift's projected points are not validated one by one; a lost vertex shows when
+    the independent checker refutes the LP's duals."""
     if data.options.backend not in ("auto", "cdd") or not isinstance(data.utility, SubConvexUtility):
-        return None
-    if isinstance(envelope_pricer(data.utility, data.cone), str):
         return None
     return data.cone.single_lift()
 
 
 def predicted_vertex_seconds(data: ProblemData, lifted: bool | None = None) -> float:
-    """The predicted wall time of enumerating ``data``'s cone slice (module docstring): through its lift
-    when ``lifted`` (by default, when the vertex route would use it), else the projected slice."""
+    """The predicted wall time of the vertex route's enumeration of ``data``'s cone slice (module
+    docstring): through its lift when ``lifted`` (by default, when the vertex route would use it), else
+    the projected slice; :data:`PRODUCT_SECONDS` where the route prices over block-vertex products."""
+    if lifted is None and product_pricing(data):
+        return PRODUCT_SECONDS
     d, rows = data.n_inputs - 1, max(data.cone.n_rows, 1)
     if lifted is None:
         lifted = lifted_slice(data) is not None

@@ -173,6 +173,27 @@ class BlockTable:
             mass, value, np.concatenate(subsets), np.concatenate(frees), upper_hull(mass, value)
         )
 
+    def points(self, D: float, T: float) -> FloatArray:
+        """Every vertex of the block at ``(D, T)`` as a row (the entries on ``X_s``; module docstring):
+        the ``2^|X_s|`` subset vertices in mask order, then the fractional ones."""
+        beta = (T - D) / self.slack
+        if beta <= 0.0:
+            return np.full((1, self.size), D)
+        members = ((np.arange(self.y.size)[:, None] >> np.arange(self.size)[None, :]) & 1).astype(bool)
+        tight = self.y <= D / beta
+        lo = np.where(tight, np.maximum(D - beta * self.y, 0.0), 0.0)
+        hi = np.where(tight, lo + beta, T / (self.slack + self.y))
+        rows = [np.where(members, hi[:, None], lo[:, None])]
+        for k in np.flatnonzero(self.lower > 0.0):
+            outside = ~members[:, k]
+            w_k = (D - self.y[outside] * beta) / self.lower[k]
+            keep = (w_k > 0.0) & (w_k < beta)
+            if np.any(keep):
+                fractional = np.where(members[outside][keep], beta, 0.0)
+                fractional[:, k] = w_k[keep]
+                rows.append(fractional)
+        return np.vstack(rows)
+
     def point(self, D: float, T: float, subset: int, free: int) -> FloatArray:
         """The block's column (its entries on ``X_s``) at vertex ``(subset, free)``."""
         beta = (T - D) / self.slack

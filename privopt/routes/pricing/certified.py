@@ -191,6 +191,7 @@ def certified_column_generation(
         certificate=state.best,
         bound_method=ENVELOPE_METHOD,
         bounds=() if state.best is None else (state.best.to_bound(pricer.objective.weights),),
+        pool=np.column_stack(master.columns),
     )
 
 

@@ -1,0 +1,332 @@
+"""Privacy–utility curves: one problem solved along ε, a confidence level or a sample size.
+
+``Problem.curve(eps=[...])`` (or ``level=``, ``n=`` for a problem whose definition has a confidence
+set) returns a ``pandas.DataFrame`` with one row per point: the parameter, ``lower`` (the design's
+utility), ``upper`` (its certified bound), ``gap``, ``status``, ``checked``, ``route``, ``seconds``,
+``source`` and one column per named mechanism of ``compare``; ``table.attrs["mechanisms"]`` holds the
+designs. Three things make a curve cheaper and tighter than its points solved one by one
+(docs/compiler.md, "Curves"):
+
+- **Warm starts.** Points are solved in the order in which the cone grows (ε and ``n`` increasing,
+  ``level`` decreasing): every column of the cone at one point is in the cone at the next, so each
+  point's column generation (and exact product pricing) starts from the previous point's columns.
+- **Monotonicity.** A design of one point is feasible at every later point (it is audited there
+  before it is used), so its value is a lower bound there too; on the ε axis the cones are nested
+  (same groups and pairs, factors non-decreasing — checked, not assumed), so an upper bound at one ε
+  holds at every smaller ε. Each point reports the best of both; a lower bound above an upper bound
+  is a :class:`~privopt.errors.SolverError`, never clipped.
+- **Parallel chunks.** With ``jobs > 1`` the points are cut into ``jobs`` contiguous chunks solved in
+  parallel (joblib processes, or a Dask ``client``), each chunk warm-started along itself. The
+  chunks depend only on ``jobs``, so serial, joblib and Dask runs return the same table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from privopt.audit.exact import audit
+from privopt.compiler.cone import RowCone
+from privopt.data.mechanism import Mechanism, as_mechanism
+from privopt.definitions.base import PrivacyDefinition
+from privopt.errors import NotSupportedError, PrivoptError, SolverError, ValidationError
+from privopt.mechanisms.catalog import available
+from privopt.problem.solution import Solution
+from privopt.routes.base import ProblemData, RouteResult, Status, status_for
+from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
+from privopt.sets.l1 import L1Ball
+from privopt.sets.renyi import RenyiBall
+from privopt.tolerances import BOUND_ORDER_RTOL, EPS_MAX
+from privopt.utilities import ConcaveUtility, SubConvexUtility
+from privopt.validation import FloatArray
+
+#: The parameters a curve can run along.
+AXES = ("eps", "level", "n")
+
+#: A neighbour's design lies in a point's cone when its columns violate the rows by at most this.
+CONE_RTOL = 1e-9
+
+
+class CurveProblem(Protocol):
+    """What a curve needs of :class:`~privopt.Problem` (this module sits beside it)."""
+
+    definition: PrivacyDefinition
+    utility: SubConvexUtility | ConcaveUtility
+    n_inputs: int
+
+    @property
+    def colgen(self) -> ColumnGenerationOptions: ...
+
+    def get_problem_data(self) -> ProblemData: ...
+
+    def with_definition(self, definition: PrivacyDefinition) -> CurveProblem: ...
+
+    def _run(
+        self, route: str = "auto", *, solver: str | None = None, verbose: bool = False,
+        warm_columns: FloatArray | None = None,
+    ) -> tuple[Solution, RouteResult]: ...  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Point:
+    """One solved point, before the neighbours' bounds are applied."""
+
+    value: float
+    solution: Solution
+    seconds: float
+
+
+def _grid(axis: str, values: Any) -> tuple[float, ...]:
+    """The axis values, checked: non-empty, strictly increasing, in the axis's range."""
+    try:
+        array = np.asarray(values, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(axis, "a non-empty sequence of numbers", repr(values)) from exc
+    if array.size == 0:
+        raise ValidationError(axis, "a non-empty sequence of numbers", "an empty sequence")
+    if not np.all(np.isfinite(array)):
+        raise ValidationError(axis, "finite numbers", repr(values))
+    if array.size > 1 and not np.all(np.diff(array) > 0.0):
+        raise ValidationError(axis, "strictly increasing values (sort the grid; no repeats)", repr(values))
+    if axis == "eps" and not (array[0] > 0.0 and array[-1] <= EPS_MAX):
+        raise ValidationError("eps", f"values in (0, {EPS_MAX:.4g}]", repr(values))
+    if axis == "level" and not (array[0] > 0.0 and array[-1] < 1.0):
+        raise ValidationError("level", "confidence levels in (0, 1)", repr(values))
+    if axis == "n" and not (array[0] >= 1.0 and np.all(array == np.round(array))):
+        raise ValidationError("n", "positive integer sample sizes", repr(values))
+    return tuple(float(v) for v in array)
+
+
+def _axis(eps: Any, level: Any, n: Any) -> tuple[str, tuple[float, ...]]:
+    given = [(name, values) for name, values in zip(AXES, (eps, level, n), strict=True) if values is not None]
+    if len(given) != 1:
+        raise ValidationError(
+            "eps, level, n", "exactly one parameter to run the curve along", f"{len(given)} given"
+        )
+    name, values = given[0]
+    return name, _grid(name, values)
+
+
+def definition_at(definition: PrivacyDefinition, axis: str, value: float) -> PrivacyDefinition:
+    """``definition`` at one point of the axis (a confidence set rebuilt at the level or size)."""
+    if axis == "eps":
+        return definition.with_eps(value)
+    uncertainty = definition.uncertainty
+    if not isinstance(uncertainty, RenyiBall | L1Ball) or uncertainty.level is None:
+        raise NotSupportedError(
+            f"a curve along {axis!r} needs a confidence set (RenyiBall.confidence or L1Ball.confidence); "
+            f"{definition} has {uncertainty!r}"
+        )
+    center = uncertainty.center
+    if axis == "level":
+        if isinstance(uncertainty, RenyiBall):
+            return definition.with_uncertainty(RenyiBall.confidence(center, level=value))
+        return definition.with_uncertainty(L1Ball.confidence(center, level=value))
+    size = round(value)
+    if isinstance(uncertainty, RenyiBall):
+        return definition.with_uncertainty(RenyiBall.confidence(center, n=size, level=uncertainty.level))
+    return definition.with_uncertainty(L1Ball.confidence(center, n=size, level=uncertainty.level))
+
+
+def _growing(axis: str) -> bool:
+    """Whether the cone grows with the axis value (ε and n) rather than shrinks (level)."""
+    return axis != "level"
+
+
+def _chunks(count: int, jobs: int) -> list[list[int]]:
+    """``jobs`` contiguous, nearly equal chunks of ``range(count)`` (fewer when there are fewer points)."""
+    parts = min(count, jobs)
+    edges = np.linspace(0, count, parts + 1).round().astype(int)
+    return [list(range(int(a), int(b))) for a, b in itertools.pairwise(edges) if b > a]
+
+
+def _solve_chunk(
+    problem: CurveProblem, axis: str, values: Sequence[float], route: str, warm: bool
+) -> list[_Point]:
+    """Solve the points of one chunk in the order the cone grows, each from the previous columns."""
+    order = range(len(values)) if _growing(axis) else range(len(values) - 1, -1, -1)
+    points: dict[int, _Point] = {}
+    pool: FloatArray | None = None
+    for index in order:
+        start = time.perf_counter()
+        at = problem.with_definition(definition_at(problem.definition, axis, values[index]))
+        solution, result = at._run(route, warm_columns=pool if warm else None)
+        pool = result.pool if result.pool is not None else np.asarray(solution.mechanism.matrix)
+        points[index] = _Point(solution.value, solution, time.perf_counter() - start)
+    return [points[index] for index in range(len(values))]
+
+
+def _run_chunks(
+    problem: CurveProblem, axis: str, values: tuple[float, ...], route: str, warm: bool, jobs: int,
+    client: Any, progress: bool,
+) -> list[_Point]:  # fmt: skip
+    chunks = _chunks(len(values), jobs)
+    tasks = [[values[i] for i in chunk] for chunk in chunks]
+    if client is not None:
+        futures = client.map(
+            _solve_chunk, [problem] * len(tasks), [axis] * len(tasks), tasks, [route] * len(tasks),
+            [warm] * len(tasks), pure=False,
+        )  # fmt: skip
+        results = client.gather(futures)
+    elif jobs > 1 and len(tasks) > 1:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=len(tasks))(
+            delayed(_solve_chunk)(problem, axis, task, route, warm) for task in tasks
+        )
+    else:
+        from tqdm.auto import tqdm
+
+        results = [
+            _solve_chunk(problem, axis, task, route, warm)
+            for task in tqdm(tasks, desc="curve", disable=not progress or len(tasks) < 2)
+        ]
+    return [point for chunk in results for point in chunk]
+
+
+def _nested(smaller: RowCone, larger: RowCone) -> bool:
+    """Whether ``smaller ⊆ larger`` follows from their blocks: the same groups and pairs, and every
+    factor of ``smaller`` at most ``larger``'s (a column meeting ``smaller``'s rows meets ``larger``'s)."""
+    if len(smaller.groups) != len(larger.groups) or len(smaller.blocks) != len(larger.blocks):
+        return False
+    for a, b in zip(smaller.groups, larger.groups, strict=True):
+        if a.vectors.shape != b.vectors.shape or not np.array_equal(a.vectors, b.vectors):
+            return False
+    return all(
+        (x.numerator, x.denominator) == (y.numerator, y.denominator) and x.log_factor <= y.log_factor
+        for x, y in zip(smaller.blocks, larger.blocks, strict=True)
+    )
+
+
+def _named_values(
+    definition: PrivacyDefinition, utility: SubConvexUtility | ConcaveUtility, n: int, names: Sequence[str]
+) -> dict[str, float]:
+    """The utility of each named mechanism at this definition (NaN where it does not apply)."""
+    builders = available(definition, utility, n)
+    out = {}
+    for name in names:
+        try:
+            out[name] = (
+                float(utility.value(as_mechanism(builders[name](), name))) if name in builders else np.nan
+            )
+        except PrivoptError:
+            out[name] = np.nan
+    return out
+
+
+def solve_curve(
+    problem: CurveProblem,
+    *,
+    eps: Any = None,
+    level: Any = None,
+    n: Any = None,
+    route: str = "auto",
+    compare: Sequence[str] = (),
+    jobs: int = 1,
+    client: Any = None,
+    warm: bool = True,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """The curve of ``problem`` along one axis (module docstring)."""
+    axis, values = _axis(eps, level, n)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValidationError("jobs", "a positive integer", repr(jobs))
+    if not isinstance(warm, bool):
+        raise ValidationError("warm", "True or False", repr(warm))
+    if isinstance(compare, str) or not all(isinstance(name, str) for name in compare):
+        raise ValidationError(
+            "compare", "a sequence of mechanism names such as ('grr', 'srr')", repr(compare)
+        )
+    definitions = [definition_at(problem.definition, axis, value) for value in values]
+    start = time.perf_counter()
+    points = _run_chunks(problem, axis, values, route, warm, jobs, client, progress)
+    seconds = time.perf_counter() - start
+    rows, mechanisms = _tighten(problem, axis, values, definitions, points)
+    for row, definition in zip(rows, definitions, strict=True):
+        row.update(_named_values(definition, problem.utility, problem.n_inputs, compare))
+    table = pd.DataFrame(rows)
+    table.attrs.update(
+        {"axis": axis, "mechanisms": mechanisms, "seconds": seconds, "compare": tuple(compare)}
+    )
+    return table
+
+
+def _tighten(
+    problem: CurveProblem,
+    axis: str,
+    values: tuple[float, ...],
+    definitions: list[PrivacyDefinition],
+    points: list[_Point],
+) -> tuple[list[dict[str, Any]], list[Mechanism]]:
+    """Each point's row with the best lower bound of its own and earlier designs (in its cone and
+    audited there) and, where the cones are provably nested, the best upper bound of later points."""
+    cones = [_cone(point, problem, definition) for point, definition in zip(points, definitions, strict=True)]
+    order = list(range(len(values))) if _growing(axis) else list(range(len(values) - 1, -1, -1))
+    best: dict[int, tuple[float, Mechanism, int]] = {}
+    incumbent: tuple[float, Mechanism, int] | None = None
+    for index in order:
+        chosen = (points[index].value, points[index].solution.mechanism, index)
+        if (
+            incumbent is not None
+            and incumbent[0] > chosen[0]
+            and _feasible(incumbent[1], cones[index], definitions[index])
+        ):
+            chosen = incumbent
+        best[index] = chosen
+        if incumbent is None or chosen[0] > incumbent[0]:
+            incumbent = chosen
+    rows: list[dict[str, Any]] = []
+    for index in range(len(values)):
+        lower, _, source = best[index]
+        lower_source = "own design" if source == index else f"design of {axis} = {values[source]:g}"
+        solution = points[index].solution
+        upper, checked, upper_source = solution.upper, solution.certificate.checked, "own certificate"
+        for later in range(index + 1, len(values)) if axis == "eps" else ():
+            other = points[later].solution
+            if other.upper < upper and _nested(cones[index], cones[later]):
+                upper, checked = other.upper, other.certificate.checked
+                upper_source = f"certificate of eps = {values[later]:g}"
+        if not upper >= lower - BOUND_ORDER_RTOL * max(1.0, abs(lower)):
+            raise SolverError(
+                f"curve point {axis} = {values[index]:g}: lower bound {lower!r} ({lower_source}) above the "
+                f"upper bound {upper!r} ({upper_source})"
+            )
+        upper = max(upper, lower)  # within BOUND_ORDER_RTOL: rounding
+        limited = solution.status is Status.LIMIT_REACHED
+        status = status_for(lower, upper, problem.colgen.gap_tolerance, limited)
+        if not checked and status in (Status.OPTIMAL, Status.OPTIMAL_WITHIN_GAP):
+            status = Status.FEASIBLE  # only a checked bound makes a point optimal
+        rows.append(
+            {
+                axis: values[index],
+                "lower": lower,
+                "upper": upper,
+                "gap": relative_gap(lower, upper),
+                "status": status.value,
+                "checked": checked,
+                "route": solution.route,
+                "seconds": points[index].seconds,
+                "lower_source": lower_source,
+                "upper_source": upper_source,
+            }
+        )
+    return rows, [best[index][1] for index in range(len(values))]
+
+
+def _cone(point: _Point, problem: CurveProblem, definition: PrivacyDefinition) -> RowCone:
+    """The compiled cone of a point: its solution's problem's (compiled once, also in a worker)."""
+    solved = point.solution.problem
+    source = solved if solved is not None else problem.with_definition(definition)
+    return source.get_problem_data().cone
+
+
+def _feasible(mechanism: Mechanism, cone: RowCone, definition: PrivacyDefinition) -> bool:
+    """Whether a neighbour's design is a design here: its columns in this point's cone, and its audit
+    against this point's definition passing."""
+    return cone.violation(mechanism.matrix) <= CONE_RTOL and audit(mechanism, definition).satisfied
