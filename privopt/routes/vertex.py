@@ -33,7 +33,7 @@ from privopt.routes.base import (
 from privopt.routes.colgen import REDUCED_COST_TOL, start_master, starting_columns
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.pricing.products import MAX_WORK, ProductPricer
-from privopt.routes.vertex_cost import lifted_slice, predicted_vertex_seconds
+from privopt.routes.vertex_cost import lifted_slice, predicted_vertex_seconds, product_pricing
 from privopt.solvers.errors import BackendError, BackendTimeout
 from privopt.solvers.lp import solve_equality_lp, solve_lp
 from privopt.solvers.vertex_enumeration import VertexResult, merge_close, polytope_vertices
@@ -151,9 +151,7 @@ class VertexRoute:
             refuse_above_limit(estimate, limit)
             return np.vstack([-np.eye(n, dtype=int).astype(object), rows]), estimate
 
-        products = (
-            _product_pricer(data, utility) if backend == "auto" and lifted_slice(data) is None else None
-        )
+        products = _product_pricer(data, utility) if product_pricing(data) else None
         if products is not None:
             priced = self._solve_by_pricing(data, utility, products, deadline, seconds)
             if priced is not None:

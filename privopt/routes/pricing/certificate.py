@@ -9,6 +9,7 @@ which re-derives ``δ̄`` from ``λ``, the cone and the utility alone and refuse
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,7 +112,24 @@ class PricingCertificate:
 
 
 def envelope_pricer(utility: SubConvexUtility, cone: RowCone) -> EnvelopePricer | str:
-    """The certified pricer for ``(utility, cone)``, or the reason there is none (kept in solutions)."""
+    """The certified pricer for ``(utility, cone)``, or the reason there is none (kept in solutions).
+
+    Built once per pair while both live: planning, the vertex route and column generation all ask for
+    it (a curve's points each did three times)."""
+    key = id(utility)
+    cached = _PRICERS.setdefault(cone, {})
+    if key not in cached or cached[key][0] is not utility:
+        cached[key] = (utility, _build_pricer(utility, cone))
+    return cached[key][1]
+
+
+#: Pricers already built, per cone (weakly: a cone's entry goes with it) and utility.
+_PRICERS: weakref.WeakKeyDictionary[RowCone, dict[int, tuple[SubConvexUtility, EnvelopePricer | str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _build_pricer(utility: SubConvexUtility, cone: RowCone) -> EnvelopePricer | str:
     structure = envelope_structure(cone)
     if isinstance(structure, str):
         return f"no certified pricing bound for this cone: {structure}"
