@@ -36,10 +36,12 @@ from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import LimitError, SolverError, ValidationError
+from privopt.memory import budgeted, parse_memory_limit
 from privopt.problem.solution import Certificate, Solution
 from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status
 from privopt.routes.colgen import ColumnGenerationOptions
+from privopt.routes.colgen_route import require_master_memory
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
@@ -122,6 +124,11 @@ class Problem:
     colgen:
         Budgets of the column-generation route (:class:`~privopt.routes.colgen.ColumnGenerationOptions`
         or a dict of its fields).
+    memory_limit:
+        Bytes the solve may allocate: a number, a size such as ``"16 GiB"`` or ``"500MB"``, or ``None``
+        (default: half of the machine's memory, :func:`privopt.memory.default_memory_limit`). Every
+        large array is estimated before it is allocated and a solve that would exceed the limit raises
+        :class:`~privopt.errors.LimitError` naming the size and the remedies (:mod:`privopt.memory`).
     """
 
     def __init__(
@@ -135,6 +142,7 @@ class Problem:
         timeout: float | None = 600.0,
         backend: str = "auto",
         colgen: ColumnGenerationOptions | dict[str, Any] | None = None,
+        memory_limit: int | str | None = None,
     ) -> None:
         if not isinstance(definition, PrivacyDefinition):
             raise ValidationError(
@@ -150,7 +158,11 @@ class Problem:
         if backend not in ("auto", "cdd", "ppl"):
             raise ValidationError("backend", "'auto', 'cdd' or 'ppl'", repr(backend))
         self.solve_options = SolveOptions(
-            vertex_limit, _check_timeout(timeout), backend, _check_colgen(colgen)
+            vertex_limit,
+            _check_timeout(timeout),
+            backend,
+            _check_colgen(colgen),
+            parse_memory_limit(memory_limit),
         )
         n = self.utility.input_size
         expected = definition.input_size()
@@ -186,7 +198,12 @@ class Problem:
     def colgen(self) -> ColumnGenerationOptions:
         return self.solve_options.colgen
 
+    @property
+    def memory_limit(self) -> int:
+        return self.solve_options.memory_limit
+
     # ------------------------------------------------------------------ compile
+    @budgeted
     def get_problem_data(self) -> ProblemData:
         """What a route receives: the compiled cone, normalisation, estimate and options (compiled
         once per problem, like cvxpy's ``get_problem_data``)."""
@@ -270,11 +287,14 @@ class Problem:
         return None if seconds is None else AUTO_VERTEX_SHARE * seconds
 
     # ------------------------------------------------------------------ solve
+    @budgeted
     def solve(self, route: str = "auto") -> Solution:
         """Solve the problem on ``route`` (module docstring); the mechanism is audited before it is
         returned, and :class:`~privopt.errors.SolverError` is raised if it fails its audit."""
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
+        if route in ("auto", "colgen") and isinstance(self.utility, SubConvexUtility):
+            require_master_memory(self.n_inputs, self.colgen)  # before compiling: auto may fall back to it
         planned, reason = self.plan(route)
         data = self.get_problem_data()
         compile_seconds = time.perf_counter() - start

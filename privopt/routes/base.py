@@ -22,6 +22,7 @@ from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.estimate import VertexEstimate
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import ValidationError
+from privopt.memory import default_memory_limit
 from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
 from privopt.routes.pricing.certificate import PricingCertificate
 from privopt.tolerances import GAP_OPTIMAL_RTOL
@@ -85,6 +86,8 @@ class SolveOptions:
     timeout: float | None
     backend: str
     colgen: ColumnGenerationOptions
+    #: Bytes a solve may allocate (:mod:`privopt.memory`).
+    memory_limit: int = field(default_factory=default_memory_limit)
 
 
 @dataclass(frozen=True, eq=False)

@@ -19,6 +19,7 @@ from privopt.compiler.cone import RowCone
 from privopt.data.mechanism import as_mechanism
 from privopt.errors import LimitError, PrivoptError
 from privopt.mechanisms.catalog import available
+from privopt.memory import dense_bytes, require
 from privopt.routes.base import (
     ProblemData,
     RouteResult,
@@ -41,6 +42,32 @@ from privopt.validation import FloatArray
 
 #: Named mechanisms whose columns seed column generation (``oue`` has 2^|X| outputs).
 SEED_MECHANISMS = ("grr", "srr", "ir", "cr")
+
+#: Copies of the master's columns held at once: privopt's dense columns, HiGHS's sparse copy (a value
+#: and an index per entry: 1.5 dense copies) and the dense matrix built when columns are added or the
+#: mechanism is read off.
+MASTER_COPIES = 3.5
+
+
+def master_columns_held(n_inputs: int, options: ColumnGenerationOptions) -> int:
+    """Columns the master holds at its largest: the starting basis (``|X| + 1`` around the uniform
+    column, GRR's ``|X|``) with the seed mechanisms' outputs (up to ``|X|`` each), or its cap plus one
+    round's columns, whichever is more."""
+    start = (2 + len(SEED_MECHANISMS)) * n_inputs + 1
+    return max(start, options.master_cap(n_inputs) + options.columns_per_round)
+
+
+def require_master_memory(n_inputs: int, options: ColumnGenerationOptions) -> None:
+    r"""Refuse column generation whose master would not fit the memory budget (:mod:`privopt.memory`):
+    it holds :func:`master_columns_held` dense columns of ``|X|`` entries (×\ :data:`MASTER_COPIES`)."""
+    held = master_columns_held(n_inputs, options)
+    require(
+        MASTER_COPIES * dense_bytes(n_inputs, held),
+        f"column generation on {n_inputs:,} inputs (a restricted master of up to {held:,} columns of "
+        f"{n_inputs:,} entries)",
+        "fewer inputs (coarser attributes, fewer values of S or U: the master needs about 6·|X|² numbers), "
+        "a smaller colgen master_columns=",
+    )
 
 
 def column_generation(
@@ -96,8 +123,9 @@ class ColumnGenerationRoute:
 
     def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
         utility = data.sub_convex()
-        utility.check(data.n_inputs)
         options = data.options.colgen
+        require_master_memory(data.n_inputs, options)
+        utility.check(data.n_inputs)
         left = remaining(deadline)
         if left is not None:
             if left <= 0.0:
