@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from privopt.compiler.ratio_pairs import RatioPairs
 from privopt.data.terms import PairLabel, Term
 from privopt.errors import ShapeError, ValidationError
+from privopt.memory import require
 from privopt.sets.renyi import facet_count
 from privopt.validation import FloatArray
 
@@ -119,43 +120,70 @@ class RowCone:
     _expanded: list[tuple[RatioPairs, FloatArray, list[tuple[int, int, int]]]] = field(
         default_factory=list, repr=False
     )
+    _row_hashes: dict[int, list[int]] = field(default_factory=dict, repr=False)
+
+    def _kept(self, block: RatioBlock) -> tuple[np.ndarray, np.ndarray]:
+        """The rows ``(i, j)`` of a block: every pair of its groups' vectors but the vacuous ``a <= e^{f} a``
+        (``a == b`` with a factor >= 0, found by hashing the vectors: no ``|A|·|B| × n`` copy)."""
+        a_group, b_group = self.groups[block.numerator], self.groups[block.denominator]
+        i, j = (grid.ravel() for grid in np.indices((len(a_group.terms), len(b_group.terms))))
+        if block.log_factor < 0:
+            return i, j
+        for group in (block.numerator, block.denominator):
+            if group not in self._row_hashes:
+                self._row_hashes[group] = [hash((row + 0.0).tobytes()) for row in self.groups[group].vectors]
+        same = _equal_rows(
+            a_group.vectors,
+            b_group.vectors,
+            self._row_hashes[block.numerator],
+            self._row_hashes[block.denominator],
+        )
+        keep = ~same[i, j]
+        return i[keep], j[keep]
 
     def _expand(self) -> tuple[RatioPairs, FloatArray, list[tuple[int, int, int]]]:
-        """Every block's pairs, each row's log factor, and each block's row range (computed once)."""
+        """Every block's pairs, each row's log factor, and each block's row range (computed once).
+
+        The rows are gathered from one sparse stack of the groups' vectors in one indexing step; their
+        memory (the two sparse matrices and a label per row) is checked against the budget first
+        (:mod:`privopt.memory`).
+        """
         if self._expanded:
             return self._expanded[0]
-        num_parts: list[sp.csr_matrix] = []
-        den_parts: list[sp.csr_matrix] = []
+        kept = [self._kept(block) for block in self.blocks]
+        offsets = np.cumsum([0, *(len(group.terms) for group in self.groups)])
+        counts = np.concatenate(
+            [np.zeros(0, dtype=int), *((g.vectors != 0).sum(axis=1) for g in self.groups)]
+        )
+        num_index = [offsets[b.numerator] + i for b, (i, _) in zip(self.blocks, kept, strict=True)]
+        den_index = [offsets[b.denominator] + j for b, (_, j) in zip(self.blocks, kept, strict=True)]
+        rows = sum(i.size for i, _ in kept)
+        entries = sum(int(np.sum(counts[index])) for index in (*num_index, *den_index))
+        require(
+            EXPANDED_BYTES_PER_ENTRY * entries + EXPANDED_BYTES_PER_ROW * rows,
+            f"expanding the row cone of {self.definition} into its {rows:,} rows on {self.n_inputs:,} inputs",
+            "route='colgen' (its LPs use the lifted cone), a coarser alphabet or envelope",
+        )
         labels: list[PairLabel] = []
-        factors: list[FloatArray] = []
         ranges: list[tuple[int, int, int]] = []
         row = 0
-        for index, block in enumerate(self.blocks):
+        for index, (block, (i, j)) in enumerate(zip(self.blocks, kept, strict=True)):
             a_group, b_group = self.groups[block.numerator], self.groups[block.denominator]
-            grid_i, grid_j = np.meshgrid(
-                np.arange(len(a_group.terms)), np.arange(len(b_group.terms)), indexing="ij"
-            )
-            i, j = grid_i.ravel(), grid_j.ravel()
-            a, b = a_group.vectors[i], b_group.vectors[j]
-            # A row a <= e^{factor} a is vacuous when the factor is >= 0 (and a >= 0): drop it.
-            keep = ~(np.all(a == b, axis=1) & (block.log_factor >= 0))
-            i, j = i[keep], j[keep]
-            num_parts.append(sp.csr_matrix(a_group.vectors)[i])
-            den_parts.append(sp.csr_matrix(b_group.vectors)[j])
             labels.extend(
                 PairLabel(a_group.terms[p], b_group.terms[q], block.member, block.rule, block.scale)
                 for p, q in zip(i.tolist(), j.tolist(), strict=True)
             )
-            factors.append(np.full(i.size, block.log_factor))
             ranges.append((index, row, row + i.size))
             row += i.size
-        if num_parts:
+        if rows:
+            stacked = sp.vstack([sp.csr_matrix(group.vectors) for group in self.groups], format="csr")
             pairs = RatioPairs(
-                sp.vstack(num_parts, format="csr"), sp.vstack(den_parts, format="csr"), tuple(labels)
+                stacked[np.concatenate(num_index)], stacked[np.concatenate(den_index)], tuple(labels)
             )
         else:
             empty = sp.csr_matrix((0, self.n_inputs))
             pairs = RatioPairs(empty, empty, ())
+        factors = [np.full(i.size, block.log_factor) for block, (i, _) in zip(self.blocks, kept, strict=True)]
         result = (pairs, np.concatenate(factors) if factors else np.zeros(0), ranges)
         self._expanded.append(result)
         return result
@@ -183,7 +211,10 @@ class RowCone:
 
     @property
     def n_rows(self) -> int:
-        return self.pairs().n_pairs
+        """Rows of :meth:`matrix`, counted without expanding the cone."""
+        if self._expanded:
+            return self._expanded[0][0].n_pairs
+        return sum(self._kept(block)[0].size for block in self.blocks)
 
     def matrix(self) -> sp.csr_matrix:
         """The projected cone ``{w >= 0 : G w <= 0}``: rows ``a − e^{log factor} b``."""
@@ -329,6 +360,24 @@ class RowCone:
                 f"  rows {start}-{stop - 1}: max over {a.name} <= {_factor_text(block, self.eps)} min over {b.name} [{block.rule}]"
             )
         return "\n".join(lines)
+
+
+#: Memory of an expanded cone (:meth:`RowCone.pairs`): a value and an index per sparse entry, built
+#: once and copied once; and a :class:`~privopt.data.terms.PairLabel` with its factor per row.
+EXPANDED_BYTES_PER_ENTRY, EXPANDED_BYTES_PER_ROW = 24, 200
+
+
+def _equal_rows(a: FloatArray, b: FloatArray, a_hashes: list[int], b_hashes: list[int]) -> np.ndarray:
+    """``equal[i, j]``: whether row ``i`` of ``a`` equals row ``j`` of ``b``, from the hashes of the rows'
+    bytes (``-0.0`` as ``0.0``), confirmed by exact comparison."""
+    equal = np.zeros((a.shape[0], b.shape[0]), dtype=bool)
+    where: dict[int, list[int]] = {}
+    for j, key in enumerate(b_hashes):
+        where.setdefault(key, []).append(j)
+    for i, key in enumerate(a_hashes):
+        for j in where.get(key, ()):
+            equal[i, j] = bool(np.array_equal(a[i], b[j]))
+    return equal
 
 
 def _exact_vector(row: FloatArray) -> list[Fraction]:
