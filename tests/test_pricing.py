@@ -462,7 +462,7 @@ def test_the_box_step_cut_pool_stays_bounded_and_keeps_the_model_at_its_centre()
     direct = centre.sum() + max(0.0, float(np.max(mu / (p @ every) - centre @ scaled)))
     assert box.model(centre) == pytest.approx(direct, abs=1e-12)
     # The box LP is still the model's minimiser over the cuts it keeps.
-    point, predicted = box.point()
+    _, predicted = box.point()
     k = box.values.size
     lp = linprog(
         np.ones(n + 1),
