@@ -33,6 +33,7 @@ from privopt.definitions import (
     SensitiveLDP,
 )
 from privopt.errors import (
+    CallableError,
     InfeasibleError,
     LimitError,
     NotSupportedError,
@@ -69,6 +70,7 @@ __all__ = [
     "PML",
     "SRLIP",
     "AuditReport",
+    "CallableError",
     "Certificate",
     "ConcaveUtility",
     "ConditionalBounds",

@@ -20,6 +20,7 @@ LAYERS: list[tuple[str, ...]] = [
         "privopt.tolerances",
         "privopt.validation",
         "privopt.memory",
+        "privopt.callables",
         "privopt._version",
         "privopt.solvers",
     ),

@@ -233,6 +233,12 @@ class RowCone:
         distributions (sum 1 up to rounding) are rescaled to sum to exactly 1, so that, e.g., the uniform
         column stays feasible at ε = 0, where the cone is a single ray.
         """
+        require(
+            EXACT_BYTES_PER_ENTRY * self.n_rows * self.n_inputs,
+            f"the exact (rational) rows of the row cone of {self.definition} ({self.n_rows:,} rows on "
+            f"{self.n_inputs:,} inputs)",
+            "route='colgen', backend='cdd' (floating point), a coarser alphabet or envelope",
+        )
         vectors = [[_exact_vector(row) for row in group.vectors] for group in self.groups]
         rows: list[list[Fraction]] = []
         for block in self.blocks:
@@ -262,6 +268,12 @@ class RowCone:
         n = self.n_inputs
         numerators = sorted({b.numerator for b in self.blocks})
         denominators = sorted({b.denominator for b in self.blocks})
+        entries = sum(int(np.count_nonzero(self.groups[g].vectors)) for g in (*numerators, *denominators))
+        require(
+            LIFTED_BYTES_PER_ENTRY * entries,
+            f"the lifted system of the row cone of {self.definition} ({entries:,} entries)",
+            "a coarser alphabet or envelope",
+        )
         t_index = {g: n + i for i, g in enumerate(numerators)}
         z_index = {g: n + len(numerators) + i for i, g in enumerate(denominators)}
         total = n + len(numerators) + len(denominators)
@@ -361,6 +373,11 @@ class RowCone:
             )
         return "\n".join(lines)
 
+
+#: Memory of a rational entry of :meth:`RowCone.exact_matrix` (a ``Fraction`` and its two integers, a
+#: list slot), and of an entry of :meth:`RowCone.lifted` while its triplets are collected (Python lists
+#: of ints and floats).
+EXACT_BYTES_PER_ENTRY, LIFTED_BYTES_PER_ENTRY = 120, 100
 
 #: Memory of an expanded cone (:meth:`RowCone.pairs`): a value and an index per sparse entry, built
 #: once and copied once; and a :class:`~privopt.data.terms.PairLabel` with its factor per row.

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from privopt.audit import audit
+from privopt.callables import call, returned
 from privopt.data.distribution import JointDistribution
 from privopt.data.information import entropy
 from privopt.data.mechanism import Mechanism, as_mechanism
@@ -154,8 +155,14 @@ def compare(
         seconds = np.nan
         if callable(item) and not isinstance(item, Mechanism):
             start = time.perf_counter()
-            item = item()
+            factory, item = item, call(item, f"mechanisms[{name!r}]", "a function building a mechanism")
             seconds = time.perf_counter() - start
+            if not isinstance(item, Mechanism) and not isinstance(
+                getattr(item, "mechanism", None), Mechanism
+            ):
+                raise returned(
+                    factory, f"mechanisms[{name!r}]", "a function returning a Mechanism (or a design)", item
+                )
         rows.append(row(name, as_mechanism(item, name), seconds, ""))
     if optimum:
         start = time.perf_counter()

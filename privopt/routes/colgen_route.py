@@ -49,6 +49,18 @@ SEED_MECHANISMS = ("grr", "srr", "ir", "cr")
 MASTER_COPIES = 3.5
 
 
+#: Share of the time left that column generation leaves for what follows it within the timeout: reading
+#: off the mechanism (a least-squares fit on its columns, :func:`~privopt.routes.base.matrix_from_columns`),
+#: the theorem bounds and the audit; plus ``|X|³ / FINISH_FLOPS`` seconds for the fit itself (a QR
+#: factorisation of up to ``|X|`` columns, at a pessimistic rate for a loaded machine).
+FINISH_SHARE, FINISH_FLOPS = 0.03, 1e9
+
+
+def finish_seconds(n_inputs: int, left: float) -> float:
+    """Seconds kept, of ``left``, for the steps after column generation (:data:`FINISH_SHARE`)."""
+    return min(0.5 * left, FINISH_SHARE * left + n_inputs**3 / FINISH_FLOPS)
+
+
 def master_columns_held(n_inputs: int, options: ColumnGenerationOptions) -> int:
     """Columns the master holds at its largest: the starting basis (``|X| + 1`` around the uniform
     column, GRR's ``|X|``) with the seed mechanisms' outputs (up to ``|X|`` each), or its cap plus one
@@ -132,7 +144,9 @@ class ColumnGenerationRoute:
                 raise LimitError(
                     f"the timeout was reached before column generation on {data.definition} started"
                 )
-            options = replace(options, time_limit=min(options.time_limit, left))
+            options = replace(
+                options, time_limit=min(options.time_limit, left - finish_seconds(data.n_inputs, left))
+            )
         start = time.perf_counter()
         result = column_generation(utility, data.cone, options, initial_columns=seed_columns(data))
         seconds = {"column_generation": time.perf_counter() - start}
