@@ -49,16 +49,19 @@ SEED_MECHANISMS = ("grr", "srr", "ir", "cr")
 MASTER_COPIES = 3.5
 
 
-#: Share of the time left that column generation leaves for what follows it within the timeout: reading
-#: off the mechanism (a least-squares fit on its columns, :func:`~privopt.routes.base.matrix_from_columns`),
-#: the theorem bounds and the audit; plus ``|X|³ / FINISH_FLOPS`` seconds for the fit itself (a QR
-#: factorisation of up to ``|X|`` columns, at a pessimistic rate for a loaded machine).
-FINISH_SHARE, FINISH_FLOPS = 0.03, 1e9
+#: Seconds that column generation leaves, of the time left, for what follows it within the timeout:
+#: ``|X|³ / FINISH_FLOPS`` for reading off the mechanism (a least-squares fit on up to ``|X|`` columns,
+#: :func:`~privopt.routes.base.matrix_from_columns`: 0.3 to 2.5 s for 900 × 900 on a loaded 2-core
+#: machine, so ``|X|³ / 2e8`` with a margin), and, without a certified pricing bound (whose run keeps
+#: its own reserve), ``FINISH_SHARE`` of the time for its last master solve, its bound's cover and the
+#: audit (30 × 30 SensitiveLDP on a point estimate, timeout 10 s: they overran it by 0.3 to 0.7 s).
+FINISH_SHARE, FINISH_FLOPS = 0.05, 2e8
 
 
-def finish_seconds(n_inputs: int, left: float) -> float:
+def finish_seconds(n_inputs: int, left: float, certified: bool) -> float:
     """Seconds kept, of ``left``, for the steps after column generation (:data:`FINISH_SHARE`)."""
-    return min(0.5 * left, FINISH_SHARE * left + n_inputs**3 / FINISH_FLOPS)
+    share = 0.0 if certified else FINISH_SHARE
+    return min(0.5 * left, share * left + n_inputs**3 / FINISH_FLOPS)
 
 
 def master_columns_held(n_inputs: int, options: ColumnGenerationOptions) -> int:
@@ -144,9 +147,9 @@ class ColumnGenerationRoute:
                 raise LimitError(
                     f"the timeout was reached before column generation on {data.definition} started"
                 )
-            options = replace(
-                options, time_limit=min(options.time_limit, left - finish_seconds(data.n_inputs, left))
-            )
+            certified = not isinstance(envelope_pricer(utility, data.cone), str)
+            kept = finish_seconds(data.n_inputs, left, certified)
+            options = replace(options, time_limit=min(options.time_limit, left - kept))
         start = time.perf_counter()
         result = column_generation(utility, data.cone, options, initial_columns=seed_columns(data))
         seconds = {"column_generation": time.perf_counter() - start}

@@ -9,7 +9,8 @@ maximum over a simplex is attained at one of the simplex's vertices. So:
   along its longest edge; a piece that misses ``Q`` (an LP says so) is dropped, and the bound is the
   largest ``max_{vertices} f`` over the remaining pieces. The LPs also return points of ``Q`` (the
   best along ``f``'s gradient), whose values are lower bounds on ``R*``. The bound only ever
-  decreases, and it is valid whenever the search stops (budget of nodes, time or memory: every piece
+  decreases, and it is valid whenever the search stops (budget of nodes, time — a split starts only if
+  one as long as the last fits before the deadline — or memory: every piece
   is a dense ``n × n`` table, and the search stops before the pieces it holds exceed
   :data:`MEMORY_SHARE` of the memory limit, :mod:`privopt.memory`).
 """
@@ -94,16 +95,18 @@ def convex_max_over_slice(
         return distinct_rows(pieces)
 
     piece_bytes = 2 * dense_bytes(*root.shape)  # a piece and its child, while it is split
+    split_seconds = 0.0  # of the last split: the next one must fit before the deadline too
     while heap:
         top = -heap[0][0]
         if top <= lower + tolerance:
             return BoundResult(max(lower, top), lower, best_point, nodes, True, cover())
         if (
             nodes >= max_nodes
-            or (deadline is not None and time.perf_counter() > deadline)
+            or (deadline is not None and time.perf_counter() + split_seconds > deadline)
             or not fits((len(heap) + len(settled) + 1) * piece_bytes, MEMORY_SHARE)
         ):
             return BoundResult(top, lower, best_point, nodes, False, cover())
+        started = time.perf_counter()
         _, _, vertices, vertex_values = heapq.heappop(heap)
         # Split the longest edge at its midpoint.
         # Squared distances through the Gram matrix: n² memory, where the pairwise differences took n³
@@ -131,5 +134,6 @@ def convex_max_over_slice(
                 counter += 1
             else:
                 settled.append(child)
+        split_seconds = time.perf_counter() - started
     # Every piece was dropped or bounded by lower + tolerance.
     return BoundResult(lower + tolerance, lower, best_point, nodes, True, cover())
