@@ -230,3 +230,43 @@ def test_distinct_rows_keeps_each_row_once_in_order():
     kept = distinct_rows(pieces)
     np.testing.assert_array_equal(kept[:6], rows[[0, 1, 2, 3, 4, 5]])
     assert len(kept) == 7  # -0.0 × row is a row of zeros, distinct from the others
+
+
+SPEC = """
+[data]
+probabilities = [[0.07, 0.10], [0.26, 0.57]]
+n = 100
+
+[definition]
+kind = "SensitiveLDP"
+eps = 0.7
+
+[set]
+kind = "renyi"
+
+[options]
+memory_limit = {limit}
+
+[output]
+mechanism = "mechanism.csv"
+"""
+
+
+def test_the_command_line_takes_a_memory_limit_and_exits_3_beyond_it(tmp_path):
+    from typer.testing import CliRunner
+
+    from privopt.app.cli import app
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.format(limit='"64 MiB"'))
+    assert CliRunner().invoke(app, ["design", str(spec), "--quiet"]).exit_code == 0
+    spec.write_text(SPEC.format(limit="1000"))
+    result = CliRunner().invoke(app, ["design", str(spec), "--quiet"])
+    assert result.exit_code == 3
+    assert result.stderr.count("\n") == 1
+    assert "more than the memory limit of 1000 bytes" in result.stderr
+    spec.write_text(SPEC.format(limit='"plenty"'))
+    result = CliRunner().invoke(app, ["design", str(spec), "--quiet"])
+    assert result.exit_code == 2
+    assert "memory_limit: expected a number of bytes > 0" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mechanism.csv", "spec.toml"]

@@ -415,6 +415,11 @@ class OptionsTable(_Table):
         default=600.0, description="a number > 0, the seconds allowed for the vertex enumeration"
     )
     backend: Backend = Field(default="auto", description="'auto', 'cdd' or 'ppl'")
+    memory_limit: int | str | None = Field(
+        default=None,
+        description="bytes the solve may allocate: a number or a size such as '16 GiB' (default: half the "
+        "machine's memory); beyond it, exit code 3",
+    )
 
 
 class OutputTable(_Table):
@@ -787,6 +792,7 @@ class Spec:
                 timeout=options.timeout,
                 backend=options.backend,
                 colgen={"progress": progress},
+                memory_limit=options.memory_limit,
             )
         return P, problem
 
