@@ -120,50 +120,70 @@ class RowCone:
     _expanded: list[tuple[RatioPairs, FloatArray, list[tuple[int, int, int]]]] = field(
         default_factory=list, repr=False
     )
-    _row_hashes: dict[int, list[int]] = field(default_factory=dict, repr=False)
+    _group_facts: dict[int, tuple[list[int], np.ndarray]] = field(default_factory=dict, repr=False)
+
+    def _facts(self, group: int) -> tuple[list[int], np.ndarray]:
+        """A group's row hashes (of their bytes, ``-0.0`` as ``0.0``) and non-zeros per row (cached)."""
+        if group not in self._group_facts:
+            vectors = self.groups[group].vectors
+            hashes = [hash((row + 0.0).tobytes()) for row in vectors]
+            self._group_facts[group] = (hashes, np.count_nonzero(vectors, axis=1))
+        return self._group_facts[group]
+
+    def _vacuous(self, block: RatioBlock) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs ``(i, j)`` of a block that are dropped: ``a_i == b_j`` with a factor >= 0, whose row
+        ``a <= e^{f} a`` holds for every ``w >= 0`` (found by hashing: no ``|A|·|B|`` table)."""
+        if block.log_factor < 0:
+            return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+        a, b = self.groups[block.numerator].vectors, self.groups[block.denominator].vectors
+        where: dict[int, list[int]] = {}
+        for j, key in enumerate(self._facts(block.denominator)[0]):
+            where.setdefault(key, []).append(j)
+        pairs = [
+            (i, j)
+            for i, key in enumerate(self._facts(block.numerator)[0])
+            for j in where.get(key, ())
+            if np.array_equal(a[i], b[j])
+        ]
+        found = np.array(pairs, dtype=int).reshape(-1, 2)
+        return found[:, 0], found[:, 1]
+
+    def _block_size(self, block: RatioBlock) -> tuple[int, int]:
+        """Rows of a block and the non-zeros of their numerators and denominators (without expanding)."""
+        a_nonzeros, b_nonzeros = self._facts(block.numerator)[1], self._facts(block.denominator)[1]
+        i, j = self._vacuous(block)
+        rows = a_nonzeros.size * b_nonzeros.size - i.size
+        entries = b_nonzeros.size * int(a_nonzeros.sum()) + a_nonzeros.size * int(b_nonzeros.sum())
+        return rows, entries - int(a_nonzeros[i].sum() + b_nonzeros[j].sum())
 
     def _kept(self, block: RatioBlock) -> tuple[np.ndarray, np.ndarray]:
-        """The rows ``(i, j)`` of a block: every pair of its groups' vectors but the vacuous ``a <= e^{f} a``
-        (``a == b`` with a factor >= 0, found by hashing the vectors: no ``|A|·|B| × n`` copy)."""
-        a_group, b_group = self.groups[block.numerator], self.groups[block.denominator]
-        i, j = (grid.ravel() for grid in np.indices((len(a_group.terms), len(b_group.terms))))
-        if block.log_factor < 0:
-            return i, j
-        for group in (block.numerator, block.denominator):
-            if group not in self._row_hashes:
-                self._row_hashes[group] = [hash((row + 0.0).tobytes()) for row in self.groups[group].vectors]
-        same = _equal_rows(
-            a_group.vectors,
-            b_group.vectors,
-            self._row_hashes[block.numerator],
-            self._row_hashes[block.denominator],
-        )
-        keep = ~same[i, j]
-        return i[keep], j[keep]
+        """The rows ``(i, j)`` of a block: every pair of its groups' vectors but the vacuous ones."""
+        shape = (len(self.groups[block.numerator].terms), len(self.groups[block.denominator].terms))
+        keep = np.ones(shape, dtype=bool)
+        keep[self._vacuous(block)] = False
+        i, j = np.nonzero(keep)
+        return i, j
 
     def _expand(self) -> tuple[RatioPairs, FloatArray, list[tuple[int, int, int]]]:
         """Every block's pairs, each row's log factor, and each block's row range (computed once).
 
         The rows are gathered from one sparse stack of the groups' vectors in one indexing step; their
-        memory (the two sparse matrices and a label per row) is checked against the budget first
-        (:mod:`privopt.memory`).
+        memory (the two sparse matrices and a label per row) is counted and checked against the budget
+        first (:mod:`privopt.memory`).
         """
         if self._expanded:
             return self._expanded[0]
-        kept = [self._kept(block) for block in self.blocks]
-        offsets = np.cumsum([0, *(len(group.terms) for group in self.groups)])
-        counts = np.concatenate(
-            [np.zeros(0, dtype=int), *((g.vectors != 0).sum(axis=1) for g in self.groups)]
-        )
-        num_index = [offsets[b.numerator] + i for b, (i, _) in zip(self.blocks, kept, strict=True)]
-        den_index = [offsets[b.denominator] + j for b, (_, j) in zip(self.blocks, kept, strict=True)]
-        rows = sum(i.size for i, _ in kept)
-        entries = sum(int(np.sum(counts[index])) for index in (*num_index, *den_index))
+        sizes = [self._block_size(block) for block in self.blocks]
+        rows, entries = sum(size[0] for size in sizes), sum(size[1] for size in sizes)
         require(
             EXPANDED_BYTES_PER_ENTRY * entries + EXPANDED_BYTES_PER_ROW * rows,
             f"expanding the row cone of {self.definition} into its {rows:,} rows on {self.n_inputs:,} inputs",
             "route='colgen' (its LPs use the lifted cone), a coarser alphabet or envelope",
         )
+        kept = [self._kept(block) for block in self.blocks]
+        offsets = np.cumsum([0, *(len(group.terms) for group in self.groups)])
+        num_index = [offsets[b.numerator] + i for b, (i, _) in zip(self.blocks, kept, strict=True)]
+        den_index = [offsets[b.denominator] + j for b, (_, j) in zip(self.blocks, kept, strict=True)]
         labels: list[PairLabel] = []
         ranges: list[tuple[int, int, int]] = []
         row = 0
@@ -214,7 +234,7 @@ class RowCone:
         """Rows of :meth:`matrix`, counted without expanding the cone."""
         if self._expanded:
             return self._expanded[0][0].n_pairs
-        return sum(self._kept(block)[0].size for block in self.blocks)
+        return sum(self._block_size(block)[0] for block in self.blocks)
 
     def matrix(self) -> sp.csr_matrix:
         """The projected cone ``{w >= 0 : G w <= 0}``: rows ``a − e^{log factor} b``."""
@@ -382,19 +402,6 @@ EXACT_BYTES_PER_ENTRY, LIFTED_BYTES_PER_ENTRY = 120, 100
 #: Memory of an expanded cone (:meth:`RowCone.pairs`): a value and an index per sparse entry, built
 #: once and copied once; and a :class:`~privopt.data.terms.PairLabel` with its factor per row.
 EXPANDED_BYTES_PER_ENTRY, EXPANDED_BYTES_PER_ROW = 24, 200
-
-
-def _equal_rows(a: FloatArray, b: FloatArray, a_hashes: list[int], b_hashes: list[int]) -> np.ndarray:
-    """``equal[i, j]``: whether row ``i`` of ``a`` equals row ``j`` of ``b``, from the hashes of the rows'
-    bytes (``-0.0`` as ``0.0``), confirmed by exact comparison."""
-    equal = np.zeros((a.shape[0], b.shape[0]), dtype=bool)
-    where: dict[int, list[int]] = {}
-    for j, key in enumerate(b_hashes):
-        where.setdefault(key, []).append(j)
-    for i, key in enumerate(a_hashes):
-        for j in where.get(key, ()):
-            equal[i, j] = bool(np.array_equal(a[i], b[j]))
-    return equal
 
 
 def _exact_vector(row: FloatArray) -> list[Fraction]:
