@@ -270,7 +270,7 @@ class VertexRoute:
             try:
                 result = run(backend)
             except BackendError as exc:
-                if isinstance(exc, BackendTimeout) or backend != "cdd" or auxiliary:
+                if isinstance(exc, BackendTimeout | BackendMemoryError) or backend != "cdd" or auxiliary:
                     raise
                 result = run("ppl")  # a failed floating-point enumeration never yields a mechanism
         except (BackendTimeout, BackendMemoryError) as exc:
