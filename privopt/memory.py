@@ -2,8 +2,9 @@
 
 A solve holds a budget in bytes (``Problem(memory_limit=...)``; by default :func:`default_memory_limit`,
 half of the machine's memory). :meth:`privopt.Problem.solve` makes it the *current* limit for the
-duration of the solve (:func:`limited`, a context variable: threads and processes a solve starts
-begin with the default), and every large allocation first calls :func:`require` with its estimated
+duration of the solve (:func:`limited`, a context variable: a thread started inside a solve begins
+with the default; a vertex enumeration in a child process gets the limit as its ``RLIMIT_AS``), and
+every large allocation first calls :func:`require` with its estimated
 size (docs/design.md, "Contracts"): a dense cone expansion, a vertex set, the column pool of column
 generation, the tables of a branch and bound, a cvxpy problem. Above the limit it raises
 :class:`~privopt.errors.LimitError` naming the size, the limit and the remedies — before the work,
