@@ -34,6 +34,7 @@ from privopt.definitions import (
     SensitiveLDP,
 )
 from privopt.errors import (
+    CallableError,
     InfeasibleError,
     LimitError,
     NotSupportedError,
@@ -70,6 +71,7 @@ __all__ = [
     "PML",
     "SRLIP",
     "AuditReport",
+    "CallableError",
     "Certificate",
     "CertificateCheck",
     "ConcaveUtility",

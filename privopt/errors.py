@@ -38,6 +38,15 @@ class ValidationError(PrivoptError, ValueError):
         super().__init__(message)
 
 
+class CallableError(ValidationError):
+    """A function the user supplied (a utility's ``μ``, a factory, a predicate, a sweep's cell function)
+    raised, or returned a value of the wrong kind.
+
+    ``argument`` is the argument the function was given as and ``got`` names the function and what it
+    raised or returned; the original exception, if any, is the ``__cause__``.
+    """
+
+
 class ShapeError(ValidationError):
     """Two objects that must share an alphabet do not (a mechanism and a distribution, ...)."""
 

@@ -30,9 +30,6 @@ ZERO_RTOL: float = 1e-15
 #: Absolute tolerance of 1-D root finding in calibrations (in the calibrated parameter).
 ROOT_XTOL: float = 1e-13
 
-#: Default memory budget for dense intermediate arrays (bytes).
-MEMORY_BUDGET_BYTES: int = 2 * 1024**3
-
 #: Largest privacy parameter accepted anywhere: ``e^ε`` must be a finite double (``ε <= log(max float)
 #: ≈ 709.78``). Beyond it every likelihood-ratio bound overflows, so such an ε is refused up front.
 EPS_MAX: float = math.log(sys.float_info.max)

@@ -9,3 +9,7 @@ class BackendError(RuntimeError):
 
 class BackendTimeout(BackendError):
     """A back end did not finish within its time budget and was stopped."""
+
+
+class BackendMemoryError(BackendError):
+    """A back end ran out of the memory it was allowed (in a child process with a memory limit)."""

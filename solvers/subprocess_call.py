@@ -5,7 +5,10 @@ can. While waiting, :class:`~privopt.solvers.progress.Progress` shows the elapse
 and never inside :func:`progress_disabled`).
 
 The child runs in a process group of its own, with its standard streams on ``/dev/null`` (so it
-never holds the parent's output open), and on Linux it is killed when the parent dies. Whatever
+never holds the parent's output open), and on Linux it is killed when the parent dies. With a
+``memory_limit`` it may grow its address space by at most that many bytes (``RLIMIT_AS``, enforced
+where the kernel supports it, e.g. Linux): a C++ library that cannot allocate raises ``MemoryError``
+there instead of exhausting the machine, and the caller gets :class:`BackendMemoryError`. Whatever
 ends the wait — the result, an error, the time limit, ``KeyboardInterrupt`` or any exception raised
 by a signal handler — the whole group is killed before this returns.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import math
 import multiprocessing as mp
 import os
 import signal
@@ -21,9 +25,10 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from .errors import BackendError, BackendTimeout
+from .errors import BackendError, BackendMemoryError, BackendTimeout
 from .progress import Progress
 
 #: ``prctl(PR_SET_PDEATHSIG, ...)``: the signal a Linux child receives when its parent dies.
@@ -45,9 +50,34 @@ def _detach() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _child(connection: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+def _address_space() -> int:
+    """Bytes of address space this process maps (Linux ``/proc``; 0 where unknown)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def _limit_memory(extra: int) -> None:
+    """In the child: allow ``extra`` bytes of address space beyond what it maps now."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    soft = _address_space() + extra
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    with contextlib.suppress(OSError, ValueError):  # e.g. a platform without RLIMIT_AS
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _child(
+    connection: Any, function: Callable[..., Any], args: tuple[Any, ...], memory_limit: int | None
+) -> None:
     try:
         _detach()
+        if memory_limit is not None:
+            _limit_memory(memory_limit)
         connection.send(("ok", function(*args)))
     except BaseException as exc:  # report every failure to the parent
         last = traceback.format_exc().strip().splitlines()[-3:]  # where it was raised
@@ -68,6 +98,16 @@ def _kill_group(process: Any) -> None:
         os.kill(process.pid, signal.SIGKILL)  # if it was killed before it could call setpgid
 
 
+def _died(description: str, exitcode: int | None, limited: str) -> BackendError:
+    """The error for a child that died without a result: killed by a signal under a memory limit, it
+    most likely failed to allocate (a C library that aborts or crashes on a failed ``malloc``)."""
+    if limited and exitcode is not None and exitcode < 0:
+        return BackendMemoryError(
+            f"{description}: the worker process died (signal {-exitcode}), most likely out of memory{limited}"
+        )
+    return BackendError(f"{description}: the worker process died (exit code {exitcode})")
+
+
 def call_with_timeout(
     function: Callable[..., Any],
     args: tuple[Any, ...],
@@ -75,16 +115,20 @@ def call_with_timeout(
     description: str,
     poll: float = 0.2,
     progress: bool | None = None,
+    memory_limit: int | None = None,
 ) -> Any:
     """``function(*args)`` in a forked child; :class:`BackendTimeout` after ``timeout`` seconds.
 
     ``progress=False`` never shows the bar (callers that make many short calls, e.g. privopt.verify);
-    ``None`` shows it unless inside :func:`progress_disabled`.
+    ``None`` shows it unless inside :func:`progress_disabled`. ``memory_limit``: bytes the child may
+    allocate (module docstring); :class:`BackendMemoryError` when it runs out of them.
     """
-    progress_display = Progress(description, timeout, unit="s", enabled=progress is not False)
+    total = timeout if math.isfinite(timeout) else None  # no time limit: only the memory limit
+    progress_display = Progress(description, total, unit="s", enabled=progress is not False)
     context = mp.get_context("fork")
     parent, child = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(child, function, args), daemon=True)
+    process = context.Process(target=_child, args=(child, function, args, memory_limit), daemon=True)
+    limited = "" if memory_limit is None else f" (it was allowed {memory_limit / 2**30:.3g} GiB)"
     start = time.perf_counter()
     try:
         process.start()
@@ -98,16 +142,16 @@ def call_with_timeout(
                     status, payload = parent.recv()
                 except EOFError as exc:
                     process.join(timeout=5)
-                    raise BackendError(
-                        f"{description}: the worker process died (exit code {process.exitcode})"
-                    ) from exc
+                    raise _died(description, process.exitcode, limited) from exc
                 if status == "error":
+                    if memory_limit is not None and payload.startswith("MemoryError"):
+                        raise BackendMemoryError(f"{description} ran out of memory{limited}")
                     raise BackendError(f"{description} failed: {payload}")
                 return payload
             elapsed = time.perf_counter() - start
             progress_display.update(done=min(round(elapsed), timeout))
             if not process.is_alive() and not parent.poll(0):
-                raise BackendError(f"{description}: the worker process died (exit code {process.exitcode})")
+                raise _died(description, process.exitcode, limited)
             if elapsed > timeout:
                 raise BackendTimeout(f"{description} did not finish within {timeout:g} s and was stopped")
     finally:

@@ -284,6 +284,7 @@ def polytope_vertices(
     validate: bool = True,
     timeout: float | None = None,
     description: str = "vertex enumeration",
+    memory_limit: int | None = None,
 ) -> VertexResult:
     """All vertices of the bounded polyhedron ``{x : a_ub x <= b_ub, a_eq x = b_eq}``.
 
@@ -291,7 +292,9 @@ def polytope_vertices(
     ``"ppl"`` back end keeps them exact, ``"cdd"`` rounds them to double).
 
     With ``timeout`` (seconds) the enumeration runs in a child process that is stopped at the
-    budget (:class:`BackendTimeout`); without it, it runs in this process. ``validate=False`` skips the
+    budget (:class:`BackendTimeout`), and may allocate at most ``memory_limit`` bytes
+    (:class:`~privopt.solvers.errors.BackendMemoryError`); without it, it runs in this process.
+    ``validate=False`` skips the
     ``"auto"`` back end's checks of a floating-point result, for callers that certify it otherwise.
     """
     if backend not in _IMPLEMENTATIONS:
@@ -309,6 +312,6 @@ def polytope_vertices(
     if timeout is None:
         raw, used = implementation(*args)
     else:
-        raw, used = call_with_timeout(implementation, args, timeout, description)
+        raw, used = call_with_timeout(implementation, args, timeout, description, memory_limit=memory_limit)
     seconds = time.perf_counter() - start
     return VertexResult(merge_close(raw, merge_atol), used, seconds, len(raw))

@@ -15,7 +15,15 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: The layers of docs/design.md, bottom-up: a module may import its own layer and the ones below.
 LAYERS: list[tuple[str, ...]] = [
-    ("privopt.errors", "privopt.tolerances", "privopt.validation", "privopt._version", "privopt.solvers"),
+    (
+        "privopt.errors",
+        "privopt.tolerances",
+        "privopt.validation",
+        "privopt.memory",
+        "privopt.callables",
+        "privopt._version",
+        "privopt.solvers",
+    ),
     ("privopt.data",),
     ("privopt.sets", "privopt.utilities"),
     ("privopt.compiler",),

@@ -203,10 +203,15 @@ def test_numpy_numbers_are_fine_and_inf_is_a_level_for_lip():
         ),
         (lambda W: W, r"builder: expected a scalar expression .*got shape \(4, 2\)"),
         (lambda W: cp.Constant(1.0), r"builder: expected an expression of W .*got the constant 1\.0"),
-        (lambda W: 3.0, r"builder: expected a function returning a cvxpy expression, got float"),
+        (
+            lambda W: 3.0,
+            r"builder: expected a function returning a cvxpy expression, got <lambda> \(test_bad_input.py:\d+\) "
+            r"returned float 3.0",
+        ),
         (
             lambda W: W[7, 0],
-            r"builder: expected a function of a cvxpy Variable W of shape \(4, 2\), got IndexError",
+            r"builder: expected a function of a cvxpy Variable W .*\(W of shape \(4, 2\)\), "
+            r"got <lambda> \(test_bad_input.py:\d+\) raised IndexError",
         ),
     ],
 )

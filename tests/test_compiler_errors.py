@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import privopt as po
+from privopt import memory
 from privopt.compiler.cone import RowCone
 
 
@@ -134,11 +135,16 @@ def test_vertex_route_refuses_a_huge_cone_before_building_its_exact_rows(monkeyp
         po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center)).solve(route="vertex")
 
 
-def test_a_compilation_too_large_for_memory_is_refused_with_a_limit_error(monkeypatch):
+def test_a_compilation_too_large_for_memory_is_refused_with_a_limit_error():
     # 200 × 200 over a Rényi ball would need ~13 GB of envelope vectors; the compiler counts what it
     # stores and refuses once past the memory budget (here lowered so that a small cone crosses it).
-    monkeypatch.setattr("privopt.compiler.compile.MEMORY_BUDGET_BYTES", 10_000)
     rng = np.random.default_rng(0)
     P = po.JointDistribution.from_counts(rng.integers(1, 50, size=(6, 6)))
-    with pytest.raises(po.LimitError, match=r"needs more than .* GiB of statistics .*rectangular rule"):
+    with (
+        memory.limited(10_000),
+        pytest.raises(
+            po.LimitError,
+            match=r"statistics of the rectangular rule .* needs about .* KiB, more than the memory limit",
+        ),
+    ):
         po.SensitiveLDP(1.0, po.RenyiBall.confidence(P)).row_cone()

@@ -103,7 +103,7 @@ def test_compare_keeps_a_row_for_what_it_cannot_build_or_solve(example1):
     assert rows.loc["broken", "status"] == "not_supported"
     assert rows.loc["broken", "error"] == "NotSupportedError: this design does not apply here"
     assert rows.loc["crashing", "status"] == "error"
-    assert rows.loc["crashing", "error"].startswith("ZeroDivisionError")
+    assert "raised ZeroDivisionError" in rows.loc["crashing", "error"]  # a CallableError naming the function
     assert rows.loc["optimal", "status"] == "limit"
     assert rows.loc["optimal", "error"].startswith("LimitError")
     assert np.isnan(rows.loc["optimal", "utility"])

@@ -25,7 +25,7 @@ from privopt.routes.pricing.certified import (
     _box_due,
     _stalled,
 )
-from privopt.routes.pricing.stabilization import GROW, INITIAL_RADIUS, SHRINK, BoxStep
+from privopt.routes.pricing.stabilization import GROW, INITIAL_RADIUS, MIN_CUTS, SHRINK, BoxStep
 from tests.test_independent_reporting import random_ball
 
 #: Small shapes whose cone slices ppl enumerates exactly in well under a second.
@@ -460,6 +460,48 @@ def test_box_step_minimises_the_model_in_the_box_and_moves_only_on_a_serious_ste
     box.highs.getModelStatus = lambda: highspy.HighsModelStatus.kSolveError
     with pytest.raises(po.SolverError, match="box-step LP"):
         box.point()
+
+
+def test_the_box_step_cut_pool_stays_bounded_and_keeps_the_model_at_its_centre():
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(7)
+    n = 4
+    p = rng.dirichlet(np.ones(n))
+    box = BoxStep(p)
+    assert box.max_cuts == MIN_CUTS
+    centre = rng.uniform(0.0, 0.3, size=n)
+    seen_columns, seen_values = [], []
+    for batch in range(30):  # 30 rounds of 300 cuts: 9,000 in all, far above the cap
+        columns, values = rng.uniform(0.1, 1.0, size=(n, 300)), rng.uniform(0.0, 0.5, size=300)
+        box.add(columns, values)
+        seen_columns.append(columns)
+        seen_values.append(values)
+        if batch == 0:
+            box.start(centre)
+        assert box.values.size <= box.max_cuts
+        assert box.highs.getNumRow() == box.values.size  # the LP holds exactly the kept cuts
+    every, mu = np.hstack(seen_columns), np.concatenate(seen_values)
+    scaled = every / (p @ every)
+    # The tightest cut at the centre is kept, so the model's value there is that of all 9,000 cuts.
+    direct = centre.sum() + max(0.0, float(np.max(mu / (p @ every) - centre @ scaled)))
+    assert box.model(centre) == pytest.approx(direct, abs=1e-12)
+    # The box LP is still the model's minimiser over the cuts it keeps.
+    _, predicted = box.point()
+    k = box.values.size
+    lp = linprog(
+        np.ones(n + 1),
+        A_ub=-np.vstack([box.cuts, np.ones(k)]).T,
+        b_ub=-box.values,
+        bounds=[(c - box.radius, c + box.radius) for c in box.centre] + [(0.0, None)],
+    )
+    assert predicted == pytest.approx(lp.fun, abs=1e-9)
+    # Every prune keeps the half of the cuts tightest at the centre, so the tightest max_cuts / 2 of all
+    # the cuts ever added are still there.
+    tightness = mu / (p @ every) - centre @ scaled
+    best = np.sort(tightness)[::-1][: box.max_cuts // 2]
+    kept = np.sort(box.values - centre @ box.cuts)[::-1][: box.max_cuts // 2]
+    np.testing.assert_allclose(kept, best, atol=1e-12)
 
 
 def test_stabilized_rounds_reach_the_exact_optimum_with_a_certificate(monkeypatch):

@@ -107,7 +107,8 @@ def _classify(exc: BaseException) -> tuple[ExitCode, str]:
     if isinstance(exc, PrivoptError):
         return ExitCode.BAD_INPUT, str(exc)
     if isinstance(exc, OSError):
-        return ExitCode.BAD_INPUT, f"{exc.filename or ''}: {exc.strerror or exc}"
+        where = f"{exc.filename}: " if exc.filename else ""
+        return ExitCode.BAD_INPUT, f"{where}{exc.strerror or exc}"
     return (
         ExitCode.INTERNAL,
         f"internal error {type(exc).__name__}: {exc} (please report it; --debug shows where)",

@@ -9,6 +9,14 @@ or the new ones, never a truncated file or a mix of old and new from a run that 
 (an exception, SIGINT, or SIGTERM turned into an exception by the command line) removes the
 temporary files; a SIGKILL can leave one behind, hidden (``.NAME.PID.RANDOM.tmp``), and the next
 write into the same folder removes it.
+
+Only regular files (and new paths) are replaced that way; a symbolic link is followed and its
+target replaced. A character device (``/dev/null``, ``/dev/stdout``, a terminal) or a FIFO is a
+stream, not a file: it is written directly, once every regular file of the run is complete and
+before they are renamed, and it stays what it was (a FIFO's writer waits for a reader, as with
+``cat > fifo``). Other special files (block devices, sockets) are refused. Every failure to write —
+a full disk, a folder without write permission, a read-only file system, a path that is a folder —
+is a :class:`~privopt.errors.ValidationError` that names the output path.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import os
 import re
 import secrets
 import signal
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -117,8 +126,7 @@ def _temporary(target: Path) -> Path:
     """A new empty file next to ``target`` (created with the usual permissions, umask applied)."""
     name = f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     temporary = target.parent / name
-    with open(temporary, "xb"):
-        pass
+    os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
     return temporary
 
 
@@ -147,6 +155,40 @@ def _prepare(target: Path) -> None:
         raise ValidationError("output", "a file path", f"{_shown(target)}, which is a folder")
 
 
+#: Special files refused as outputs, by what they are (``stat.S_IS*`` tests).
+_REFUSED = {"a block device": stat.S_ISBLK, "a socket": stat.S_ISSOCK}
+
+
+def _is_stream(path: Path) -> bool:
+    """Whether ``path`` (symbolic links followed) is a character device or a FIFO, written directly.
+
+    A missing path or a regular file is not (it is replaced atomically); a folder or another special
+    file is refused.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # a new file (its folder is checked later)
+        return False
+    except OSError as exc:
+        raise ValidationError(
+            "output", "a writable file path", f"{_shown(path)}: {exc.strerror or exc}"
+        ) from exc
+    if stat.S_ISDIR(mode):
+        raise ValidationError("output", "a file path", f"{_shown(path)}, which is a folder")
+    for what, test in _REFUSED.items():
+        if test(mode):
+            raise ValidationError(
+                "output", "a regular file, a character device or a FIFO", f"{_shown(path)}, which is {what}"
+            )
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _discard(temporaries: Mapping[Path, Path]) -> None:
+    for temporary in temporaries.values():
+        with contextlib.suppress(OSError):  # e.g. a folder that turned read-only meanwhile
+            temporary.unlink(missing_ok=True)
+
+
 def write_together(writers: Mapping[Path, Callable[[Path], object]]) -> tuple[Path, ...]:
     """Write a run's files atomically, as a group.
 
@@ -154,35 +196,44 @@ def write_together(writers: Mapping[Path, Callable[[Path], object]]) -> tuple[Pa
     ----------
     writers:
         For each target path, a function that writes the complete file at the path it is given (a
-        temporary file in the target's folder).
+        temporary file in the target's folder; the target itself when it is a character device or a
+        FIFO, module docstring).
 
     Returns
     -------
     The target paths, once every one of them holds its new content. Folders are created as needed.
-    If any writer fails, no target changes and the temporary files are removed.
+    If any writer fails, no regular target changes and the temporary files are removed; an
+    :class:`OSError` (disk full, permission denied, read-only file system, ...) is a
+    :class:`~privopt.errors.ValidationError` naming the target it happened on.
     """
-    targets = [Path(target).resolve() for target in writers]
+    streams = {Path(target): _is_stream(Path(target)) for target in writers}
+    targets = [target if streams[target] else target.resolve() for target in streams]
     if len(set(targets)) != len(targets):
         raise ValidationError("output", "distinct file paths", ", ".join(map(str, targets)))
+    jobs = list(zip(targets, streams.values(), writers.values(), strict=True))
     temporaries: dict[Path, Path] = {}
+    current = targets[0] if targets else Path()
     try:
-        for target, write in zip(targets, writers.values(), strict=True):
-            _prepare(target)
-            _remove_stale(target.parent)
-            temporaries[target] = _temporary(target)
-            write(temporaries[target])
-            _fsync(temporaries[target])
+        for current, stream, write in jobs:
+            if not stream:
+                _prepare(current)
+                _remove_stale(current.parent)
+                temporaries[current] = _temporary(current)
+                write(temporaries[current])
+                _fsync(temporaries[current])
+        for current, stream, write in jobs:  # every regular file is complete: now the streams
+            if stream:
+                write(current)
         with _signals_deferred():
-            for target, temporary in temporaries.items():
-                os.replace(temporary, target)
+            for current, temporary in temporaries.items():
+                os.replace(temporary, current)
             temporaries.clear()
     except OSError as exc:
         raise ValidationError(
-            "output", "a writable file path", f"{exc.filename or ''}: {exc.strerror or exc}"
+            "output", "a writable file path", f"{_shown(current)}: {exc.strerror or exc}"
         ) from exc
     finally:
-        for temporary in temporaries.values():
-            temporary.unlink(missing_ok=True)
+        _discard(temporaries)
     return tuple(targets)
 
 

@@ -52,6 +52,7 @@ from privopt.definitions import (
     SRLIPComponent,
 )
 from privopt.errors import ValidationError
+from privopt.memory import default_memory_limit
 from privopt.problem import Problem
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.sets import (
@@ -553,7 +554,7 @@ _DISPLAY_OPTIONS = frozenset({"progress"})
 
 def problem(p: Problem) -> dict[str, Any]:
     """A :class:`~privopt.Problem` by its definition, utility and options (``vertex_limit`` and
-    ``timeout``: ``null`` for no limit)."""
+    ``timeout``: ``null`` for no limit; ``memory_limit`` only when it is not the machine's default)."""
     colgen = p.colgen
     return {
         "definition": definition(p.definition),
@@ -564,6 +565,8 @@ def problem(p: Problem) -> dict[str, Any]:
             "vertex_limit": None if math.isinf(p.vertex_limit) else p.vertex_limit,
             "timeout": p.timeout,
             "backend": p.backend,
+            # the machine's default is not pinned into the file: it belongs to where the file is solved
+            **({} if p.memory_limit == default_memory_limit() else {"memory_limit": p.memory_limit}),
             "colgen": {
                 name: getattr(colgen, name)
                 for name in ColumnGenerationOptions.__dataclass_fields__

@@ -594,6 +594,11 @@ class OptionsTable(_Table):
     colgen: ColgenTable = Field(
         default_factory=ColgenTable, description="a table of column-generation budgets ([options.colgen])"
     )
+    memory_limit: int | str | None = Field(
+        default=None,
+        description="bytes the solve may allocate: a number or a size such as '16 GiB' (default: half the "
+        "machine's memory); beyond it, exit code 3",
+    )
 
 
 class OutputTable(_Table):
@@ -1084,6 +1089,7 @@ class Spec:
                 timeout=None if math.isinf(options.timeout) else options.timeout,
                 backend=options.backend,
                 colgen={**colgen, "progress": progress},
+                memory_limit=options.memory_limit,
             )
         return P, problem
 

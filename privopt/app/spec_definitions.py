@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from privopt.callables import call, returned
 from privopt.data.distribution import InputAlphabet, JointDistribution
 from privopt.data.statistics import Statistic, given, joint, marginal, weights
 from privopt.definitions.base import PrivacyDefinition
-from privopt.errors import PrivoptError, ValidationError
+from privopt.errors import ValidationError
 from privopt.sets.base import UncertaintySet
 
 #: The keys of a statistic in a spec, each with the statistic it stands for (docs/custom-definitions.md).
@@ -228,21 +229,15 @@ def call_factory(
     function: Callable[..., Any], P: JointDistribution, eps: float, text: str, where: str
 ) -> PrivacyDefinition:
     """``function(P, eps)``, which must return a privacy definition; privopt's own errors raised inside
-    it pass unchanged, any other error is reported as the factory's."""
-    try:
-        definition = function(P, eps)
-    except PrivoptError:
-        raise
-    except Exception as exc:
-        raise ValidationError(
-            where,
-            "a factory that builds a privacy definition from (P, eps)",
-            f"{text!r} raised {type(exc).__name__}: {exc}",
-        ) from exc
+    it pass unchanged, any other error is reported as the factory's (:mod:`privopt.callables`)."""
+    expected = "a factory that builds a privacy definition from (P, eps)"
+    definition = call(function, where, expected, P, eps, name=repr(text))
     if not isinstance(definition, PrivacyDefinition):
-        raise ValidationError(
+        raise returned(
+            function,
             where,
             "a factory returning a privacy definition (po.RatioConstraints, po.Pufferfish, po.MetricLDP, ...)",
-            f"{text!r} returned {type(definition).__name__}",
+            definition,
+            name=repr(text),
         )
     return definition

@@ -52,6 +52,7 @@ from privopt.definitions import (
     SRLIPComponent,
 )
 from privopt.errors import ValidationError
+from privopt.memory import default_memory_limit
 from privopt.problem import Problem
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.sets import (
@@ -449,6 +450,8 @@ def _options_table(problem: Problem) -> dict[str, Any]:
         table["timeout"] = math.inf if problem.timeout is None else problem.timeout
     if problem.backend != "auto":
         table["backend"] = problem.backend
+    if problem.memory_limit != default_memory_limit():
+        table["memory_limit"] = problem.memory_limit
     defaults = ColumnGenerationOptions()
     colgen = {
         name: getattr(problem.colgen, name)

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 from privopt.compiler.cone import ConeBuilder, RatioBlock, RowCone
 from privopt.compiler.ratio_pairs import RatioPair
-from privopt.errors import LimitError, NotSupportedError
+from privopt.errors import NotSupportedError
+from privopt.memory import require
 from privopt.sets.base import UncertaintySet
 from privopt.sets.counterparts import ConstantRule, CounterpartRule, Layout, Side
-from privopt.tolerances import MEMORY_BUDGET_BYTES
 
 _CONSTANT = ConstantRule()
 
@@ -84,13 +84,12 @@ def compile_pairs(
                 if key not in cache:
                     evaluation = rule.evaluate(side, case, layout)
                     stored += evaluation.vectors.nbytes
-                    if stored > MEMORY_BUDGET_BYTES:
-                        raise LimitError(
-                            f"{who}: compiling its row cone on {len(layout.labels)} inputs needs more than "
-                            f"{MEMORY_BUDGET_BYTES / 2**30:.3g} GiB of statistics (the {rule.name} rule over "
-                            f"{type(over).__name__}); use a smaller alphabet (coarser attributes) or a Point or "
-                            "FiniteSet of distributions"
-                        )
+                    require(
+                        stored,
+                        f"{who}: compiling its row cone on {len(layout.labels)} inputs (statistics of the "
+                        f"{rule.name} rule over {type(over).__name__}, so far)",
+                        "a smaller alphabet (coarser attributes), a Point or FiniteSet of distributions",
+                    )
                     cache[key] = builder.group(evaluation.vectors, evaluation.terms, evaluation.name)
                 sides.append(cache[key])
             builder.block(

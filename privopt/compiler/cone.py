@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from privopt.compiler.ratio_pairs import RatioPairs
 from privopt.data.terms import PairLabel, Term
 from privopt.errors import ShapeError, ValidationError
+from privopt.memory import require
 from privopt.sets.renyi import facet_count
 from privopt.validation import FloatArray
 
@@ -119,43 +120,90 @@ class RowCone:
     _expanded: list[tuple[RatioPairs, FloatArray, list[tuple[int, int, int]]]] = field(
         default_factory=list, repr=False
     )
+    _group_facts: dict[int, tuple[list[int], np.ndarray]] = field(default_factory=dict, repr=False)
+
+    def _facts(self, group: int) -> tuple[list[int], np.ndarray]:
+        """A group's row hashes (of their bytes, ``-0.0`` as ``0.0``) and non-zeros per row (cached)."""
+        if group not in self._group_facts:
+            vectors = self.groups[group].vectors
+            hashes = [hash((row + 0.0).tobytes()) for row in vectors]
+            self._group_facts[group] = (hashes, np.count_nonzero(vectors, axis=1))
+        return self._group_facts[group]
+
+    def _vacuous(self, block: RatioBlock) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs ``(i, j)`` of a block that are dropped: ``a_i == b_j`` with a factor >= 0, whose row
+        ``a <= e^{f} a`` holds for every ``w >= 0`` (found by hashing: no ``|A|·|B|`` table)."""
+        if block.log_factor < 0:
+            return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+        a, b = self.groups[block.numerator].vectors, self.groups[block.denominator].vectors
+        where: dict[int, list[int]] = {}
+        for j, key in enumerate(self._facts(block.denominator)[0]):
+            where.setdefault(key, []).append(j)
+        pairs = [
+            (i, j)
+            for i, key in enumerate(self._facts(block.numerator)[0])
+            for j in where.get(key, ())
+            if np.array_equal(a[i], b[j])
+        ]
+        found = np.array(pairs, dtype=int).reshape(-1, 2)
+        return found[:, 0], found[:, 1]
+
+    def _block_size(self, block: RatioBlock) -> tuple[int, int]:
+        """Rows of a block and the non-zeros of their numerators and denominators (without expanding)."""
+        a_nonzeros, b_nonzeros = self._facts(block.numerator)[1], self._facts(block.denominator)[1]
+        i, j = self._vacuous(block)
+        rows = a_nonzeros.size * b_nonzeros.size - i.size
+        entries = b_nonzeros.size * int(a_nonzeros.sum()) + a_nonzeros.size * int(b_nonzeros.sum())
+        return rows, entries - int(a_nonzeros[i].sum() + b_nonzeros[j].sum())
+
+    def _kept(self, block: RatioBlock) -> tuple[np.ndarray, np.ndarray]:
+        """The rows ``(i, j)`` of a block: every pair of its groups' vectors but the vacuous ones."""
+        shape = (len(self.groups[block.numerator].terms), len(self.groups[block.denominator].terms))
+        keep = np.ones(shape, dtype=bool)
+        keep[self._vacuous(block)] = False
+        i, j = np.nonzero(keep)
+        return i, j
 
     def _expand(self) -> tuple[RatioPairs, FloatArray, list[tuple[int, int, int]]]:
-        """Every block's pairs, each row's log factor, and each block's row range (computed once)."""
+        """Every block's pairs, each row's log factor, and each block's row range (computed once).
+
+        The rows are gathered from one sparse stack of the groups' vectors in one indexing step; their
+        memory (the two sparse matrices and a label per row) is counted and checked against the budget
+        first (:mod:`privopt.memory`).
+        """
         if self._expanded:
             return self._expanded[0]
-        num_parts: list[sp.csr_matrix] = []
-        den_parts: list[sp.csr_matrix] = []
+        sizes = [self._block_size(block) for block in self.blocks]
+        rows, entries = sum(size[0] for size in sizes), sum(size[1] for size in sizes)
+        require(
+            EXPANDED_BYTES_PER_ENTRY * entries + EXPANDED_BYTES_PER_ROW * rows,
+            f"expanding the row cone of {self.definition} into its {rows:,} rows on {self.n_inputs:,} inputs",
+            "route='colgen' (its LPs use the lifted cone), a coarser alphabet or envelope",
+        )
+        kept = [self._kept(block) for block in self.blocks]
+        offsets = np.cumsum([0, *(len(group.terms) for group in self.groups)])
+        num_index = [offsets[b.numerator] + i for b, (i, _) in zip(self.blocks, kept, strict=True)]
+        den_index = [offsets[b.denominator] + j for b, (_, j) in zip(self.blocks, kept, strict=True)]
         labels: list[PairLabel] = []
-        factors: list[FloatArray] = []
         ranges: list[tuple[int, int, int]] = []
         row = 0
-        for index, block in enumerate(self.blocks):
+        for index, (block, (i, j)) in enumerate(zip(self.blocks, kept, strict=True)):
             a_group, b_group = self.groups[block.numerator], self.groups[block.denominator]
-            grid_i, grid_j = np.meshgrid(
-                np.arange(len(a_group.terms)), np.arange(len(b_group.terms)), indexing="ij"
-            )
-            i, j = grid_i.ravel(), grid_j.ravel()
-            a, b = a_group.vectors[i], b_group.vectors[j]
-            # A row a <= e^{factor} a is vacuous when the factor is >= 0 (and a >= 0): drop it.
-            keep = ~(np.all(a == b, axis=1) & (block.log_factor >= 0))
-            i, j = i[keep], j[keep]
-            num_parts.append(sp.csr_matrix(a_group.vectors)[i])
-            den_parts.append(sp.csr_matrix(b_group.vectors)[j])
             labels.extend(
                 PairLabel(a_group.terms[p], b_group.terms[q], block.member, block.rule, block.scale)
                 for p, q in zip(i.tolist(), j.tolist(), strict=True)
             )
-            factors.append(np.full(i.size, block.log_factor))
             ranges.append((index, row, row + i.size))
             row += i.size
-        if num_parts:
+        if rows:
+            stacked = sp.vstack([sp.csr_matrix(group.vectors) for group in self.groups], format="csr")
             pairs = RatioPairs(
-                sp.vstack(num_parts, format="csr"), sp.vstack(den_parts, format="csr"), tuple(labels)
+                stacked[np.concatenate(num_index)], stacked[np.concatenate(den_index)], tuple(labels)
             )
         else:
             empty = sp.csr_matrix((0, self.n_inputs))
             pairs = RatioPairs(empty, empty, ())
+        factors = [np.full(i.size, block.log_factor) for block, (i, _) in zip(self.blocks, kept, strict=True)]
         result = (pairs, np.concatenate(factors) if factors else np.zeros(0), ranges)
         self._expanded.append(result)
         return result
@@ -183,7 +231,10 @@ class RowCone:
 
     @property
     def n_rows(self) -> int:
-        return self.pairs().n_pairs
+        """Rows of :meth:`matrix`, counted without expanding the cone."""
+        if self._expanded:
+            return self._expanded[0][0].n_pairs
+        return sum(self._block_size(block)[0] for block in self.blocks)
 
     def matrix(self) -> sp.csr_matrix:
         """The projected cone ``{w >= 0 : G w <= 0}``: rows ``a − e^{log factor} b``."""
@@ -202,6 +253,12 @@ class RowCone:
         distributions (sum 1 up to rounding) are rescaled to sum to exactly 1, so that, e.g., the uniform
         column stays feasible at ε = 0, where the cone is a single ray.
         """
+        require(
+            EXACT_BYTES_PER_ENTRY * self.n_rows * self.n_inputs,
+            f"the exact (rational) rows of the row cone of {self.definition} ({self.n_rows:,} rows on "
+            f"{self.n_inputs:,} inputs)",
+            "route='colgen', backend='cdd' (floating point), a coarser alphabet or envelope",
+        )
         vectors = [[_exact_vector(row) for row in group.vectors] for group in self.groups]
         rows: list[list[Fraction]] = []
         for block in self.blocks:
@@ -231,6 +288,12 @@ class RowCone:
         n = self.n_inputs
         numerators = sorted({b.numerator for b in self.blocks})
         denominators = sorted({b.denominator for b in self.blocks})
+        entries = sum(int(np.count_nonzero(self.groups[g].vectors)) for g in (*numerators, *denominators))
+        require(
+            LIFTED_BYTES_PER_ENTRY * entries,
+            f"the lifted system of the row cone of {self.definition} ({entries:,} entries)",
+            "a coarser alphabet or envelope",
+        )
         t_index = {g: n + i for i, g in enumerate(numerators)}
         z_index = {g: n + len(numerators) + i for i, g in enumerate(denominators)}
         total = n + len(numerators) + len(denominators)
@@ -329,6 +392,16 @@ class RowCone:
                 f"  rows {start}-{stop - 1}: max over {a.name} <= {_factor_text(block, self.eps)} min over {b.name} [{block.rule}]"
             )
         return "\n".join(lines)
+
+
+#: Memory of a rational entry of :meth:`RowCone.exact_matrix` (a ``Fraction`` and its two integers, a
+#: list slot), and of an entry of :meth:`RowCone.lifted` while its triplets are collected (Python lists
+#: of ints and floats).
+EXACT_BYTES_PER_ENTRY, LIFTED_BYTES_PER_ENTRY = 120, 100
+
+#: Memory of an expanded cone (:meth:`RowCone.pairs`): a value and an index per sparse entry, built
+#: once and copied once; and a :class:`~privopt.data.terms.PairLabel` with its factor per row.
+EXPANDED_BYTES_PER_ENTRY, EXPANDED_BYTES_PER_ROW = 24, 200
 
 
 def _exact_vector(row: FloatArray) -> list[Fraction]:

@@ -24,6 +24,7 @@ is rounding noise of a zero and leaks nothing; a denominator is zero only when i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -63,7 +64,7 @@ class RatioPair:
                 st.dependence  # noqa: B018 - validates the statistic
         if isinstance(self.scale, bool) or not isinstance(self.scale, (int, float, np.floating)):
             raise ValidationError("scale", "a finite number > 0", repr(self.scale))
-        if not (np.isfinite(self.scale) and self.scale > 0):
+        if not (math.isfinite(self.scale) and self.scale > 0):
             raise ValidationError("scale", "a finite number > 0", repr(self.scale))
 
     @classmethod

@@ -28,6 +28,7 @@ it is written, with a message naming the offending part.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -95,7 +96,7 @@ class Statistic:
     __rmul__ = __mul__
 
     # ------------------------------------------------------------------ classification
-    @property
+    @functools.cached_property
     def dependence(self) -> str:
         """How the coefficients depend on ``P`` (raises if the atoms mix dependences)."""
         kinds = {_dependence(kind) for _, kind, _ in self.atoms if _dependence(kind) != CONSTANT}

@@ -146,16 +146,19 @@ class PrivacyDefinition(ABC):
             raise NotSupportedError(f"{self} has no exact description by ratio pairs at its own levels")
         return cone.pairs()
 
-    def _check_rules(self) -> None:
-        """Refuse, when the definition is made, pairs that no rule of its set handles."""
+    def _check_rules(self) -> tuple[RatioPair, ...] | None:
+        """Refuse, when the definition is made, pairs that no rule of its set handles; returns the pairs
+        checked (``None`` when the inputs are not known yet)."""
         labels = self.input_labels()
         if labels is None:
-            return
+            return None
         options = CompileOptions()
         layout = self.layout(labels, options)
         rules = () if self._uncertainty is None else self._uncertainty.counterpart_rules()
-        for pair in self.pairs_for(labels, options):
+        pairs = self.pairs_for(labels, options)
+        for pair in pairs:
             select_rule(pair, self._uncertainty, rules, layout, self.name)
+        return pairs
 
     def __repr__(self) -> str:
         return str(self)

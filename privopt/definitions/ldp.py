@@ -24,7 +24,7 @@ class LDP(RatioConstraints):
         units = tuple(given(x=x) for x in labels)
         return (RatioPair(units, units, "LDP: w[x] <= e^ε w[x']"),)
 
-    def _check_constrains(self) -> None:
+    def _check_constrains(self, pairs: tuple[RatioPair, ...] | None) -> None:
         """LDP constrains every mechanism it is applied to (its pairs are built for its inputs)."""
 
     def __str__(self) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from privopt.callables import call, returned
 from privopt.compiler.cone import CompileOptions
 from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.statistics import given
@@ -29,12 +30,19 @@ from privopt.validation import FloatArray, check_labels
 Distance = ArrayLike | Callable[[Hashable, Hashable], float]
 
 
+def _distance(d: Callable[[Hashable, Hashable], float], a: Hashable, b: Hashable) -> float:
+    """A user distance between two labels: a number, or an error naming it (:mod:`privopt.callables`)."""
+    expected = "a function of two input labels returning a number"
+    value = call(d, "d", expected, a, b)
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise returned(d, "d", f"{expected} (at {a!r}, {b!r})", value) from exc
+
+
 def _distance_matrix(d: Distance, labels: tuple[Hashable, ...]) -> FloatArray:
     if callable(d):
-        try:
-            matrix = np.array([[0.0 if a == b else float(d(a, b)) for b in labels] for a in labels])
-        except (TypeError, ValueError) as exc:
-            raise ValidationError("d", "a function of two input labels returning a number", str(exc)) from exc
+        matrix = np.array([[0.0 if a == b else _distance(d, a, b) for b in labels] for a in labels])
     else:
         try:
             matrix = np.asarray(d, dtype=np.float64)

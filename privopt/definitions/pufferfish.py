@@ -23,6 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
+import numpy as np
+
+from privopt.callables import call, returned
 from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.distribution import InputAlphabet, JointDistribution
 from privopt.data.statistics import Statistic, given, marginal
@@ -62,6 +65,15 @@ def _statistic(
             return given(x=record)
         return given(x=u_labels[records.index(record) % n_u])
     return given(event=sorted(event, key=records.index))
+
+
+def _holds(predicate: Callable[[Hashable], object], argument: str, record: Hashable) -> bool:
+    """A user predicate on a record: True or False, or an error naming it (:mod:`privopt.callables`)."""
+    expected = "a predicate on record labels returning True or False"
+    answer = call(predicate, argument, expected, record)
+    if not isinstance(answer, bool | np.bool_):
+        raise returned(predicate, argument, f"{expected} (at the record {record!r})", answer)
+    return bool(answer)
 
 
 class Pufferfish(RatioConstraints):
@@ -119,7 +131,7 @@ class Pufferfish(RatioConstraints):
         events: dict[Hashable, frozenset[Hashable]] = {}
         for key, secret in secrets.items():
             if callable(secret):
-                members = frozenset(r for r in records if secret(r))
+                members = frozenset(r for r in records if _holds(secret, f"secrets[{key!r}]", r))
             elif isinstance(secret, (str, bytes)) or not isinstance(secret, Iterable):
                 raise ValidationError(
                     f"secrets[{key!r}]", "an iterable of record labels or a predicate on them", repr(secret)

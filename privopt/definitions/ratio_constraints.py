@@ -83,14 +83,12 @@ class RatioConstraints(PrivacyDefinition):
         if not isinstance(name, str):
             raise ValidationError("name", "a string", type(name).__name__)
         self._title = name
-        self._check_rules()
-        self._check_constrains()
+        self._check_constrains(self._check_rules())
 
-    def _check_constrains(self) -> None:
-        """Refuse a definition with no pair: it would allow every mechanism (the identity included)."""
-        labels = self.input_labels()
-        pairs = self._pairs if labels is None else self.pairs_for(labels, CompileOptions())
-        if not pairs:
+    def _check_constrains(self, pairs: tuple[RatioPair, ...] | None) -> None:
+        """Refuse a definition with no pair (``pairs``: those on its inputs, ``None`` when they are not
+        known yet): it would allow every mechanism (the identity included)."""
+        if not (self._pairs if pairs is None else pairs):
             raise ValidationError(
                 "pairs", "at least one ratio pair (a definition that constrains nothing is refused)", "none"
             )
@@ -150,4 +148,10 @@ def count(number: int, noun: str) -> str:
 
 def sensitive_value_pairs(s_labels: Sequence[Hashable], self_pairs: bool) -> list[RatioPair]:
     """``P(Y=y|S=s) <= e^ε P(Y=y|S=s')`` for ``s != s'`` (and ``s = s'`` when asked)."""
-    return [RatioPair.of(given(s=a), given(s=b)) for a in s_labels for b in s_labels if a != b or self_pairs]
+    conditionals = [given(s=s) for s in s_labels]  # shared by the pairs (a statistic caches its checks)
+    return [
+        RatioPair.of(a, b)
+        for i, a in enumerate(conditionals)
+        for j, b in enumerate(conditionals)
+        if i != j or self_pairs
+    ]

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from privopt.audit import audit
+from privopt.callables import call, returned
 from privopt.data.distribution import JointDistribution
 from privopt.data.information import entropy
 from privopt.data.mechanism import Mechanism, as_mechanism
@@ -180,13 +181,23 @@ def compare(
     for name, item in _entries(mechanisms):
         seconds = np.nan
         start = time.perf_counter()
+        factory = callable(item) and not isinstance(item, Mechanism)
         try:
-            if callable(item) and not isinstance(item, Mechanism):
-                item = item()
+            if factory:
+                built_by, item = item, call(item, f"mechanisms[{name!r}]", "a function building a mechanism")
                 seconds = time.perf_counter() - start
+                if not isinstance(item, Mechanism) and not isinstance(
+                    getattr(item, "mechanism", None), Mechanism
+                ):
+                    raise returned(
+                        built_by,
+                        f"mechanisms[{name!r}]",
+                        "a function returning a Mechanism (or a design)",
+                        item,
+                    )
             built = as_mechanism(item, name)
         except ValidationError as exc:
-            if exc.argument == f"mechanisms[{name!r}]" and not callable(item):
+            if exc.argument == f"mechanisms[{name!r}]" and not factory:
                 raise  # not a mechanism at all: a mistake in the call, not a failed design
             rows.append(failed(name, time.perf_counter() - start, exc))
             continue

@@ -58,14 +58,28 @@ def _default_client() -> Any:
 def dask_distributed(
     task: Callable[[Cell], Outcome], cells: Sequence[Cell], client: Any
 ) -> Iterator[Outcome]:
-    """One Dask task per cell on ``client``'s cluster; unfinished tasks are cancelled if the sweep stops."""
-    from distributed import as_completed
+    """One Dask task per cell on ``client``'s cluster; unfinished tasks are cancelled if the sweep stops.
+
+    A worker that dies mid-cell (a crash, ``os._exit``, the out-of-memory killer) is replaced by its
+    nanny and the scheduler runs the cell again elsewhere; a cell whose attempts killed
+    ``distributed.scheduler.allowed-failures`` + 1 workers is recorded as failed
+    (``KilledWorker``) and the sweep goes on.
+    """
+    from distributed import KilledWorker, as_completed
 
     client = client if client is not None else _default_client()
     futures = client.map(task, list(cells), pure=False)
+    cell_of = {future.key: cell for future, cell in zip(futures, cells, strict=True)}
     try:
         for future in as_completed(futures):
-            yield future.result()
+            try:
+                yield future.result()
+            except KilledWorker as exc:
+                yield Outcome(
+                    cell_of[future.key],
+                    error=f"KilledWorker: every worker that ran this cell died ({exc}); a crash, os._exit or "
+                    "the out-of-memory killer",
+                )
     finally:
         client.cancel([future for future in futures if not future.done()])
 

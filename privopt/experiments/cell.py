@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privopt.errors import ValidationError
+from privopt.callables import call, returned
+from privopt.errors import CallableError, ValidationError
 
 
 def stable_words(value: Any) -> tuple[int, ...]:
@@ -76,8 +77,13 @@ class Outcome:
         ]  # fmt: skip
 
 
-def as_rows(result: Any) -> list[dict[str, Any]]:
-    """A cell function's return value as a list of row dicts (dict, list of dicts, DataFrame or None)."""
+#: What a sweep's cell function must do (named in the errors of failed cells).
+CELL_FUNCTION = "a cell function returning a dict, a list of dicts, a DataFrame or None"
+
+
+def as_rows(result: Any, function: Callable[[Cell], Any]) -> list[dict[str, Any]]:
+    """A cell function's return value as a list of row dicts (dict, list of dicts, DataFrame or None);
+    a :class:`~privopt.errors.CallableError` naming ``function`` otherwise."""
     if result is None:
         return []
     if isinstance(result, pd.DataFrame):
@@ -86,27 +92,26 @@ def as_rows(result: Any) -> list[dict[str, Any]]:
         return [dict(result)]
     if isinstance(result, list | tuple) and all(isinstance(row, Mapping) for row in result):
         return [dict(row) for row in result]
-    raise ValidationError(
-        "function",
-        "a cell function returning a dict, a list of dicts, a DataFrame or None",
-        type(result).__name__,
-    )
+    raise returned(function, "function", CELL_FUNCTION, result)
 
 
 def run_cell(function: Callable[[Cell], Any], cell: Cell, quiet: bool) -> Outcome:
     """Run ``function(cell)``; an exception becomes a failed :class:`Outcome` instead of propagating.
 
-    ``quiet`` discards what the cell writes to stderr (the progress bars of the solvers it calls),
-    which would otherwise interleave with the sweep's own bar. ``KeyboardInterrupt`` still stops the
-    sweep: it is not an ``Exception``.
+    The error names what the function raised and where; an exception that is not a privopt error, or a
+    return value that is not rows, is a :class:`~privopt.errors.CallableError` naming the function
+    (:mod:`privopt.callables`). ``quiet`` discards what the cell writes to stderr (the progress bars of
+    the solvers it calls), which would otherwise interleave with the sweep's own bar.
+    ``KeyboardInterrupt`` still stops the sweep: it is not an ``Exception``.
     """
     start = time.perf_counter()
     sink = contextlib.redirect_stderr(io.StringIO()) if quiet else contextlib.nullcontext()
     try:
         with sink:
-            rows = as_rows(function(cell))
+            rows = as_rows(call(function, "function", CELL_FUNCTION, cell), function)
     except Exception as exc:  # a failed cell is a result of the sweep, recorded with its reason
-        last = traceback.extract_tb(exc.__traceback__)[-1]
-        where = f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno})"
+        origin = exc.__cause__ if isinstance(exc, CallableError) and exc.__cause__ is not None else exc
+        frames = traceback.extract_tb(origin.__traceback__)
+        where = f" (at {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno})" if frames else ""
         return Outcome(cell, error=f"{type(exc).__name__}: {exc}{where}", seconds=time.perf_counter() - start)
     return Outcome(cell, rows, seconds=time.perf_counter() - start)

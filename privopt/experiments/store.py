@@ -1,14 +1,28 @@
 """Parquet storage of sweep results, written incrementally so that an interrupted sweep resumes.
 
 A store is a folder of parquet part files (``part-000000.parquet``, …), one per flush, each holding
-the rows of the cells finished since the previous flush. :meth:`ResultStore.load` concatenates them;
-:meth:`ResultStore.finished` lists the keys of the cells already done, which :class:`Sweep` skips.
+the rows of the cells finished since the previous flush, and ``sweep.json``, the sweep's manifest.
+:meth:`ResultStore.load` concatenates the parts; :meth:`ResultStore.finished` lists the keys of the
+cells already done, which :class:`Sweep` skips. A part is written atomically (complete or absent, even
+if the process is killed mid-write: :func:`privopt.app.files.write_together`).
+
+One sweep writes to a store at a time: :meth:`ResultStore.locked` holds an exclusive lock on
+``.sweep.lock`` in the folder (``flock``, released by the kernel when the process ends, even by
+SIGKILL, so a lock is never stale), and a second sweep on the same folder is refused at once with an
+error naming the process that holds it — two sweeps never mix their parts. The lock is advisory and
+local to the file system's host semantics: on a network file system it relies on the server's
+locking (NFS emulates ``flock`` with POSIX locks).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
-from collections.abc import Iterable
+import os
+import socket
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +37,8 @@ KEY = "cell"
 #: Column holding ``"ok"`` or ``"failed"``.
 STATUS = "status"
 _MANIFEST = "sweep.json"
+#: The lock file of a store being written (hidden: readers of the parts ignore it).
+LOCK = ".sweep.lock"
 
 
 @dataclass(frozen=True)
@@ -36,6 +52,36 @@ class ResultStore:
     """
 
     path: Path
+
+    @classmethod
+    @contextlib.contextmanager
+    def locked(cls, path: str | Path, manifest: dict[str, Any]) -> Iterator[ResultStore]:
+        """:meth:`open` the store and hold its lock (module docstring) until the ``with`` block ends.
+
+        Raises :class:`~privopt.errors.ValidationError` (argument ``store``) at once when another
+        process holds the lock.
+        """
+        folder = Path(path)
+        if folder.exists() and not folder.is_dir():
+            raise ValidationError("store", "a folder for the parquet parts", f"{str(folder)!r} is a file")
+        folder.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(descriptor, 1000).decode(errors="replace").strip() or "another process"
+                raise ValidationError(
+                    "store",
+                    "a folder no other running sweep is writing to (one sweep per store at a time)",
+                    f"{str(folder)!r}, locked by {holder}",
+                ) from None
+            os.ftruncate(descriptor, 0)
+            started = time.strftime("%Y-%m-%d %H:%M:%S")
+            os.write(descriptor, f"process {os.getpid()} on {socket.gethostname()} since {started}".encode())
+            yield cls.open(folder, manifest)
+        finally:
+            os.close(descriptor)  # releases the lock
 
     @classmethod
     def open(cls, path: str | Path, manifest: dict[str, Any]) -> ResultStore:

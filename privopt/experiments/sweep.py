@@ -16,6 +16,7 @@ recorded (``status == "failed"`` and the exception in ``error``) and the sweep g
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -75,8 +76,9 @@ class Sweep:
         ``"serial"`` (this process) or ``"dask"`` (the ``client``'s cluster; without ``client`` the
         default client of ``distributed.get_client()``).
     store:
-        A folder for the parquet parts; cells already stored there are skipped. ``None`` keeps the
-        results in memory only.
+        A folder for the parquet parts; cells already stored there are skipped, so a sweep that was
+        interrupted or killed resumes where its last flush left it. One sweep writes to a folder at a
+        time: another one started on it meanwhile is refused. ``None`` keeps the results in memory only.
     retry_failed:
         Re-run the cells stored as failed (default: a failure is a result and is kept).
     progress:
@@ -158,10 +160,22 @@ class Sweep:
         """Run the cells not yet in the store and return the whole table in grid order.
 
         Columns: the grid parameters, the function's columns, ``status`` (``"ok"``/``"failed"``),
-        ``error``, ``seconds`` (the cell's wall time) and ``cell`` (its key).
+        ``error``, ``seconds`` (the cell's wall time) and ``cell`` (its key). With a store, the run holds
+        its lock: a second sweep on the same folder meanwhile is refused
+        (:meth:`~privopt.experiments.store.ResultStore.locked`).
         """
         cells = self.cells()
-        store = None if self.store is None else ResultStore.open(self.store, self.manifest())
+        opened = (
+            contextlib.nullcontext(None)
+            if self.store is None
+            else ResultStore.locked(self.store, self.manifest())
+        )
+        with opened as store:
+            table = self._run(cells, store)
+        return self._ordered(table, cells)
+
+    def _run(self, cells: list[Cell], store: ResultStore | None) -> pd.DataFrame:
+        """Run the cells not yet in ``store`` (none without one); the stored or collected rows."""
         done = set() if store is None else store.finished(include_failed=not self.retry_failed)
         todo = [cell for cell in cells if cell.key not in done]
         collected: list[dict[str, Any]] = []
@@ -197,8 +211,7 @@ class Sweep:
             close = getattr(outcomes, "close", None)
             if close is not None:
                 close()
-        table = store.load() if store is not None else pd.DataFrame(collected)
-        return self._ordered(table, cells)
+        return store.load() if store is not None else pd.DataFrame(collected)
 
     def _ordered(self, table: pd.DataFrame, cells: list[Cell]) -> pd.DataFrame:
         if table.empty:

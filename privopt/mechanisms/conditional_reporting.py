@@ -37,13 +37,15 @@ import numpy as np
 
 from privopt.audit import AuditReport
 from privopt.data.mechanism import Mechanism
-from privopt.errors import PrivoptError, ValidationError
+from privopt.errors import CallableError, PrivoptError, ValidationError
 from privopt.mechanisms.independent_reporting import (
     DEFAULT_SCAN_POINTS,
+    FACTORY,
     ComponentFactory,
     check_design,
     check_renyi_ball,
     check_split,
+    component,
     labelled_grr,
     maximise_on_interval,
     projection_l1_radii,
@@ -93,18 +95,18 @@ def _cr_mechanism(F: RenyiBall, eps: float, eps2: float, radii: FloatArray, R: C
     n_s, n_u = P.shape
     conditional = P.conditional_u_given_s()
     deltas = relaxed_eps(eps2, radii)
-    components = [R(n_u, float(delta)) for delta in np.atleast_1d(deltas)]
-    for t, component in enumerate(components):
-        if component.n_inputs != n_u:
+    components = [component(R, "R", n_u, float(delta)) for delta in np.atleast_1d(deltas)]
+    for t, channel in enumerate(components):
+        if channel.n_inputs != n_u:
             raise ValidationError(
-                "R", f"components on |U| = {n_u} symbols", f"{component.n_inputs} inputs (s = {t})"
+                "R", f"components on |U| = {n_u} symbols", f"{channel.n_inputs} inputs (s = {t})"
             )
     rr = grr_matrix(n_s, eps - eps2)
     blocks = []
-    for t, component in enumerate(components):
-        decoy = conditional[t] @ component.matrix  # law of R^t(Ũ), Ũ ~ P̂(·|t)
+    for t, channel in enumerate(components):
+        decoy = conditional[t] @ channel.matrix  # law of R^t(Ũ), Ũ ~ P̂(·|t)
         block = np.repeat(rr[:, t, None] * decoy[None, :], n_u, axis=0)  # rows (s, u), s != t
-        block[t * n_u : (t + 1) * n_u] = rr[t, t] * component.matrix
+        block[t * n_u : (t + 1) * n_u] = rr[t, t] * channel.matrix
         blocks.append(block)
     labels = [(P.s_labels[t], y) for t, c in enumerate(components) for y in c.output_labels]
     name = f"CR(eps={eps:.4g}, eps2={eps2:.4g})"
@@ -114,9 +116,7 @@ def _cr_mechanism(F: RenyiBall, eps: float, eps2: float, radii: FloatArray, R: C
 def _component(F: RenyiBall, R: ComponentFactory | None) -> ComponentFactory:
     factory = R if R is not None else labelled_grr(F.center.u_labels)
     if not callable(factory):
-        raise ValidationError(
-            "R", "a factory (k, eps) -> Mechanism such as po.mechanisms.grr", type(factory).__name__
-        )
+        raise ValidationError("R", FACTORY, type(factory).__name__)
     return factory
 
 
@@ -154,6 +154,8 @@ def conditional_reporting(
     def objective(eps2: float) -> float | None:
         try:
             mechanism = _cr_mechanism(F, eps, eps2, radii, factory)
+        except CallableError:  # the user's factory failed: say so, never skip the split silently
+            raise
         except PrivoptError:  # a component refused this level: an infeasible split
             return None
         return utility.value(mechanism)

@@ -32,9 +32,10 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from privopt.audit import AuditReport, audit
+from privopt.callables import call, returned
 from privopt.data.mechanism import Mechanism
 from privopt.definitions import SensitiveLDP
-from privopt.errors import InfeasibleError, PrivoptError, SolverError, ValidationError
+from privopt.errors import CallableError, InfeasibleError, PrivoptError, SolverError, ValidationError
 from privopt.mechanisms.randomized_response import grr
 from privopt.sets.renyi import RenyiBall
 from privopt.tolerances import COMPONENT_EPS_MAX, SPLIT_XTOL
@@ -229,6 +230,19 @@ class IndependentReporting:
     evaluations: int
 
 
+#: What a component factory must do (named in errors).
+FACTORY = "a factory (k, eps) -> Mechanism such as po.mechanisms.grr"
+
+
+def component(factory: ComponentFactory, argument: str, k: int, eps: float) -> Mechanism:
+    """``factory(k, eps)``: a :class:`~privopt.Mechanism`, or a :class:`~privopt.errors.CallableError`
+    naming the factory (:mod:`privopt.callables`)."""
+    mechanism = call(factory, argument, FACTORY, k, eps)
+    if not isinstance(mechanism, Mechanism):
+        raise returned(factory, argument, FACTORY, mechanism)
+    return mechanism
+
+
 def _components(
     F: RenyiBall, R1: ComponentFactory | None, R2: ComponentFactory | None
 ) -> tuple[ComponentFactory, ComponentFactory]:
@@ -237,9 +251,7 @@ def _components(
     second = R2 if R2 is not None else labelled_grr(P.u_labels)
     for name, factory in (("R1", first), ("R2", second)):
         if not callable(factory):
-            raise ValidationError(
-                name, "a factory (k, eps) -> Mechanism such as po.mechanisms.grr", type(factory).__name__
-            )
+            raise ValidationError(name, FACTORY, type(factory).__name__)
     return first, second
 
 
@@ -248,7 +260,7 @@ def _ir_mechanism(
 ) -> Mechanism:
     P = F.center
     delta2 = relaxed_eps(eps2, d)
-    product = R1(P.n_s, eps - eps2).kron(R2(P.n_u, float(delta2)))
+    product = component(R1, "R1", P.n_s, eps - eps2).kron(component(R2, "R2", P.n_u, float(delta2)))
     if product.n_inputs != P.n_x:
         raise ValidationError(
             "R1, R2", f"components on |S| = {P.n_s} and |U| = {P.n_u} symbols", f"{product.n_inputs} inputs"
@@ -312,6 +324,8 @@ def independent_reporting(
     def objective(eps2: float) -> float | None:
         try:
             mechanism = _ir_mechanism(F, eps, eps2, d, first, second)
+        except CallableError:  # the user's factory failed: say so, never skip the split silently
+            raise
         except PrivoptError:  # a component refused this level: an infeasible split
             return None
         return utility.value(mechanism)

@@ -19,7 +19,7 @@ from privopt.data.mechanism import Mechanism
 from privopt.errors import ValidationError
 from privopt.mechanisms.randomized_response import grr_matrix
 from privopt.mechanisms.unary_encoding import optimised_unary_encoding, unary_lip, unary_matrix
-from privopt.tolerances import MEMORY_BUDGET_BYTES, ROOT_XTOL
+from privopt.tolerances import ROOT_XTOL
 from privopt.validation import check_eps, check_eps_or_inf
 
 #: Above this α, e^α overflows double precision; the mechanism is then the identity (α = ∞).
@@ -99,7 +99,7 @@ def calibrate_oue_lip(P: JointDistribution, eps: float, on: InputAlphabet = "x")
 
 
 def oue_calibrated_lip(
-    P: JointDistribution, eps: float, on: InputAlphabet = "x", *, max_bytes: int = MEMORY_BUDGET_BYTES
+    P: JointDistribution, eps: float, on: InputAlphabet = "x", *, max_bytes: int | None = None
 ) -> Mechanism:
     """``OUE^α`` with α from :func:`calibrate_oue_lip`, as a dense mechanism (see :func:`oue`)."""
     alpha = min(calibrate_oue_lip(P, eps, on), _ALPHA_MAX)

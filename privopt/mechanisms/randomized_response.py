@@ -7,6 +7,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 
 from privopt.data.mechanism import Mechanism
+from privopt.memory import dense_bytes, require
 from privopt.validation import check_eps, check_positive_int
 
 
@@ -15,6 +16,7 @@ def grr_matrix(k: int, alpha: float) -> np.ndarray:
 
     ``alpha = inf`` gives the identity (no randomisation).
     """
+    require(dense_bytes(k, k), f"the dense {k:,} × {k:,} GRR matrix", "fewer symbols")
     if np.isinf(alpha):
         return np.eye(k)
     # Divide through by e^α so that large α does not overflow.

@@ -30,7 +30,7 @@ from scipy.special import rel_entr
 from privopt.data.distribution import InputAlphabet, JointDistribution
 from privopt.data.mechanism import Mechanism
 from privopt.errors import LimitError, ShapeError, ValidationError
-from privopt.tolerances import MEMORY_BUDGET_BYTES
+from privopt.memory import current_limit
 from privopt.validation import FloatArray, check_eps, check_positive_int, check_probability_vector
 
 
@@ -72,8 +72,10 @@ def symmetric_unary_encoding(k: int, eps: float) -> UnaryEncoding:
     return UnaryEncoding(k, 1.0 - q, q, f"SUE(eps={eps:.4g})")
 
 
-def _check_subsets_fit(k: int, bytes_per_subset: int, what: str, budget: int) -> None:
-    budget = check_positive_int(budget, "max_bytes")
+def _check_subsets_fit(k: int, bytes_per_subset: int, what: str, budget: int | None) -> None:
+    """Refuse ``2^k`` subsets of ``bytes_per_subset`` bytes above ``budget`` (``None``: the memory limit
+    in force, :func:`privopt.memory.current_limit`)."""
+    budget = current_limit() if budget is None else check_positive_int(budget, "max_bytes")
     needed = bytes_per_subset * (2**k)
     if needed > budget:
         raise LimitError(
@@ -101,7 +103,7 @@ def _popcounts(k: int) -> np.ndarray:
     return counts
 
 
-def unary_matrix(code: UnaryEncoding, max_bytes: int = MEMORY_BUDGET_BYTES) -> FloatArray:
+def unary_matrix(code: UnaryEncoding, max_bytes: int | None = None) -> FloatArray:
     """The dense ``k × 2^k`` channel matrix of a unary encoding (refused above ``max_bytes``)."""
     k = code.k
     _check_subsets_fit(k, 8 * k + 8, f"The {code.name} channel matrix", max_bytes)
@@ -115,23 +117,24 @@ def unary_matrix(code: UnaryEncoding, max_bytes: int = MEMORY_BUDGET_BYTES) -> F
     return matrix
 
 
-def _unary(code: UnaryEncoding, labels: Sequence[Hashable] | None, max_bytes: int) -> Mechanism:
+def _unary(code: UnaryEncoding, labels: Sequence[Hashable] | None, max_bytes: int | None) -> Mechanism:
     return Mechanism(unary_matrix(code, max_bytes), labels, None, name=code.name)
 
 
 def oue(
-    k: int, eps: float, labels: Sequence[Hashable] | None = None, *, max_bytes: int = MEMORY_BUDGET_BYTES
+    k: int, eps: float, labels: Sequence[Hashable] | None = None, *, max_bytes: int | None = None
 ) -> Mechanism:
     """Optimised unary encoding as a dense :class:`~privopt.Mechanism` (outputs: bitmasks ``0..2^k−1``).
 
-    Raises :class:`~privopt.errors.LimitError` when the ``k × 2^k`` matrix exceeds ``max_bytes``;
+    Raises :class:`~privopt.errors.LimitError` when the ``k × 2^k`` matrix exceeds ``max_bytes`` (default:
+    the memory limit in force, :mod:`privopt.memory`);
     :func:`unary_mutual_information` and :func:`unary_lip` need no matrix.
     """
     return _unary(optimised_unary_encoding(k, eps), labels, max_bytes)
 
 
 def sue(
-    k: int, eps: float, labels: Sequence[Hashable] | None = None, *, max_bytes: int = MEMORY_BUDGET_BYTES
+    k: int, eps: float, labels: Sequence[Hashable] | None = None, *, max_bytes: int | None = None
 ) -> Mechanism:
     """Symmetric unary encoding (basic RAPPOR) as a dense mechanism; see :func:`oue`."""
     return _unary(symmetric_unary_encoding(k, eps), labels, max_bytes)
@@ -142,7 +145,7 @@ def unary_mutual_information(
     P: JointDistribution | ArrayLike,
     on: InputAlphabet = "x",
     *,
-    max_bytes: int = MEMORY_BUDGET_BYTES,
+    max_bytes: int | None = None,
 ) -> float:
     """Exact ``I(X;Y)`` of a unary encoding without its matrix, in ``O(2^k)`` time and ``24·2^k`` bytes.
 

@@ -42,11 +42,13 @@ from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import LimitError, NotSupportedError, SolverError, ValidationError
+from privopt.memory import budgeted, parse_memory_limit
 from privopt.problem.solution import Certificate, Solution
 from privopt.problem.solve_log import footer, header
 from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, remaining, status_for
 from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
+from privopt.routes.colgen_route import require_master_memory
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
 from privopt.solvers.progress import progress_verbose
@@ -162,6 +164,11 @@ class Problem:
     colgen:
         Budgets of the column-generation route (:class:`~privopt.routes.colgen.ColumnGenerationOptions`
         or a dict of its fields).
+    memory_limit:
+        Bytes the solve may allocate: a number, a size such as ``"16 GiB"`` or ``"500MB"``, or ``None``
+        (default: half of the machine's memory, :func:`privopt.memory.default_memory_limit`). Every
+        large array is estimated before it is allocated and a solve that would exceed the limit raises
+        :class:`~privopt.errors.LimitError` naming the size and the remedies (:mod:`privopt.memory`).
     """
 
     def __init__(
@@ -175,6 +182,7 @@ class Problem:
         timeout: float | None = 600.0,
         backend: str = "auto",
         colgen: ColumnGenerationOptions | dict[str, Any] | None = None,
+        memory_limit: int | str | None = None,
     ) -> None:
         if not isinstance(definition, PrivacyDefinition):
             raise ValidationError(
@@ -190,7 +198,11 @@ class Problem:
         if backend not in ("auto", "cdd", "ppl"):
             raise ValidationError("backend", "'auto', 'cdd' or 'ppl'", repr(backend))
         self.solve_options = SolveOptions(
-            vertex_limit, _check_timeout(timeout), backend, _check_colgen(colgen)
+            vertex_limit,
+            _check_timeout(timeout),
+            backend,
+            _check_colgen(colgen),
+            memory_limit=parse_memory_limit(memory_limit),
         )
         n = self.utility.input_size
         expected = definition.input_size()
@@ -226,7 +238,12 @@ class Problem:
     def colgen(self) -> ColumnGenerationOptions:
         return self.solve_options.colgen
 
+    @property
+    def memory_limit(self) -> int:
+        return self.solve_options.memory_limit
+
     # ------------------------------------------------------------------ compile
+    @budgeted
     def get_problem_data(self) -> ProblemData:
         """What a route receives: the compiled cone, normalisation, estimate and options (compiled
         once per problem, like cvxpy's ``get_problem_data``)."""
@@ -323,6 +340,7 @@ class Problem:
         """
         return self._run(route, solver=solver, verbose=verbose)[0]
 
+    @budgeted
     def _run(
         self,
         route: str = "auto",
@@ -336,6 +354,8 @@ class Problem:
         options = replace(self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose))
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
+        if route in ("auto", "colgen") and isinstance(self.utility, SubConvexUtility):
+            require_master_memory(self.n_inputs, self.colgen)  # before compiling: auto may fall back to it
         planned, reason = self.plan(route)
         data = self.get_problem_data()
         if options != data.options or warm_columns is not None:
@@ -376,6 +396,7 @@ class Problem:
             timeout=options.timeout,
             backend=options.backend,
             colgen=options.colgen,
+            memory_limit=options.memory_limit,
         )
 
     def curve(

@@ -17,12 +17,14 @@ from enum import StrEnum
 from typing import Protocol
 
 import numpy as np
+import scipy.linalg
 
 from privopt.certificates import Bound, CertificateCheck
 from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.estimate import VertexEstimate
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import ValidationError
+from privopt.memory import default_memory_limit
 from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
 from privopt.tolerances import GAP_OPTIMAL_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility
@@ -93,6 +95,8 @@ class SolveOptions:
     colgen: ColumnGenerationOptions
     solver: str | None = None
     verbose: bool = False
+    #: Bytes a solve may allocate (:mod:`privopt.memory`).
+    memory_limit: int = field(default_factory=default_memory_limit)
 
 
 #: The LP solver of the vertex and column-generation routes (the only ``solver=`` they accept).
@@ -229,7 +233,9 @@ def matrix_from_columns(columns: FloatArray, weights: FloatArray) -> FloatArray:
     on their support by least squares (exact to rounding when the support is a basis), and kept only if
     they stay non-negative and fit better.
     """
-    solution, *_ = np.linalg.lstsq(columns, np.ones(columns.shape[0]), rcond=None)
+    # QR with column pivoting (gelsy): a basis's columns are independent, and it is several times faster
+    # than the SVD on the 900 × 900 supports of a 30 × 30 alphabet.
+    solution, *_ = scipy.linalg.lstsq(columns, np.ones(columns.shape[0]), lapack_driver="gelsy")
     polished = np.asarray(solution, dtype=np.float64)
     residual = np.abs(columns @ weights - 1.0).max()
     if np.all(polished >= 0.0) and np.abs(columns @ polished - 1.0).max() < residual:

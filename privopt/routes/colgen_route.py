@@ -20,6 +20,7 @@ from privopt.compiler.cone import RowCone
 from privopt.data.mechanism import as_mechanism
 from privopt.errors import LimitError, PrivoptError
 from privopt.mechanisms.catalog import available
+from privopt.memory import dense_bytes, require
 from privopt.routes.base import (
     ProblemData,
     RouteResult,
@@ -43,6 +44,47 @@ from privopt.validation import FloatArray
 
 #: Named mechanisms whose columns seed column generation (``oue`` has 2^|X| outputs).
 SEED_MECHANISMS = ("grr", "srr", "ir", "cr")
+
+#: Copies of the master's columns held at once: privopt's dense columns, HiGHS's sparse copy (a value
+#: and an index per entry: 1.5 dense copies) and the dense matrix built when columns are added or the
+#: mechanism is read off.
+MASTER_COPIES = 3.5
+
+
+#: Seconds that column generation leaves, of the time left, for what follows it within the timeout:
+#: ``|X|³ / FINISH_FLOPS`` for reading off the mechanism (a least-squares fit on up to ``|X|`` columns,
+#: :func:`~privopt.routes.base.matrix_from_columns`: 0.3 to 2.5 s for 900 × 900 on a loaded 2-core
+#: machine, so ``|X|³ / 2e8`` with a margin), and, without a certified pricing bound (whose run keeps
+#: its own reserve), ``FINISH_SHARE`` of the time for its last master solve, its bound's cover and the
+#: audit (30 × 30 SensitiveLDP on a point estimate, timeout 10 s: they overran it by 0.3 to 0.7 s).
+FINISH_SHARE, FINISH_FLOPS = 0.05, 2e8
+
+
+def finish_seconds(n_inputs: int, left: float, certified: bool) -> float:
+    """Seconds kept, of ``left``, for the steps after column generation (:data:`FINISH_SHARE`)."""
+    share = 0.0 if certified else FINISH_SHARE
+    return min(0.5 * left, share * left + n_inputs**3 / FINISH_FLOPS)
+
+
+def master_columns_held(n_inputs: int, options: ColumnGenerationOptions) -> int:
+    """Columns the master holds at its largest: the starting basis (``|X| + 1`` around the uniform
+    column, GRR's ``|X|``) with the seed mechanisms' outputs (up to ``|X|`` each), or its cap plus one
+    round's columns, whichever is more."""
+    start = (2 + len(SEED_MECHANISMS)) * n_inputs + 1
+    return max(start, options.master_cap(n_inputs) + options.columns_per_round)
+
+
+def require_master_memory(n_inputs: int, options: ColumnGenerationOptions) -> None:
+    r"""Refuse column generation whose master would not fit the memory budget (:mod:`privopt.memory`):
+    it holds :func:`master_columns_held` dense columns of ``|X|`` entries (×\ :data:`MASTER_COPIES`)."""
+    held = master_columns_held(n_inputs, options)
+    require(
+        MASTER_COPIES * dense_bytes(n_inputs, held),
+        f"column generation on {n_inputs:,} inputs (a restricted master of up to {held:,} columns of "
+        f"{n_inputs:,} entries)",
+        "fewer inputs (coarser attributes, fewer values of S or U: the master needs about 6·|X|² numbers), "
+        "a smaller colgen master_columns=",
+    )
 
 
 def column_generation(
@@ -99,8 +141,9 @@ class ColumnGenerationRoute:
     def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
         check_highs_solver(data.options, self.name)
         utility = data.sub_convex()
-        utility.check(data.n_inputs)
         options = data.options.colgen
+        require_master_memory(data.n_inputs, options)
+        utility.check(data.n_inputs)
         if data.options.verbose:
             options = replace(options, progress=True)
         left = remaining(deadline)
@@ -109,7 +152,9 @@ class ColumnGenerationRoute:
                 raise LimitError(
                     f"the timeout was reached before column generation on {data.definition} started"
                 )
-            options = replace(options, time_limit=min(options.time_limit, left))
+            certified = not isinstance(envelope_pricer(utility, data.cone), str)
+            kept = finish_seconds(data.n_inputs, left, certified)
+            options = replace(options, time_limit=min(options.time_limit, left - kept))
         start = time.perf_counter()
         seeds = [c for c in (seed_columns(data), data.warm_columns) if c is not None]
         result = column_generation(

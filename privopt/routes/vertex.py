@@ -11,6 +11,7 @@ utility ``<= Σ_x λ_x``.
 from __future__ import annotations
 
 import functools
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,6 +22,7 @@ import numpy as np
 from privopt.certificates import CertificateCheck, SliceBound, check_bound
 from privopt.compiler.estimate import VertexEstimate
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
+from privopt.memory import current_limit, require
 from privopt.routes.base import (
     ProblemData,
     RouteResult,
@@ -34,7 +36,7 @@ from privopt.routes.colgen import REDUCED_COST_TOL, start_master, starting_colum
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.pricing.products import MAX_WORK, ProductPricer
 from privopt.routes.vertex_cost import lifted_slice, predicted_vertex_seconds, product_pricing
-from privopt.solvers.errors import BackendError, BackendTimeout
+from privopt.solvers.errors import BackendError, BackendMemoryError, BackendTimeout
 from privopt.solvers.lp import solve_equality_lp, solve_lp
 from privopt.solvers.vertex_enumeration import VertexResult, merge_close, polytope_vertices
 from privopt.tolerances import CHECK_SECONDS, LIFT_TIGHT_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
@@ -53,6 +55,18 @@ MASTER_CAP = 10**6
 
 #: Vertices closer than this (max norm, on Σw = 1) are one vertex (rounding splits a degenerate one).
 MERGE_ATOL = 1e-9
+
+#: Copies of the vertex set the vertex LP holds besides it (its transpose, HiGHS's matrix: a value and
+#: an index per entry, the products with the duals).
+VERTEX_LP_COPIES = 4
+
+
+def _child_seconds(deadline: float | None) -> float:
+    """The time budget of an enumeration in a child process (unbounded without a deadline: the child
+    still enforces the memory limit)."""
+    left = remaining(deadline)
+    return math.inf if left is None else left
+
 
 #: The remedies every refusal or timeout of the vertex route names.
 REMEDIES = (
@@ -368,8 +382,9 @@ class VertexRoute:
                 np.concatenate([np.ones(n), np.zeros(auxiliary)])[None, :],
                 [1.0],
                 backend=chosen,
-                timeout=None if small else remaining(deadline),
+                timeout=None if small else _child_seconds(deadline),
                 description=description,
+                memory_limit=current_limit(),
                 validate=validate,
                 merge_atol=0.0 if auxiliary else MERGE_ATOL,  # a lifted slice is merged once projected
             )
@@ -378,10 +393,10 @@ class VertexRoute:
             try:
                 result = run(backend)
             except BackendError as exc:
-                if isinstance(exc, BackendTimeout) or backend != "cdd" or auxiliary:
+                if isinstance(exc, BackendTimeout | BackendMemoryError) or backend != "cdd" or auxiliary:
                     raise
                 result = run("ppl")  # a failed floating-point enumeration never yields a mechanism
-        except BackendTimeout as exc:
+        except (BackendTimeout, BackendMemoryError) as exc:
             raise LimitError(f"{exc}. {REMEDIES}") from exc
         except BackendError as exc:
             raise SolverError(f"vertex enumeration failed: {exc}") from exc
@@ -405,6 +420,11 @@ class VertexRoute:
     ) -> _VertexLP:
         """The vertex LP ``max Σ_v θ_v μ(v) s.t. Σ_v θ_v v = 1, θ >= 0`` and the mechanism it gives."""
         n = data.n_inputs
+        require(
+            VERTEX_LP_COPIES * vertices.nbytes,
+            f"the vertex LP over {len(vertices):,} vertices of {n} inputs",
+            REMEDIES.removeprefix("Remedies: ").removesuffix("."),
+        )
         start = time.perf_counter()
         mu = utility.mu(vertices.T)
         if not np.all(np.isfinite(mu)):

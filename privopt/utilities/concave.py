@@ -12,11 +12,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from privopt.callables import call, returned
 from privopt.data.distribution import InputAlphabet, JointDistribution, _check_on
 from privopt.data.mechanism import Mechanism
 from privopt.errors import ShapeError, ValidationError
 from privopt.utilities.subconvex import SubConvexUtility, _columns, _given, _input_distribution
 from privopt.validation import FloatArray, as_float_array, check_positive_int
+
+#: What a concave utility's builder must do (named in errors).
+_BUILDS = "a function of a cvxpy Variable W returning a concave scalar expression of W"
 
 
 class ConcaveUtility:
@@ -54,7 +58,8 @@ class ConcaveUtility:
         _check_concave(builder, self.input_size, self.n_outputs)
 
     def expression(self, W: Any) -> Any:
-        return self.builder(W)
+        """The builder's expression of ``W`` (what it raises names it: :mod:`privopt.callables`)."""
+        return call(self.builder, "builder", _BUILDS, W)
 
     def value(self, mechanism: Mechanism | ArrayLike) -> float:
         import cvxpy as cp
@@ -62,7 +67,11 @@ class ConcaveUtility:
         matrix = _columns(mechanism)
         if matrix.shape != (self.input_size, self.n_outputs):
             raise ShapeError("mechanism", f"shape {(self.input_size, self.n_outputs)}", f"{matrix.shape}")
-        return float(self.builder(cp.Constant(matrix)).value)
+        result = self.expression(cp.Constant(matrix))
+        try:
+            return float(result.value)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise returned(self.builder, "builder", "a scalar cvxpy expression", result) from exc
 
     def __call__(self, mechanism: Mechanism | ArrayLike) -> float:
         return self.value(mechanism)
@@ -144,16 +153,9 @@ def _check_concave(builder: Callable[[Any], Any], input_size: int, n_outputs: in
     import cvxpy as cp
 
     W = cp.Variable((input_size, n_outputs), name="W")
-    try:
-        expression = builder(W)
-    except Exception as exc:  # a user function: any failure is reported, with what it was
-        raise ValidationError(
-            "builder",
-            f"a function of a cvxpy Variable W of shape {(input_size, n_outputs)}",
-            f"{type(exc).__name__}: {exc}",
-        ) from exc
+    expression = call(builder, "builder", f"{_BUILDS} (W of shape {(input_size, n_outputs)})", W)
     if not isinstance(expression, cp.Expression):
-        raise ValidationError("builder", "a function returning a cvxpy expression", type(expression).__name__)
+        raise returned(builder, "builder", "a function returning a cvxpy expression", expression)
     if expression.size != 1:
         raise ValidationError(
             "builder",

@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from privopt.callables import call, describe, returned
 from privopt.data.distribution import InputAlphabet, JointDistribution, _check_on
 from privopt.data.information import entropy, mutual_information_mu, perspective
 from privopt.data.labels import align_rows
@@ -94,12 +95,25 @@ class SubConvexUtility:
         self._checked: set[int] = set()
 
     def mu(self, columns: FloatArray) -> FloatArray:
-        """``μ`` of each column of ``columns`` (shape ``(|X|, m)``); returns shape ``(m,)``."""
-        values = np.asarray(self._mu(np.asarray(columns, dtype=np.float64)), dtype=np.float64).reshape(-1)
-        if values.size != np.asarray(columns).shape[1]:
+        """``μ`` of each column of ``columns`` (shape ``(|X|, m)``); returns shape ``(m,)``.
+
+        A user ``μ`` that raises, or returns anything but ``m`` numbers (none of them NaN), is a
+        :class:`~privopt.errors.ValidationError` naming it (:mod:`privopt.callables`).
+        """
+        columns = np.asarray(columns, dtype=np.float64)
+        m = columns.shape[1]
+        expected = f"a function of a (|X|, m) array of columns returning m numbers (here m = {m})"
+        result = call(self._mu, "mu", expected, columns)
+        try:
+            values = np.asarray(result, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError) as exc:
+            raise returned(self._mu, "mu", expected, result) from exc
+        if values.size != m:
             raise ShapeError(
-                "mu", f"one value per column ({np.asarray(columns).shape[1]})", f"{values.size} values"
+                "mu", f"one value per column ({m})", f"{values.size} values from {describe(self._mu)}"
             )
+        if np.any(np.isnan(values)):
+            raise returned(self._mu, "mu", f"{expected}, none of them NaN", result)
         return values
 
     def value(self, mechanism: Mechanism | ArrayLike) -> float:
@@ -117,7 +131,14 @@ class SubConvexUtility:
 
     def from_core(self, total: float) -> float:
         """The utility of a mechanism whose columns' ``Σ_y μ(w_y)`` is ``total`` (``g(total)``)."""
-        return total if self.transform is None else float(self.transform(total))
+        if self.transform is None:
+            return total
+        expected = "an increasing function of a number returning a number"
+        value = call(self.transform, "transform", expected, total)
+        try:
+            return float(value)
+        except (TypeError, ValueError) as exc:
+            raise returned(self.transform, "transform", expected, value) from exc
 
     def check(self, n_inputs: int, *, samples: int = 200, seed: int = 0, rtol: float = 1e-7) -> None:
         """Test ``μ`` for positive homogeneity and midpoint convexity at random columns (seeded).
@@ -250,7 +271,7 @@ class FDivergence(SubConvexUtility):
         else:
             if not callable(f):
                 raise ValidationError("f", f"one of {', '.join(_BUILTIN_F)} or a callable", type(f).__name__)
-            at_one = float(np.asarray(f(np.array([1.0])), dtype=float).reshape(-1)[0])
+            at_one = _f_values(f, np.array([1.0]))[0]
             if not abs(at_one) <= 1e-9:
                 raise ValidationError("f", "a generator with f(1) = 0", f"f(1) = {at_one!r}")
             self.kind, self.f = None, f
@@ -272,7 +293,7 @@ class FDivergence(SubConvexUtility):
         out = np.zeros(q0.shape)
         both = q1 > 0.0
         if np.any(both):
-            out[both] = q1[both] * np.asarray(self.f(q0[both] / q1[both]), dtype=float)
+            out[both] = q1[both] * _f_values(self.f, q0[both] / q1[both])
         only_p0 = (~both) & (q0 > 0.0)
         if np.any(only_p0):
             if self.slope_at_infinity is None:
@@ -283,6 +304,19 @@ class FDivergence(SubConvexUtility):
                 )
             out[only_p0] = q0[only_p0] * self.slope_at_infinity
         return out
+
+
+def _f_values(f: Callable[[FloatArray], FloatArray], t: FloatArray) -> FloatArray:
+    """A user f-divergence generator on the ratios ``t``: one number per ratio, or an error naming it."""
+    expected = "a convex function of an array of ratios returning one number per ratio"
+    result = call(f, "f", expected, t)
+    try:
+        values = np.asarray(result, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise returned(f, "f", expected, result) from exc
+    if values.size != t.size:
+        raise returned(f, "f", expected, result)
+    return values
 
 
 class SibsonMutualInformation(SubConvexUtility):

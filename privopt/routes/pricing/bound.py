@@ -45,14 +45,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from privopt.memory import current_limit
 from privopt.routes.pricing.blocks import BlockTable, BlockVertices, subset_sums, upper_hull, xlogx
 from privopt.routes.pricing.structure import EnvelopeCone
-from privopt.tolerances import MEMORY_BUDGET_BYTES
 from privopt.utilities import MutualInformation, NormalizedMutualInformation, SubConvexUtility
 from privopt.validation import FloatArray
 
-#: Bytes of block vertex lists kept between uses (recomputed when evicted).
-CACHE_BYTES = MEMORY_BUDGET_BYTES // 2
+#: Bytes of block vertex lists kept between uses (recomputed when evicted), and at most this share
+#: of the memory limit (privopt.memory).
+CACHE_BYTES, CACHE_SHARE = 2**30, 0.25
 
 #: Absolute margin added to every certified ``δ̄`` for the rounding of the hull and of the ν search.
 ROUNDING_MARGIN = 1e-10
@@ -442,7 +443,7 @@ class _Search:
         entry = self.pricer.tables[s].vertices(float(D), float(T), self.duals[s], self.dual_sums[s])
         self.cache[key] = entry
         self.cache_bytes += entry.nbytes
-        while self.cache_bytes > CACHE_BYTES and len(self.cache) > 1:
+        while self.cache_bytes > min(CACHE_BYTES, CACHE_SHARE * current_limit()) and len(self.cache) > 1:
             _, old = self.cache.popitem(last=False)
             self.cache_bytes -= old.nbytes
         return entry
