@@ -6,8 +6,9 @@ the bound by methods of its own (docs/compiler.md, "Certificates"):
 
 - :class:`~privopt.certificates.bounds.SliceBound` — the largest ratio ``(μ(w) − λᵀw)/νᵀw`` over the
   cone, from its vertices: on envelope cones through their union-of-products structure and its finite
-  event set (:mod:`privopt.certificates.envelope`), on any cone by exact rational enumeration
-  (:mod:`privopt.certificates.vertices`);
+  event set (:mod:`privopt.certificates.envelope`), on LDP cones too large for that by a search over
+  their staircase columns (:mod:`privopt.certificates.staircase`), on any cone by exact rational
+  enumeration (:mod:`privopt.certificates.vertices`);
 - :class:`~privopt.certificates.bounds.LinearBound` — weak Lagrangian duality with the checker's own
   supergradient (:mod:`privopt.certificates.linear`);
 - :class:`~privopt.certificates.bounds.TheoremBound` — the chain rule, re-derived
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates import envelope, vertices
+from privopt.certificates import envelope, staircase, vertices
 from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
 from privopt.certificates.theorem import chain_rule_bound
@@ -141,10 +142,15 @@ def _check_slice(
         return _refuse(f"upper {bound.upper!r} is not Σλ + (Σν)·max(0, δ̄) = {claimed!r}", method, start)
     deadline = start + time_limit
     form = envelope.envelope_form(cone)
-    found: envelope.EnvelopeMaximum | vertices.VertexMaximum | str
+    found: envelope.EnvelopeMaximum | vertices.VertexMaximum | staircase.StaircaseMaximum | str
     if not isinstance(form, str) and envelope.work_estimate(form) <= envelope.MAX_WORK:
         method = "envelope cone: every product of block vertices at every event of ρ"
         found = envelope.maximise_ratio(form, utility, duals, weights, deadline)
+    elif staircase.applies(form, utility):
+        assert not isinstance(form, str)
+        method = "LDP cone: every staircase column, by the checker's own search"
+        limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
+        found = staircase.maximise_ratio(form, utility, duals, weights, bound.delta, limit, deadline)
     else:
         method = "exact vertex enumeration of the slice (pplpy, rational arithmetic)"
         found = vertices.maximise_ratio(
@@ -157,6 +163,8 @@ def _check_slice(
     proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, delta))
     if isinstance(found, envelope.EnvelopeMaximum):
         method += f" ({found.points} points)"
+    elif isinstance(found, staircase.StaircaseMaximum):
+        method += f" ({found.nodes:,} nodes)"
     else:
         method += f" ({found.vertices} vertices)"
     if delta > bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals)))):

@@ -160,6 +160,8 @@ class EnvelopePricer:
     exact_every_round = False
     #: Interval nodes one unit of ``ColumnGenerationOptions.bound_nodes`` buys.
     nodes_per_unit = 1
+    #: The run closes to this share of ``gap_tolerance`` (the checker re-proves its bound to ~1e-12).
+    gap_share = 1.0
 
     def __init__(self, structure: EnvelopeCone, objective: SliceObjective) -> None:
         self.structure = structure

@@ -23,7 +23,8 @@ The lower bound is the master's value (monotone), the upper bound the smallest c
 last ``bound_fraction`` of the budget certifies the box's centre, the mean of the recent rounds' duals
 (:class:`DualAverage`), then the final master's duals, all with zeros on inputs of zero weight
 (:meth:`_State.certify`). The run stops when the
-relative gap is at most ``gap_tolerance`` or a budget is spent, and keeps its best certificate.
+relative gap is at most ``gap_tolerance`` (times the pricer's ``gap_share``) or a budget is spent, and
+keeps its best certificate.
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def certified_column_generation(
                 improving = improving + _improving(utility, extra, duals)
             gap = relative_gap(value, state.upper)
             bar.update(advance=1, lower=value, upper=state.upper, gap=gap)
-            if gap <= options.gap_tolerance:
+            if gap <= options.gap_tolerance * pricer.gap_share:
                 stopped = "converged"
                 break
             if not any(improving):
@@ -253,7 +254,7 @@ class _State:
         nodes: int | None = None,
         target: float = -np.inf,
     ) -> list[FloatArray]:
-        tolerance = 0.5 * self.options.gap_tolerance * max(abs(value), 1e-3)
+        tolerance = 0.5 * self.options.gap_tolerance * self.pricer.gap_share * max(abs(value), 1e-3)
         budget = self.options.bound_nodes if nodes is None else min(nodes, self.options.bound_nodes)
         outcome = self.pricer.price(
             at, tolerance=tolerance, target=target, slack=slack, deadline=deadline,

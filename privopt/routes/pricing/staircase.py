@@ -139,6 +139,9 @@ class StaircasePricer:
     method = STAIRCASE_METHOD
     exact_every_round = True
     nodes_per_unit = NODES_PER_UNIT
+    #: The run closes to this share of ``gap_tolerance``: the checker proves a staircase claim at ``δ̄`` plus
+    #: a share of its allowance (:mod:`privopt.certificates.staircase`), which the solution then reports.
+    gap_share = 0.5
     weights: FloatArray
     normalisation: str
 
@@ -212,7 +215,10 @@ class KnapsackPricer(StaircasePricer):
         lam = np.asarray(duals, dtype=np.float64) / scale
         found = _Knapsack(self, lam).run(tolerance / scale, target / scale, slack, deadline, max_nodes)
         masks, ratios = found.candidates(max(max_columns, 1))
-        margin = ROUNDING_RTOL * (1.0 + abs(found.dual_sum) + self.k * float(np.abs(lam).sum()))
+        gain = self.factor * math.log(self.factor)
+        margin = 2.0 * ROUNDING_RTOL * (
+            1.0 + gain + abs(found.dual_sum) + self.k * float(np.abs(lam).sum()) + self.factor * abs(found.incumbent)
+        )
         return PricingOutcome(
             upper=scale * (found.upper + margin),
             lower=scale * found.incumbent,
@@ -450,7 +456,10 @@ class SlopePricer(StaircasePricer):
         all_masks, all_ratios = np.vstack(pool_masks), np.concatenate(pool_ratios)
         best = float(all_ratios.max())
         order = np.argsort(-all_ratios, kind="stable")[: 4 * max(max_columns, 1)]
-        margin = ROUNDING_RTOL * (1.0 + abs(float(lam.sum())) + self.k * float(np.abs(lam).sum())) / mass
+        magnitude = 1.0 + abs(float(lam.sum())) + self.k * float(np.abs(lam).sum()) + float(
+            np.abs(self.values(all_masks[order])).max()
+        )
+        margin = 2.0 * ROUNDING_RTOL * (magnitude + (1.0 + self.k) * abs(best) * mass) / mass
         return PricingOutcome(
             upper=max(upper, best) + margin,
             lower=best,
