@@ -154,10 +154,16 @@ def certified_column_generation(
                 stopped = "converged"
                 break
             if not any(improving):
-                stopped = (
-                    "time limit" if time.perf_counter() > search_deadline else "bound budget (node limit)"
-                )
-                break
+                if time.perf_counter() > search_deadline:
+                    stopped = "time limit"
+                    break
+                if state.complete:
+                    stopped = "bound budget (node limit)" if gap > options.gap_tolerance else "converged"
+                    break
+                # The exact round's branch and bound ran out of nodes with the gap open: spend the
+                # budget left on the bound, with twice the nodes.
+                state.node_budget *= 2
+                continue
             room = options.max_columns - generated
             if room <= 0:
                 stopped = "column limit"
@@ -231,6 +237,8 @@ class _State:
         self.best: PricingCertificate | None = None
         self.complete = False
         self.nodes = 0
+        #: Nodes of an exact round's branch and bound (doubled when one stops short of the gap).
+        self.node_budget = options.bound_nodes
 
     @property
     def upper(self) -> float:
@@ -242,7 +250,7 @@ class _State:
         tolerance = 0.5 * self.options.gap_tolerance * max(abs(value), 1e-3)
         outcome = self.pricer.price(
             at, tolerance=tolerance, slack=slack, deadline=deadline,
-            max_nodes=self.options.bound_nodes if nodes is None else min(nodes, self.options.bound_nodes),
+            max_nodes=self.node_budget if nodes is None else min(nodes, self.node_budget),
             max_columns=self.options.columns_per_round,
         )  # fmt: skip
         self.nodes += outcome.nodes
