@@ -416,6 +416,27 @@ class _Block:
             np.concatenate(frees), np.concatenate(magnitudes),
         )  # fmt: skip
 
+    def zero_mass_range(self, self_pairs: bool, star: bool, factor: float) -> tuple[float, float] | None:
+        """The ``ρ ∈ [1, F]`` at which the block has a point with ``p_sᵀw_s = 0`` (``None``: none).
+
+        Such a point lives on ``Z = {u : p_u = 0}``; unless ``Z`` is the whole block it has ``w_u = 0``
+        off ``Z``, so ``z = L_Zᵀw_Z >= D`` and ``z + c max w <= T``: possible iff ``y_Z >= y* = cD/(T −
+        D)`` (``w`` uniform on ``Z`` attains it), i.e. ``ρ <= F y_Z/(c + y_Z)`` for the other blocks and
+        ``ρ >= (c + y_Z)/(F y_Z)`` for ``s*``.
+        """
+        zero = self.p <= 0.0
+        if np.all(zero):
+            return 1.0, factor
+        y = float(np.sum(self.lower[zero]))
+        c = self.slack
+        if not (y > 0.0 and factor > 1.0):  # y* = ∞ when D = T
+            return None
+        if self_pairs:
+            return (1.0, factor) if c / (factor - 1.0) <= y else None
+        if star:
+            return (c + y) / (factor * y), factor
+        return 1.0, factor * y / (c + y)
+
     def events(self, star: bool, factor: float) -> _Events:
         """Every subset's event vertex with its event strictly inside ``(1, F)``."""
         chosen = np.flatnonzero(self.y > 0.0)
@@ -457,7 +478,6 @@ class _Point:
         self.best = -np.inf
         self.best_choice: list[int] | None = None
         self.nodes = 0
-        self.zero_mass = sum(float(part.full.mass[0]) for part in parts) <= 0.0
 
     def _push(self, restrict: dict[int, tuple[float, float]], target: float) -> None:
         hulls = []
@@ -632,8 +652,6 @@ class _Search:
         """Prove the exact product at ``ρ`` (``"proved"``) or say why not (and keep its best column)."""
         parts = [self.candidates(s, *self.bounds(s, star, rho)) for s in range(len(self.blocks))]
         point = _Point(parts)
-        if point.zero_mass:
-            return "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
         outcome = point.prove(self.limit, self.deadline)
         self.points += 1
         self.nodes += point.nodes
@@ -659,7 +677,7 @@ class _Search:
         for s in range(count):
             a, b = ranges[s]
             moving.append(upper_hull(events[s].P[a:b], events[s].A[a:b], keep_index=False) if a < b else None)
-        unions = [merged_hull(ends[s] + ([moving[s]] if moving[s] is not None else [])) for s in range(count)]
+        unions = [merged_hull([*ends[s], *(q for q in (moving[s],) if q is not None)]) for s in range(count)]
         worst, block = -np.inf, -1
         for s0 in range(count):
             q = moving[s0]
@@ -674,7 +692,25 @@ class _Search:
         a, b = ranges[block]
         return worst, float(events[block].rho[(a + b) // 2])
 
+    def zero_mass(self) -> bool:
+        """Whether the cone has a non-zero column with ``pᵀw = 0`` (module docstring, "Positivity")."""
+        F = self.form.factor
+        stars = [-1] if self.form.self_pairs else list(range(len(self.blocks)))
+        for star in stars:
+            low, high = 1.0, F
+            for s, block in enumerate(self.blocks):
+                found = block.zero_mass_range(star < 0, s == star, F)
+                if found is None:
+                    break
+                low, high = max(low, found[0]), min(high, found[1])
+            else:
+                if low <= high:
+                    return True
+        return False
+
     def run(self) -> str:
+        if self.zero_mass():
+            return "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
         if self.form.self_pairs:
             outcome = self.point(-1, 1.0)
             return outcome
