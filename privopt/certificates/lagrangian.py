@@ -7,7 +7,7 @@ that is out of reach. This module proves or refutes the same claim by bounds, fo
 in :mod:`privopt.certificates.envelope` (union of products over ``(s*, ρ)``, block polytopes
 ``B(D, T)``, their vertex kinds and events) and deriving the rest here.
 
-**Separable ratio.** For mutual information ``μ(w) = Σ_x p_x w_x log w_x − P log P`` with ``P = pᵀw``
+**Separable ratio.** Mutual information is ``μ(w) = Σ_x p_x w_x log w_x − P log P`` with ``P = pᵀw``
 (Entropy paper eq. 45), so on a product of blocks ``R(w) = (μ(w) − λᵀw)/P = A/P − log P`` with
 ``A = Σ_s A_s``, ``A_s = Σ_{x ∈ X_s} p_x w_x log w_x − λ_sᵀw_s`` and ``P = Σ_s P_s``, ``P_s = p_sᵀw_s``.
 For NMI (``μ = I/H``) the same holds with ``Hλ`` in place of ``λ`` and ``R`` divided by ``H``.
@@ -75,14 +75,21 @@ attains the bound.
 and bound; the combination of maximisers at each node's ``ν`` is a column of the cone, and one whose
 ``R`` exceeds the claim refutes it. With self pairs the cone is the single product ``B(1, F)^S``.
 
-**Positivity.** The bound needs ``P > 0`` on the cone (``ν = p``). A product at some ``ρ`` whose every
-block has a candidate of mass 0 is a column with ``pᵀw = 0`` (the claim is then not proved). Every
-other product has ``P > 0`` at its vertices, hence everywhere on it.
+**Positivity.** The bound needs ``P > 0`` on the cone (``ν = p``). A block has a point with ``p_sᵀw_s =
+0`` exactly when all its weights are 0, or when ``y_Z >= y*`` for ``Z = {u : p_u = 0}`` (such a point
+lives on ``Z``, so ``L_Zᵀw_Z >= D`` and ``L_Zᵀw_Z + c max w <= T``; ``w`` uniform on ``Z`` is feasible
+iff ``y_Z (T − D) >= cD``): an interval of ``ρ``. If for some ``s*`` these intervals of all blocks meet,
+the cone has a column with ``pᵀw = 0`` and nothing is proved (as :mod:`~privopt.certificates.envelope`
+refuses such cones); otherwise every product has ``P > 0``.
 
-**Rounding.** Each candidate's ``A`` is a sum of a few terms bounded by the block's magnitude
-``Σ p |φ(w)| + Σ |λ| w`` with ``w <= T/c``; ``Φ`` is raised by
-:data:`~privopt.tolerances.CHECK_ROUNDING_RTOL` times those magnitudes (and ``|ν| P_hi``), the mass
-range widened by the same relative amount, and the final bound by that times its own terms.
+**Rounding.** A candidate's ``A_s`` is a sum of a few terms computed to a few ulps of their magnitudes
+``Σ p|w log w| + Σ |λ| w``, and its ``P_s`` (non-negative terms) to a few ulps of itself. Each ``A_s``
+is raised by :data:`~privopt.tolerances.CHECK_ROUNDING_RTOL` times its own magnitude before hulls are
+taken; each hull is raised by the largest amount a candidate exceeds it (as computed); a relative
+error ``r`` of the masses is absorbed by evaluating the bound at ``ν + |ν| r/(1 − r)`` over the mass range
+widened by ``r`` (``A <= Φ(ν) + νP̃ <= Φ(ν) + (ν + |ν| r')P``); the scores ``value − ν·mass`` get 64 ulps of
+their terms and the final value ``CHECK_ROUNDING_RTOL`` of its own terms. A bound exact to rounding
+above the claim with no column above it is not a verdict ("not proved").
 """
 
 from __future__ import annotations
