@@ -290,8 +290,8 @@ def _subset_sums(values: FloatArray) -> FloatArray:
 
 class _Candidates:
     """The candidates of one block at ``(D, T)`` (module docstring) as ``(P, A)``, with their identity
-    (``subset`` mask, ``free`` coordinate or −1), the largest sum of their terms' magnitudes
-    ``Σ p |w log w| + Σ |λ| w`` (for the rounding margin) and the hulls of mass ranges of them."""
+    (``subset`` mask, ``free`` coordinate or −1), ``A`` raised by its rounding margin (from the
+    magnitudes ``Σ p |w log w| + Σ |λ| w`` of its terms) and the hulls of mass ranges of them."""
 
     def __init__(
         self,
