@@ -227,6 +227,9 @@ def test_the_lagrangian_method_applies_only_to_mutual_information_with_its_prior
     assert "ν = p" in str(lagrangian.applicability(form, mi, np.ones(4)))
     divergence = po.FDivergence("hellinger", example1.p_x, np.full(4, 0.25))
     assert "mutual information" in str(lagrangian.applicability(form, divergence, mi.p))
+    refused = lagrangian.prove_ratio_bound(form, mi, np.zeros(4), np.ones(4), 1e6, None)
+    assert not refused.proved
+    assert "ν = p" in refused.reason
 
 
 @pytest.mark.slow

@@ -686,17 +686,14 @@ class _Search:
             a, b = ranges[s]
             moving.append(upper_hull(events[s].P[a:b], events[s].A[a:b], keep_index=False) if a < b else None)
         unions = [merged_hull([*ends[s], *(q for q in (moving[s],) if q is not None)]) for s in range(count)]
-        worst, block = -np.inf, -1
-        for s0 in range(count):
-            q = moving[s0]
-            if q is None:
-                continue
-            hulls = [*unions[:s0], q, *unions[s0 + 1 :]]
-            p_low = sum(float(h.mass[0]) for h in hulls)
-            p_high = sum(float(h.mass[-1]) for h in hulls)
-            value = lagrangian_bound(hulls, p_low, p_high).value
-            if value > worst:
-                worst, block = value, s0
+        found = []
+        for s0, q in enumerate(moving):
+            if q is not None:
+                hulls = [*unions[:s0], q, *unions[s0 + 1 :]]
+                p_low = sum(float(h.mass[0]) for h in hulls)
+                p_high = sum(float(h.mass[-1]) for h in hulls)
+                found.append((lagrangian_bound(hulls, p_low, p_high).value, s0))
+        worst, block = max(found)
         a, b = ranges[block]
         return worst, float(events[block].rho[(a + b) // 2])
 
@@ -726,7 +723,7 @@ class _Search:
         heap = [(-np.inf, s, 1.0, F) for s in range(len(self.blocks))]
         done: dict[tuple[int, float], str] = {}
         while heap:
-            if deadline_passed(self.deadline):
+            if _deadline_passed(self.deadline):
                 return "time"
             _, star, r1, r2 = heapq.heappop(heap)
             for r in (r1, r2):
@@ -746,7 +743,7 @@ class _Search:
         return "proved"
 
 
-def deadline_passed(deadline: float | None) -> bool:
+def _deadline_passed(deadline: float | None) -> bool:
     return deadline is not None and time.perf_counter() > deadline
 
 
@@ -758,11 +755,13 @@ def prove_ratio_bound(
     limit: float,
     deadline: float | None,
 ) -> RatioProof:
-    """Prove ``max_{w ∈ K} (μ(w) − λᵀw)/pᵀw <= limit`` on the envelope cone ``form``, or find a column of
-    the cone above ``limit``, or say why neither was done in time (module docstring). The caller checks
-    :func:`applicability` first."""
+    """Prove ``max_{w ∈ K} (μ(w) − λᵀw)/νᵀw <= limit`` on the envelope cone ``form``, or find a column of
+    the cone above ``limit``, or say why neither was done (module docstring; ``deadline`` on the
+    ``time.perf_counter`` clock)."""
     start = time.perf_counter()
-    assert isinstance(utility, MutualInformation)
+    refused = applicability(form, utility, weights)
+    if refused is not None or not isinstance(utility, MutualInformation):
+        return RatioProof(False, np.inf, None, -np.inf, str(refused), 0, 0, 0, time.perf_counter() - start)
     scale = entropy_scale(utility)
     search = _Search(
         form, np.asarray(utility.p, dtype=np.float64), scale * np.asarray(duals), scale * limit, deadline
