@@ -224,6 +224,7 @@ def test_the_lagrangian_method_applies_only_to_mutual_information_with_its_prior
     assert not isinstance(form, str)
     mi = problem.utility
     assert lagrangian.applicability(form, mi, mi.p) is None
+    assert lagrangian.applicability(form, mi, mi.p * (1 + 1e-12)) is None  # ν = p to rounding
     assert "ν = p" in str(lagrangian.applicability(form, mi, np.ones(4)))
     divergence = po.FDivergence("hellinger", example1.p_x, np.full(4, 0.25))
     assert "mutual information" in str(lagrangian.applicability(form, divergence, mi.p))

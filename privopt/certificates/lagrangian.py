@@ -71,6 +71,11 @@ the exact ends (no slack is lost on a plateau of ``ρ``), and an interval withou
 its ends alone. The branch and bound splits ``I`` at the median event of the block ``s0`` that
 attains the bound.
 
+**Normalisation.** If ``ν = p(1 + e)`` with ``|e_x| <= η`` (the same zeros; ``η`` at most
+:data:`WEIGHTS_RTOL`), then ``νᵀw`` is within ``1 ± η`` of ``pᵀw``, so ``R_ν <= R_p/(1 − η)`` where
+``R >= 0`` and ``R_ν <= R_p/(1 + η)`` where ``R < 0``: proving ``R_p <= δ(1 ∓ η)`` (by the sign of
+``δ``) proves ``R_ν <= δ``.
+
 **Exact points** (a product at one ``ρ``, every point of which is in the cone) get the mass branch
 and bound; the combination of maximisers at each node's ``ν`` is a column of the cone, and one whose
 ``R`` exceeds the claim refutes it. With self pairs the cone is the single product ``B(1, F)^S``.
@@ -118,6 +123,10 @@ CACHE_BYTES = MEMORY_BUDGET_BYTES // 16
 #: Relative window around the chosen ``ν`` in which a hull's maximiser must not change for the
 #: Lagrangian bound to count as exact (else the node branches on that block's mass).
 TIE_WINDOW = 1e-12
+
+#: The normalisation ``ν`` may differ from the utility's ``p`` by this (relative, with the same zeros):
+#: the limit is then tightened so that the proof for ``p`` covers ``ν``.
+WEIGHTS_RTOL = 1e-9
 
 #: Relative rounding of the few floating-point operations of one Lagrangian evaluation (64 ulps).
 _ARITHMETIC = 64 * float(np.finfo(np.float64).eps)
@@ -585,12 +594,19 @@ class RatioProof:
     seconds: float
 
 
+def _weight_error(p: FloatArray, weights: FloatArray) -> float:
+    """The largest ``|ν_x/p_x − 1|`` (``inf`` unless ``ν`` and ``p`` have the same zeros)."""
+    if p.shape != weights.shape or np.any((p > 0.0) != (weights > 0.0)):
+        return np.inf
+    positive = p > 0.0
+    return float(np.max(np.abs(weights[positive] / p[positive] - 1.0), initial=0.0))
+
+
 def applicability(form: EnvelopeForm, utility: SubConvexUtility, weights: FloatArray) -> str | None:
     """Why the method does not apply to ``(form, utility, weights)``, or ``None`` when it does."""
     if not isinstance(utility, MutualInformation):
         return "the Lagrangian method needs mutual information (μ separable on pᵀw = 1)"
-    p = np.asarray(utility.p)
-    if p.shape != weights.shape or not np.array_equal(p, weights):
+    if not _weight_error(np.asarray(utility.p), np.asarray(weights)) <= WEIGHTS_RTOL:
         return "the Lagrangian method needs the normalisation ν = p (the utility's prior)"
     largest = max(block.size for block in form.blocks)
     if largest > MAX_BLOCK:
@@ -743,6 +759,11 @@ class _Search:
         return "proved"
 
 
+def _tighter(limit: float, eta: float) -> float:
+    """The limit on ``R_p`` that gives ``limit`` on ``R_ν`` (``prove_ratio_bound``)."""
+    return limit * (1.0 - eta) if limit >= 0.0 else limit * (1.0 + eta)
+
+
 def _deadline_passed(deadline: float | None) -> bool:
     return deadline is not None and time.perf_counter() > deadline
 
@@ -763,9 +784,10 @@ def prove_ratio_bound(
     if refused is not None or not isinstance(utility, MutualInformation):
         return RatioProof(False, np.inf, None, -np.inf, str(refused), 0, 0, 0, time.perf_counter() - start)
     scale = entropy_scale(utility)
-    search = _Search(
-        form, np.asarray(utility.p, dtype=np.float64), scale * np.asarray(duals), scale * limit, deadline
-    )
+    p = np.asarray(utility.p, dtype=np.float64)
+    # ν = p(1 + e), |e| <= η: νᵀw is within a factor 1 ± η of pᵀw, so R_ν <= R_p/(1 ∓ η) (by R's sign).
+    eta = _weight_error(p, np.asarray(weights, dtype=np.float64))
+    search = _Search(form, p, scale * np.asarray(duals), scale * _tighter(limit, eta), deadline)
     outcome = search.run()
     reasons = {
         "proved": "proved",
@@ -773,9 +795,10 @@ def prove_ratio_bound(
         "time": "the time limit was reached",
         "undecided": "a bound is exact to rounding above the limit but no column exceeds it",
     }
+    upper = search.upper / scale
     return RatioProof(
         outcome == "proved",
-        search.upper / scale,
+        upper / (1.0 - eta) if upper >= 0.0 else upper / (1.0 + eta),
         search.best_column,
         search.best / scale,
         reasons.get(outcome, outcome),
