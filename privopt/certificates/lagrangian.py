@@ -109,16 +109,18 @@ import numpy as np
 
 from privopt.certificates.envelope import EnvelopeForm
 from privopt.certificates.objective import entropy_scale, xlogx
-from privopt.tolerances import CHECK_ROUNDING_RTOL, MEMORY_BUDGET_BYTES
+from privopt.memory import current_limit
+from privopt.tolerances import CHECK_ROUNDING_RTOL
 from privopt.utilities import MutualInformation, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Largest block whose ``2^k`` subset sums the method tabulates.
 MAX_BLOCK = 20
 
-#: Bytes of block candidate lists kept between uses (recomputed when evicted; on occupation ×
-#: education a cache of 64 MiB instead of 512 MiB took 10 % longer and half the peak memory).
-CACHE_BYTES = MEMORY_BUDGET_BYTES // 16
+#: Bytes of block candidate lists kept between uses, and at most this share of the memory limit
+#: (recomputed when evicted; on occupation × education a cache of 64 MiB instead of 512 MiB took 10 %
+#: longer and half the peak memory).
+CACHE_BYTES, CACHE_SHARE = 2**27, 0.125
 
 #: Relative window around the chosen ``ν`` in which a hull's maximiser must not change for the
 #: Lagrangian bound to count as exact (else the node branches on that block's mass).
@@ -645,7 +647,7 @@ class _Search:
         self.cache[key] = found
         self.full_hulls[key] = found.full
         self.cache_bytes += found.nbytes
-        while self.cache_bytes > CACHE_BYTES and len(self.cache) > 1:
+        while self.cache_bytes > min(CACHE_BYTES, CACHE_SHARE * current_limit()) and len(self.cache) > 1:
             _, old = self.cache.popitem(last=False)
             self.cache_bytes -= old.nbytes
         return found
