@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates import envelope, lagrangian, vertices
+from privopt.certificates import envelope, lagrangian, lip, vertices
 from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
 from privopt.certificates.objective import core_mu
@@ -143,12 +143,16 @@ def _check_slice(
         return _refuse(f"upper {bound.upper!r} is not Σλ + (Σν)·max(0, δ̄) = {claimed!r}", method, start)
     deadline = start + time_limit
     form = envelope.envelope_form(cone)
-    found: envelope.EnvelopeMaximum | vertices.VertexMaximum | str
+    lip_cone = lip.lip_form(cone) if isinstance(form, str) else "an envelope cone"
+    found: envelope.EnvelopeMaximum | vertices.VertexMaximum | lip.LipMaximum | str
     if not isinstance(form, str) and envelope.work_estimate(form) <= envelope.MAX_WORK:
         method = "envelope cone: every product of block vertices at every event of ρ"
         found = envelope.maximise_ratio(form, utility, duals, weights, deadline)
     elif not isinstance(form, str) and lagrangian.applicability(form, utility, weights) is None:
         return _check_large_envelope(cone, form, utility, bound, start, deadline)
+    elif not isinstance(lip_cone, str) and lip.applicable(lip_cone, utility, weights) is None:
+        method = "LIP cone: every vertex of the block masses, the best input of each block"
+        found = lip.maximise_ratio(lip_cone, utility, duals, deadline)
     else:
         method = "exact vertex enumeration of the slice (pplpy, rational arithmetic)"
         found = vertices.maximise_ratio(
@@ -159,7 +163,7 @@ def _check_slice(
         return CertificateCheck(False, f"not proved: {found}", method, seconds)
     delta = found.value + found.margin
     proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, delta))
-    if isinstance(found, envelope.EnvelopeMaximum):
+    if isinstance(found, envelope.EnvelopeMaximum | lip.LipMaximum):
         method += f" ({found.points} points)"
     else:
         method += f" ({found.vertices} vertices)"
