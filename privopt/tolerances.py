@@ -110,6 +110,10 @@ CHECK_FEASIBILITY_ATOL: float = 1e-12
 #: The checker's default time limit per certificate (seconds).
 CHECK_SECONDS: float = 600.0
 
+#: A column the checker exhibits to refute a claim must meet the cone's rows within this (the cone's
+#: relative violation): it is built from block vertices in floating point, exact to a few ulps.
+CHECK_COLUMN_RTOL: float = 1e-9
+
 #: A distribution is in the convex hull of a group's statistics when a least-squares fit on the
 #: simplex leaves at most this residual (the chain-rule bound's check of a cone's blocks).
 CHECK_MEMBERSHIP_ATOL: float = 1e-9

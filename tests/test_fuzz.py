@@ -374,7 +374,10 @@ MUTATIONS: dict[tuple[str, str], st.SearchStrategy[Any]] = {
     ),
     ("utility", "kind"): bad_choice(("mi", "nmi", "sibson")),
     ("utility", "alpha"): st.one_of(TOML_NOT_A_NUMBER, NAN_INF, st.floats(max_value=1.0)),
-    ("options", "timeout"): st.one_of(TOML_NOT_A_NUMBER, NAN_INF, st.floats(max_value=0.0)),
+    # timeout = inf is valid (no limit): only NaN, -inf and non-positive numbers are mistakes
+    ("options", "timeout"): st.one_of(
+        TOML_NOT_A_NUMBER, st.sampled_from([math.nan, -math.inf]), st.floats(max_value=0.0)
+    ),
     ("options", "self_pairs"): st.one_of(st.integers(), st.text(max_size=3), st.floats(allow_nan=False)),
     ("options", "route"): bad_choice(("auto", "vertex", "colgen")),
     ("options", "backend"): bad_choice(("auto", "cdd", "ppl")),

@@ -16,9 +16,9 @@ def test_product_pricing_reaches_the_exact_enumerations_optimum(shape, eps, seed
     F = random_ball(np.random.default_rng(seed), shape, 1000)
     problem = po.Problem(po.SensitiveLDP(eps, F), po.MutualInformation(F.center))
     data = problem.get_problem_data()
-    from privopt.routes.vertex import VertexRoute, _product_pricer
+    from privopt.routes.vertex import VertexRoute, _exact_pricer
 
-    products = _product_pricer(data, problem.utility)
+    products = _exact_pricer(data, problem.utility)
     assert products is not None
     solution = problem._finish(
         data,
@@ -54,7 +54,7 @@ def test_mid_size_envelope_cones_are_solved_exactly_without_enumeration(shape):
     assert solution.value <= certified.upper + 1e-9
 
 
-def test_a_product_pricer_that_loses_vertices_falls_back_to_enumeration(monkeypatch):
+def test_a_exact_pricer_that_loses_vertices_falls_back_to_enumeration(monkeypatch):
     # The route's own block vertices made to forget the fractional ones: its LP stops short, the
     # independent checker refutes the duals, and the route enumerates instead — same optimum.
     F = random_ball(np.random.default_rng(5), (3, 3), 1000)

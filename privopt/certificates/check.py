@@ -6,8 +6,10 @@ the bound by methods of its own (docs/compiler.md, "Certificates"):
 
 - :class:`~privopt.certificates.bounds.SliceBound` — the largest ratio ``(μ(w) − λᵀw)/νᵀw`` over the
   cone, from its vertices: on envelope cones through their union-of-products structure and its finite
-  event set (:mod:`privopt.certificates.envelope`), on LDP cones too large for that by a search over
-  their staircase columns (:mod:`privopt.certificates.staircase`), on any cone by exact rational
+  event set (:mod:`privopt.certificates.envelope`); on LDP cones too large for that by a search over
+  their staircase columns (:mod:`privopt.certificates.staircase`); on other envelope cones too large to
+  enumerate by Lagrangian bounds and branch and bound (:mod:`privopt.certificates.lagrangian`); on LIP
+  cones through their block masses (:mod:`privopt.certificates.lip`); on any cone by exact rational
   enumeration (:mod:`privopt.certificates.vertices`);
 - :class:`~privopt.certificates.bounds.LinearBound` — weak Lagrangian duality with the checker's own
   supergradient (:mod:`privopt.certificates.linear`);
@@ -26,12 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates import envelope, staircase, vertices
+from privopt.certificates import envelope, lagrangian, lip, staircase, vertices
 from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
+from privopt.certificates.objective import core_mu
 from privopt.certificates.theorem import chain_rule_bound
 from privopt.compiler.cone import RowCone
-from privopt.tolerances import CERTIFICATE_ATOL, CHECK_SECONDS
+from privopt.tolerances import CERTIFICATE_ATOL, CHECK_COLUMN_RTOL, CHECK_ROUNDING_RTOL, CHECK_SECONDS
 from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -142,15 +145,22 @@ def _check_slice(
         return _refuse(f"upper {bound.upper!r} is not Σλ + (Σν)·max(0, δ̄) = {claimed!r}", method, start)
     deadline = start + time_limit
     form = envelope.envelope_form(cone)
-    found: envelope.EnvelopeMaximum | vertices.VertexMaximum | staircase.StaircaseMaximum | str
+    lip_cone = lip.lip_form(cone) if isinstance(form, str) else "an envelope cone"
+    found: (
+        envelope.EnvelopeMaximum | vertices.VertexMaximum | lip.LipMaximum | staircase.StaircaseMaximum | str
+    )
     if not isinstance(form, str) and envelope.work_estimate(form) <= envelope.MAX_WORK:
         method = "envelope cone: every product of block vertices at every event of ρ"
         found = envelope.maximise_ratio(form, utility, duals, weights, deadline)
-    elif staircase.applies(form, utility):
-        assert not isinstance(form, str)
+    elif not isinstance(form, str) and staircase.applies(form, utility):
         method = "LDP cone: every staircase column, by the checker's own search"
         limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
         found = staircase.maximise_ratio(form, utility, duals, weights, bound.delta, limit, deadline)
+    elif not isinstance(form, str) and lagrangian.applicability(form, utility, weights) is None:
+        return _check_large_envelope(cone, form, utility, bound, start, deadline)
+    elif not isinstance(lip_cone, str) and lip.applicable(lip_cone, utility, weights) is None:
+        method = "LIP cone: every vertex of the block masses, the best input of each block"
+        found = lip.maximise_ratio(lip_cone, utility, duals, deadline)
     else:
         method = "exact vertex enumeration of the slice (pplpy, rational arithmetic)"
         found = vertices.maximise_ratio(
@@ -161,7 +171,7 @@ def _check_slice(
         return CertificateCheck(False, f"not proved: {found}", method, seconds)
     delta = found.value + found.margin
     proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, delta))
-    if isinstance(found, envelope.EnvelopeMaximum):
+    if isinstance(found, envelope.EnvelopeMaximum | lip.LipMaximum):
         method += f" ({found.points} points)"
     elif isinstance(found, staircase.StaircaseMaximum):
         method += f" ({found.nodes:,} nodes)"
@@ -181,6 +191,51 @@ def _check_slice(
     return CertificateCheck(
         True, f"proved δ̄ <= {delta:.6g}: OPT <= {proved:.9g}", method, seconds, proved, None
     )
+
+
+def _check_large_envelope(
+    cone: RowCone,
+    form: envelope.EnvelopeForm,
+    utility: SubConvexUtility,
+    bound: SliceBound,
+    start: float,
+    deadline: float,
+) -> CertificateCheck:
+    """A slice bound on an envelope cone too large to enumerate: proved by
+    :func:`~privopt.certificates.lagrangian.prove_ratio_bound` up to the comparison's tolerance, or refuted
+    by a column of the cone whose ratio, recomputed here, exceeds the claim."""
+    duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
+    tolerance = CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
+    limit = bound.delta + tolerance
+    proof = lagrangian.prove_ratio_bound(form, utility, duals, weights, limit, deadline)
+    seconds = time.perf_counter() - start
+    method = (
+        "envelope cone: Lagrangian bounds, branch and bound over (s*, ρ) and block masses "
+        f"({proof.points} points, {proof.intervals} intervals, {proof.nodes} nodes)"
+    )
+    if proof.proved:
+        proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, proof.upper))
+        return CertificateCheck(
+            True, f"proved δ̄ <= {proof.upper:.6g}: OPT <= {proved:.9g}", method, seconds, proved, None
+        )
+    if proof.column is not None:
+        column = proof.column
+        mu = float(core_mu(utility, column[:, None])[0])
+        mass = float(weights @ column)
+        ratio = (mu - float(duals @ column)) / mass
+        margin = CHECK_ROUNDING_RTOL * (abs(mu) + float(np.abs(duals) @ column) + 1.0) / mass
+        if ratio - margin > limit and cone.violation(column[:, None]) <= CHECK_COLUMN_RTOL:
+            return CertificateCheck(
+                False,
+                f"refuted: a column of the cone has (μ(w) − λᵀw)/νᵀw = {ratio:.9g} > the claimed "
+                f"δ̄ = {bound.delta:.9g}",
+                method,
+                seconds,
+                None,
+                column,
+                refuted=True,
+            )
+    return CertificateCheck(False, f"not proved: {proof.reason}", method, seconds)
 
 
 def _check_linear(

@@ -163,14 +163,18 @@ class _MutualInformation:
         self.ell = self.h * self.k * (lam + level * nu)
         free_zero = (self.p <= 0.0) & (self.ell < 0.0)
         self.zero_in = np.flatnonzero(free_zero)
-        self.constant = self.h * (float(lam.sum()) + level * float(nu.sum())) + float(self.ell[free_zero].sum())
+        self.constant = self.h * (float(lam.sum()) + level * float(nu.sum())) + float(
+            self.ell[free_zero].sum()
+        )
         positive = np.flatnonzero(self.p > 0.0)
         self.order = positive[np.lexsort((self.ell[positive], -self.p[positive]))]
         self.ps, self.ls = self.p[self.order], self.ell[self.order]
         m = self.order.size
         # same_group[k]: input k of the order has the p of input k − 1 (the exchange rule applies)
         self.same_group = np.concatenate([[False], self.ps[1:] == self.ps[:-1]]) if m else np.zeros(0, bool)
-        self.scale = 1.0 + abs(self.constant) + float(np.abs(self.ell).sum()) + self.gain + abs(self._phi(self.total))
+        self.scale = (
+            1.0 + abs(self.constant) + float(np.abs(self.ell).sum()) + self.gain + abs(self._phi(self.total))
+        )
         self.nodes = 0
         self.proved = level
         self.best: tuple[float, np.ndarray] | None = None
@@ -283,7 +287,9 @@ class _MutualInformation:
                         return found
                 continue
             bound, margin, count = self._bound(depth, a, ell)
-            gain = self._phi(a + self._free(depth)[1][count]) - ell - self._free(depth)[2][count] - self.constant
+            gain = (
+                self._phi(a + self._free(depth)[1][count]) - ell - self._free(depth)[2][count] - self.constant
+            )
             for i in np.flatnonzero(gain > 0.0):  # a greedy completion above the level
                 found = self._met(self._subset(bits[i], depth, int(count[i])))
                 if found is not None:
@@ -299,15 +305,19 @@ class _MutualInformation:
             taken_bits[:, byte] |= np.uint8(1 << (7 - bit))
             child_a = np.concatenate([a[take] + self.ps[depth], a])
             child_ell = np.concatenate([ell[take] + self.ls[depth], ell])
-            child_closed = np.concatenate([np.zeros(int(take.sum()), dtype=bool), np.ones(a.size, dtype=bool)])
+            child_closed = np.concatenate(
+                [np.zeros(int(take.sum()), dtype=bool), np.ones(a.size, dtype=bool)]
+            )
             child_bits = np.vstack([taken_bits, bits])
             for first in range(0, child_a.size, BATCH):
                 part = slice(first, first + BATCH)
                 stack.append(
                     (depth + 1, child_a[part], child_ell[part], child_closed[part], child_bits[part])
                 )
-        column = _column(self.best[1], self.factor) if self.best is not None else _column(
-            np.zeros(self.p.size, dtype=bool), self.factor
+        column = (
+            _column(self.best[1], self.factor)
+            if self.best is not None
+            else _column(np.zeros(self.p.size, dtype=bool), self.factor)
         )
         return StaircaseMaximum(self.proved, 0.0, column, self.nodes, self._seconds(), False)
 
@@ -354,7 +364,9 @@ def _divergence(
             if np.any(ratio - ratio_margin > limit):
                 i = int(np.argmax(ratio - ratio_margin))
                 column = _column(chunk[i], factor)
-                return StaircaseMaximum(float(ratio[i]), 0.0, column, nodes, time.perf_counter() - start, True)
+                return StaircaseMaximum(
+                    float(ratio[i]), 0.0, column, nodes, time.perf_counter() - start, True
+                )
             gains = mu - chosen @ ell - constant
             gain_margin = CHECK_ROUNDING_RTOL * (np.abs(mu) + chosen @ np.abs(ell) + abs(constant) + 1.0)
             excess = max(excess, float(np.max(gains + gain_margin)))
@@ -366,11 +378,15 @@ def _divergence(
         # Every subset's gain is at most the cells' (the arrangement argument, ℓ and C as rounded: each
         # is three operations from λ and ν, so off by at most _FORMED_ULPS units in its last place of
         # the magnitudes), and a gain G means R <= level + G/νᵀr_A <= level + G/Σν.
-        formed = k * (float(np.abs(lam).sum()) + abs(level) * mass) + abs(float(lam.sum())) + abs(level) * mass
+        formed = (
+            k * (float(np.abs(lam).sum()) + abs(level) * mass) + abs(float(lam.sum())) + abs(level) * mass
+        )
         rounding = _FORMED_ULPS * np.finfo(np.float64).eps * formed / mass
         proved = level + max(excess, 0.0) / mass + rounding
         if proved <= limit:
-            return StaircaseMaximum(proved, 0.0, _column(best_mask, factor), nodes, time.perf_counter() - start, False)
+            return StaircaseMaximum(
+                proved, 0.0, _column(best_mask, factor), nodes, time.perf_counter() - start, False
+            )
         if not top + top_margin > level:
             break
         level = top + top_margin  # a subset above the level, within the limit: Dinkelbach's next level
@@ -448,7 +464,11 @@ def _cells(vectors: FloatArray, deadline: float) -> np.ndarray | str:
                 seen.add(key)
                 if pair_cross is None:
                     pair_cross = _cross(exact[i], exact[int(j[r])])
-                normal = (orientation * pair_cross[0], orientation * pair_cross[1], orientation * pair_cross[2])
+                normal = (
+                    orientation * pair_cross[0],
+                    orientation * pair_cross[1],
+                    orientation * pair_cross[2],
+                )
                 masks.append(_plane_subsets(base, tied, normal, exact))
     if not found_pair:  # every g_x parallel to one direction: the two orientations
         reference = next((e for e in exact if any(e)), None)

@@ -317,6 +317,7 @@ def heuristic_column_generation(
     previous: list[FloatArray] = []
     trace: list[tuple[float, float]] = []
     bound = None
+    nodes = options.bound_nodes  # doubled while the budget lasts and the bound leaves the gap open
     roots: list[FloatArray] = []
 
     def root() -> FloatArray:
@@ -335,22 +336,26 @@ def heuristic_column_generation(
                 stopped = "time limit"
                 break
             found = _price_escalating(utility, lp, duals, rng, options, previous, f, pricing_deadline)
-            if not found:
+            while not found:
                 # Local search found nothing: let the branch and bound look for a positive reduced
                 # cost anywhere in the slice. A point it finds seeds a new local search; if none is
-                # found, the bound it returns certifies the master's value.
-                bound = _slice_bound(utility, f, duals, root(), lp, options, deadline)
+                # found, the bound it returns certifies the master's value — or, stopped by its node
+                # budget with the gap open, it runs again with twice the nodes while time is left.
+                bound = _slice_bound(utility, f, duals, root(), lp, options, pricing_deadline, nodes)
                 upper = float(np.sum(duals)) + n * max(0.0, bound.upper)
                 if relative_gap(value, upper) <= options.gap_tolerance:
                     stopped = "converged"
                     break
-                if bound.best_point is None or bound.lower <= REDUCED_COST_TOL:
-                    stopped = "no improving column"
+                if bound.best_point is not None and bound.lower > REDUCED_COST_TOL:
+                    found = _ascend(utility, lp, duals, bound.best_point, f, pricing_deadline)
+                    if found:
+                        break
+                if bound.complete or time.perf_counter() >= pricing_deadline:
+                    stopped = "no improving column" if bound.complete else "time limit"
                     break
-                found = _ascend(utility, lp, duals, bound.best_point, f, pricing_deadline)
-                if not found:
-                    stopped = "no improving column"
-                    break
+                nodes *= 2
+            if not found:
+                break
             room = options.max_columns - generated
             if room <= 0:
                 stopped = "column limit"
@@ -366,8 +371,8 @@ def heuristic_column_generation(
         bar.close()
     value, theta, duals = master.solve()
     trace.append((time.perf_counter() - start, value))
-    if bound is None or stopped not in ("converged", "no improving column"):
-        bound = _slice_bound(utility, f, duals, root(), lp, options, deadline)
+    if bound is None:  # else it is the bound at these (the last) duals: the master has not changed
+        bound = _slice_bound(utility, f, duals, root(), lp, options, deadline, nodes)
     simplicial = SliceBound.build(
         duals, bound.upper, "sum", np.ones(n), "simplicial branch and bound over the slice Σw = 1"
     )
@@ -423,8 +428,9 @@ def _slice_bound(
     lp: _SliceLP,
     options: ColumnGenerationOptions,
     deadline: float,
+    nodes: int,
 ) -> Any:
-    """The simplicial branch and bound on ``max f(v)`` over the slice at these duals."""
+    """The simplicial branch and bound on ``max f(v)`` over the slice at these duals (``nodes`` at most)."""
 
     def objective(V: FloatArray) -> FloatArray:
         return np.asarray(f(V, duals), dtype=np.float64)
@@ -434,7 +440,7 @@ def _slice_bound(
 
     return convex_max_over_slice(
         objective, root, lp.point_in_simplex, gradient,
-        lower=0.0, tolerance=REDUCED_COST_TOL, max_nodes=options.bound_nodes, deadline=deadline,
+        lower=0.0, tolerance=REDUCED_COST_TOL, max_nodes=nodes, deadline=deadline,
     )  # fmt: skip
 
 

@@ -15,7 +15,7 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -35,7 +35,13 @@ from privopt.routes.base import (
 from privopt.routes.colgen import REDUCED_COST_TOL, start_master, starting_columns
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.pricing.products import MAX_WORK, ProductPricer
-from privopt.routes.vertex_cost import lifted_slice, predicted_vertex_seconds, product_pricing
+from privopt.routes.vertex_cost import (
+    exact_pricing,
+    lifted_slice,
+    lip_pricing,
+    predicted_vertex_seconds,
+    product_pricing,
+)
 from privopt.solvers.errors import BackendError, BackendMemoryError, BackendTimeout
 from privopt.solvers.lp import solve_equality_lp, solve_lp
 from privopt.solvers.vertex_enumeration import VertexResult, merge_close, polytope_vertices
@@ -102,17 +108,34 @@ def _distinct_float_rows(sparse: Any) -> int:
     return len(seen)
 
 
-def _product_pricer(data: ProblemData, utility: SubConvexUtility) -> ProductPricer | None:
-    """The exact product pricer when the cone is a small envelope cone and the utility mutual
-    information (or NMI); ``None`` otherwise."""
-    pricer = envelope_pricer(utility, data.cone)
-    if isinstance(pricer, str) or pricer.structure.self_pairs:
-        return None
-    sizes = [2**block.size + block.size * 2 ** (block.size - 1) for block in pricer.structure.blocks]
-    if float(np.prod(sizes, dtype=np.float64)) > MAX_WORK:  # one event's products, before building any
-        return None
-    products = ProductPricer(pricer)
-    return products if products.work <= MAX_WORK else None
+class ExactPricer(Protocol):
+    """Exact pricing over a cone's whole slice ``νᵀw = 1`` (:mod:`privopt.routes.pricing.products`,
+    :mod:`privopt.routes.pricing.lip`)."""
+
+    @property
+    def weights(self) -> FloatArray: ...
+
+    @property
+    def work(self) -> int: ...
+
+    def price(self, duals: FloatArray, limit: int, threshold: float) -> tuple[float, list[FloatArray]]: ...
+
+
+def _exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer | None:
+    """The exact pricer of :func:`~privopt.routes.vertex_cost.exact_pricing`'s cones: block-vertex
+    products (``None`` when, once built, they exceed
+    :data:`~privopt.routes.pricing.products.MAX_WORK`) or LIP's."""
+    if product_pricing(data):
+        pricer = envelope_pricer(utility, data.cone)
+        if isinstance(pricer, str):
+            return None
+        products = ProductPricer(pricer)
+        return products if products.work <= MAX_WORK else None
+    return lip_pricing(data)
+
+
+def _name(pricer: ExactPricer) -> str:
+    return "block-vertex products" if isinstance(pricer, ProductPricer) else "LIP block masses"
 
 
 def refuse_above_limit(estimate: VertexEstimate, vertex_limit: float) -> None:
@@ -135,7 +158,7 @@ class VertexRoute:
                 False,
                 "the utility is concave: the LP over vertices is exact only for sub-convex utilities",
             )
-        if data.estimate.bound > data.options.vertex_limit:
+        if data.estimate.bound > data.options.vertex_limit and not exact_pricing(data):
             return False, (
                 f"the vertex estimate ({data.estimate.bound_text}) is above "
                 f"vertex_limit={data.options.vertex_limit:.3g}"
@@ -151,9 +174,14 @@ class VertexRoute:
         # Refuse before the exact (rational) rows are built: that alone takes minutes on Adult's
         # occupation × education. Merging float rows that agree to 9 digits merges at least the
         # exact duplicates, so this estimate never exceeds the exact one.
+        seconds: dict[str, float] = {}
+        exact = _exact_pricer(data, utility)
+        if exact is not None:
+            priced = self._solve_by_pricing(data, utility, exact, deadline, seconds)
+            if priced is not None:
+                return priced
         if data.estimate.bound > limit:
             refuse_above_limit(VertexEstimate.for_slice(n, _distinct_float_rows(data.cone.matrix())), limit)
-        seconds: dict[str, float] = {}
         backend = data.options.backend
 
         @functools.cache
@@ -165,11 +193,6 @@ class VertexRoute:
             refuse_above_limit(estimate, limit)
             return np.vstack([-np.eye(n, dtype=int).astype(object), rows]), estimate
 
-        products = _product_pricer(data, utility) if product_pricing(data) else None
-        if products is not None:
-            priced = self._solve_by_pricing(data, utility, products, deadline, seconds)
-            if priced is not None:
-                return priced
         # Every enumeration is checked by the independent checker (privopt.certificates) through the LP's
         # duals, so floating-point vertices need no probes: a lost vertex that matters refutes the
         # certificate, and the next enumeration is tried — the lifted slice (one auxiliary variable,
@@ -235,15 +258,20 @@ class VertexRoute:
     def _solve_by_pricing(
         data: ProblemData,
         utility: SubConvexUtility,
-        products: ProductPricer,
+        products: ExactPricer,
         deadline: float | None,
         seconds: dict[str, float],
     ) -> RouteResult | None:
-        """The vertex LP by column generation with exact pricing over the cone's block-vertex products
-        (:mod:`privopt.routes.pricing.products`): the LP over every vertex, without enumerating them.
-        ``None`` when the independent checker refutes the result (the caller then enumerates)."""
+        """The vertex LP by column generation with exact pricing over the whole slice
+        (:class:`ExactPricer`): the LP over every vertex, without enumerating them. ``None`` when the
+        independent checker refutes the result (the caller then enumerates)."""
         start = time.perf_counter()
-        master = start_master(utility, starting_columns(data.cone, data.warm_columns), MASTER_CAP)
+        # Unit columns of inputs outside the normalisation (νₓ = 0) when the cone holds them (LIP's
+        # inputs of probability 0): with them in the master their duals stay >= 0, as the bound needs.
+        units = np.eye(data.n_inputs)[:, products.weights <= 0.0]
+        seeds = [c for c in (data.warm_columns, units if units.size else None) if c is not None]
+        initial = np.hstack(seeds) if seeds else None
+        master = start_master(utility, starting_columns(data.cone, initial), MASTER_CAP)
         rounds = generated = 0
         while True:
             value, theta, duals = master.solve()
@@ -257,20 +285,20 @@ class VertexRoute:
                 break
             if deadline is not None and time.perf_counter() > deadline:
                 raise LimitError(
-                    f"exact pricing did not converge before the deadline ({rounds} rounds). {REMEDIES}"
+                    f"exact pricing did not converge before the deadline ({rounds} rounds). Remedies: "
+                    "route='colgen' (column generation, with a certified upper bound), a larger timeout="
                 )
             master.add([c for c, keep in zip(columns, improving, strict=True) if keep], list(mu[improving]))
             rounds += 1
             generated += int(improving.sum())
         support, weights = master.support(theta)
         seconds["lp"] = time.perf_counter() - start
-        weights_p = products.pricer.objective.weights
         bound = SliceBound.build(
             duals,
             max(0.0, best),
             "prior",
-            weights_p,
-            "column generation, exact pricing over block-vertex products",
+            products.weights,
+            f"column generation, exact pricing ({_name(products)})",
         )
         start = time.perf_counter()
         left = remaining(deadline)
@@ -284,7 +312,7 @@ class VertexRoute:
             seconds=seconds,
             iterations=rounds,
             columns=generated,
-            backend="block-vertex products (exact pricing)",
+            backend=f"{_name(products)} (exact pricing)",
             lp_value=value,
         )
         return RouteResult(
@@ -292,7 +320,7 @@ class VertexRoute:
             status_for(lower, upper, data.options.colgen.gap_tolerance, limited=False),
             lower,
             upper,
-            f"the LP over every vertex of the cone slice, by exact pricing over its block-vertex products "
+            f"the LP over every vertex of the cone slice, by exact pricing over its {_name(products)} "
             f"({rounds} rounds, {products.work} combinations each)",
             "the LP's duals, exactly priced",
             stats,

@@ -20,8 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from privopt.routes.base import ProblemData
+from privopt.routes.pricing.bound import slice_objective
 from privopt.routes.pricing.certificate import envelope_pricer
-from privopt.utilities import SubConvexUtility
+from privopt.routes.pricing.lip import MAX_SENSITIVE as LIP_MAX_SENSITIVE
+from privopt.routes.pricing.lip import LipPricer, lip_structure
+from privopt.tolerances import PROBABILITY_ATOL
+from privopt.utilities import MutualInformation, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Share of the solve's timeout that ``route="auto"`` gives vertex enumeration before falling back
@@ -94,6 +98,28 @@ def product_pricing(data: ProblemData) -> bool:
     return float(np.prod(sizes, dtype=np.float64)) <= PRODUCT_EVENT_LIMIT
 
 
+def lip_pricing(data: ProblemData) -> LipPricer | None:
+    """The exact LIP pricer (:mod:`privopt.routes.pricing.lip`) when the cone is LIP's at a known
+    distribution, the utility mutual information (or NMI) under that distribution and ``|S|`` small."""
+    if data.options.backend != "auto" or not isinstance(data.utility, MutualInformation):
+        return None
+    structure = lip_structure(data.cone)
+    if isinstance(structure, str) or structure.prior.size > LIP_MAX_SENSITIVE:
+        return None
+    objective = slice_objective(data.utility)
+    if isinstance(objective, str) or objective.weights.shape != structure.marginal.shape:
+        return None
+    if np.max(np.abs(objective.weights - structure.marginal)) > PROBABILITY_ATOL:
+        return None  # the utility is measured under another distribution than the definition's
+    return LipPricer(structure, objective)
+
+
+def exact_pricing(data: ProblemData) -> bool:
+    """Whether the vertex route solves the LP over every vertex by exact pricing instead of
+    enumerating (block-vertex products on envelope cones, or the LIP pricer): no vertex limit then."""
+    return product_pricing(data) or lip_pricing(data) is not None
+
+
 def lifted_slice(data: ProblemData) -> tuple[FloatArray, FloatArray, float] | None:
     """The one-variable lift (:meth:`~privopt.compiler.cone.RowCone.single_lift`) that the vertex route
     enumerates instead of the projected slice, or ``None``. Only in floating point (back end ``"auto"``
@@ -108,7 +134,7 @@ def predicted_vertex_seconds(data: ProblemData, lifted: bool | None = None) -> f
     """The predicted wall time of the vertex route's enumeration of ``data``'s cone slice (module
     docstring): through its lift when ``lifted`` (by default, when the vertex route would use it), else
     the projected slice; :data:`PRODUCT_SECONDS` where the route prices over block-vertex products."""
-    if lifted is None and product_pricing(data):
+    if lifted is None and exact_pricing(data):
         return PRODUCT_SECONDS
     d, rows = data.n_inputs - 1, max(data.cone.n_rows, 1)
     if lifted is None:

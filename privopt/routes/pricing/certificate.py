@@ -96,7 +96,9 @@ class PricingCertificate:
         (``weights`` is ``ν``)."""
         status = "complete" if self.complete else "stopped by its budget"
         method = f"{self.method}; {self.nodes} nodes, {status}"
-        return SliceBound.build(np.array(self.duals), self.delta, self.normalisation, np.array(weights), method)
+        return SliceBound.build(
+            np.array(self.duals), self.delta, self.normalisation, np.array(weights), method
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -46,8 +46,8 @@ from privopt.routes.colgen import (
     start_master,
 )
 from privopt.routes.pricing.certificate import CertifiedPricer, PricingCertificate
-from privopt.routes.pricing.staircase import PRIOR_FREE_TARGET
 from privopt.routes.pricing.stabilization import BoxStep
+from privopt.routes.pricing.staircase import PRIOR_FREE_TARGET
 from privopt.solvers.progress import Progress
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
@@ -163,10 +163,16 @@ def certified_column_generation(
                 stopped = "converged"
                 break
             if not any(improving):
-                stopped = (
-                    "time limit" if time.perf_counter() > search_deadline else "bound budget (node limit)"
-                )
-                break
+                if time.perf_counter() > search_deadline:
+                    stopped = "time limit"
+                    break
+                if state.complete:
+                    stopped = "bound budget (node limit)" if gap > options.gap_tolerance else "converged"
+                    break
+                # The exact round's branch and bound ran out of nodes with the gap open: spend the
+                # budget left on the bound, with twice the nodes.
+                state.node_budget *= 2
+                continue
             room = options.max_columns - generated
             if room <= 0:
                 stopped = "column limit"
@@ -240,6 +246,8 @@ class _State:
         self.best: PricingCertificate | None = None
         self.complete = False
         self.nodes = 0
+        #: Nodes of an exact round's branch and bound (doubled when one stops short of the gap).
+        self.node_budget = options.bound_nodes
 
     @property
     def upper(self) -> float:
@@ -255,7 +263,7 @@ class _State:
         target: float = -np.inf,
     ) -> list[FloatArray]:
         tolerance = 0.5 * self.options.gap_tolerance * self.pricer.gap_share * max(abs(value), 1e-3)
-        budget = self.options.bound_nodes if nodes is None else min(nodes, self.options.bound_nodes)
+        budget = self.node_budget if nodes is None else min(nodes, self.node_budget)
         outcome = self.pricer.price(
             at, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
             max_nodes=budget * self.pricer.nodes_per_unit, max_columns=self.options.columns_per_round,

@@ -80,6 +80,11 @@ class ProductPricer:
         return rho[(rho >= 1.0) & (rho <= factor)]
 
     @property
+    def weights(self) -> FloatArray:
+        """The slice's normalisation ``ν = p`` (the pricer's prior)."""
+        return self.pricer.objective.weights
+
+    @property
     def work(self) -> int:
         """Combinations one pricing evaluates."""
         return sum(configuration.size for configuration in self.configurations)

@@ -57,7 +57,9 @@ from privopt.utilities import FDivergence, MutualInformation, NormalizedMutualIn
 from privopt.validation import FloatArray
 
 #: The method string of certificates proved by the staircase pricers.
-STAIRCASE_METHOD = "staircase pricing bound (LDP cone: exact search over the staircase columns r_A = 1 + (F − 1)·1_A)"
+STAIRCASE_METHOD = (
+    "staircase pricing bound (LDP cone: exact search over the staircase columns r_A = 1 + (F − 1)·1_A)"
+)
 
 #: Relative margin added to every ``δ̄`` for the rounding of the reduced costs the search compares.
 ROUNDING_RTOL = 1e-12
@@ -110,7 +112,9 @@ def staircase_columns(masks: np.ndarray, factor: float) -> FloatArray:
     return rays / rays.sum(axis=1, keepdims=True)
 
 
-def _distinct(masks: list[np.ndarray], ratios: list[float], limit: int, factor: float) -> tuple[PricedColumn, ...]:
+def _distinct(
+    masks: list[np.ndarray], ratios: list[float], limit: int, factor: float
+) -> tuple[PricedColumn, ...]:
     """The best ``limit`` distinct subsets as priced columns, best first."""
     out: list[PricedColumn] = []
     seen: set[bytes] = set()
@@ -216,8 +220,16 @@ class KnapsackPricer(StaircasePricer):
         found = _Knapsack(self, lam).run(tolerance / scale, target / scale, slack, deadline, max_nodes)
         masks, ratios = found.candidates(max(max_columns, 1))
         gain = self.factor * math.log(self.factor)
-        margin = 2.0 * ROUNDING_RTOL * (
-            1.0 + gain + abs(found.dual_sum) + self.k * float(np.abs(lam).sum()) + self.factor * abs(found.incumbent)
+        margin = (
+            2.0
+            * ROUNDING_RTOL
+            * (
+                1.0
+                + gain
+                + abs(found.dual_sum)
+                + self.k * float(np.abs(lam).sum())
+                + self.factor * abs(found.incumbent)
+            )
         )
         return PricingOutcome(
             upper=scale * (found.upper + margin),
@@ -456,8 +468,11 @@ class SlopePricer(StaircasePricer):
         all_masks, all_ratios = np.vstack(pool_masks), np.concatenate(pool_ratios)
         best = float(all_ratios.max())
         order = np.argsort(-all_ratios, kind="stable")[: 4 * max(max_columns, 1)]
-        magnitude = 1.0 + abs(float(lam.sum())) + self.k * float(np.abs(lam).sum()) + float(
-            np.abs(self.values(all_masks[order])).max()
+        magnitude = (
+            1.0
+            + abs(float(lam.sum()))
+            + self.k * float(np.abs(lam).sum())
+            + float(np.abs(self.values(all_masks[order])).max())
         )
         margin = 2.0 * ROUNDING_RTOL * (magnitude + (1.0 + self.k) * abs(best) * mass) / mass
         return PricingOutcome(
@@ -539,9 +554,13 @@ class _SlopeSearch:
 
         base = envelope(np.array([pricer.s0]), np.array([pricer.s1]), np.array([pricer.total_value]))[:, 0]
         above = k * envelope(p0[None, :], p1[None, :], pricer.item_values[None, :]) - ell
-        below = np.minimum(
-            k * (g1[:, None] * p0 + t1.lower[:, None] * p1), k * (g2[:, None] * p0 + t2.lower[:, None] * p1)
-        ) - ell
+        below = (
+            np.minimum(
+                k * (g1[:, None] * p0 + t1.lower[:, None] * p1),
+                k * (g2[:, None] * p0 + t2.lower[:, None] * p1),
+            )
+            - ell
+        )
         margin = _DECISION_RTOL * (np.abs(ell) + k * (np.abs(above) + np.abs(below) + p0 + p1))
         surely = below > margin
         possibly = above > -margin
@@ -551,7 +570,7 @@ class _SlopeSearch:
         counts = undecided.sum(axis=1)
         for i in np.flatnonzero(counts <= _UNDECIDED):
             free = np.flatnonzero(undecided[i])
-            masks = np.repeat(surely[i][None, :], 2 ** free.size, axis=0)
+            masks = np.repeat(surely[i][None, :], 2**free.size, axis=0)
             masks[:, free] = _SUBSETS[free.size]
             bound[i] = min(bound[i], float(self.gains(masks).max()))
             found.append(masks)
@@ -600,7 +619,9 @@ class _SlopeSearch:
 _UNDECIDED = 6
 
 #: Every subset of ``u`` inputs, as boolean rows (``_SUBSETS[u]`` has ``2^u`` rows).
-_SUBSETS = [((np.arange(2**u)[:, None] >> np.arange(u)[None, :]) & 1).astype(bool) for u in range(_UNDECIDED + 1)]
+_SUBSETS = [
+    ((np.arange(2**u)[:, None] >> np.arange(u)[None, :]) & 1).astype(bool) for u in range(_UNDECIDED + 1)
+]
 
 #: An input counts as surely in (out) of a slope interval's maximiser when its term's lower (upper)
 #: bound is beyond this relative margin of 0; closer, it is undecided (both subsets are tried).
@@ -625,4 +646,3 @@ def staircase_pricer(utility: SubConvexUtility, cone: RowCone) -> StaircasePrice
             return "the utility's distributions do not match the cone's inputs"
         return SlopePricer(factor, utility)
     return f"the staircase pricer takes mutual information, NMI or an f-divergence, not {utility!r}"
-
