@@ -126,8 +126,12 @@ def maximise_ratio(
     start = time.perf_counter()
     lam = np.asarray(duals, dtype=np.float64)
     nu = np.asarray(weights, dtype=np.float64)
-    if not float(nu.sum()) > 0.0:
-        return "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
+    if not (
+        np.all(np.isfinite(lam)) and np.all(np.isfinite(nu)) and math.isfinite(claim) and math.isfinite(limit)
+    ):
+        return "the claim holds a value that is not finite (NaN or ±inf)"
+    if np.any(nu < 0.0) or not float(nu.sum()) > 0.0:
+        return "ν has a negative entry or νᵀw = 0 on a non-zero column: the normalisation does not bound the cone"
     level = claim + 0.5 * (limit - claim)
     if isinstance(utility, MutualInformation):
         return _MutualInformation(factor, utility, lam, nu, level, limit, deadline, start).run()
