@@ -58,7 +58,7 @@ import numpy as np
 
 from privopt.certificates.envelope import EnvelopeForm
 from privopt.certificates.objective import core_mu, entropy_scale
-from privopt.tolerances import CHECK_ROUNDING_RTOL
+from privopt.tolerances import CHECK_DETERMINANT_RTOL, CHECK_FORMED_ULPS, CHECK_ROUNDING_RTOL
 from privopt.utilities import FDivergence, MutualInformation, SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -68,16 +68,8 @@ BATCH = 4096
 #: Bisection steps on the Lagrange multiplier of a batch of states.
 _BISECTIONS = 50
 
-#: A float determinant decides its sign when its magnitude exceeds this times the sum of the absolute
-#: products it adds (the rounding of ``(g_i × g_j)·g_x`` is below ``6·2^−53`` times that sum).
-_DET_RTOL = 1e-14
-
 #: Candidate subsets evaluated at once (columns materialised for the utility's ``mu``).
 _CHUNK = 20_000
-
-#: The rounding of ``ℓ_x = k(λ_x + tν_x)`` and ``C = Λ + tΣν`` is below this many units in the last
-#: place of ``k(|λ_x| + |t|ν_x)`` (three operations, each within half a unit, with room to spare).
-_FORMED_ULPS = 8.0
 
 #: Levels ``t`` the f-divergence check tries (each at the largest ratio the previous one met: Dinkelbach).
 _LEVELS = 6
@@ -380,12 +372,12 @@ def _divergence(
                 if top > best_value:
                     best_value, best_mask = top, chunk[i]
         # Every subset's gain is at most the cells' (the arrangement argument, ℓ and C as rounded: each
-        # is three operations from λ and ν, so off by at most _FORMED_ULPS units in its last place of
+        # is three operations from λ and ν, so off by at most CHECK_FORMED_ULPS units in its last place of
         # the magnitudes), and a gain G means R <= level + G/νᵀr_A <= level + G/Σν.
         formed = (
             k * (float(np.abs(lam).sum()) + abs(level) * mass) + abs(float(lam.sum())) + abs(level) * mass
         )
-        rounding = _FORMED_ULPS * np.finfo(np.float64).eps * formed / mass
+        rounding = CHECK_FORMED_ULPS * np.finfo(np.float64).eps * formed / mass
         proved = level + max(excess, 0.0) / mass + rounding
         if proved <= limit:
             return StaircaseMaximum(
@@ -437,7 +429,7 @@ def _cells(vectors: FloatArray, deadline: float) -> np.ndarray | str:
             ]
         )
         det = u @ vectors.T
-        error = _DET_RTOL * (size @ magnitude.T)
+        error = CHECK_DETERMINANT_RTOL * (size @ magnitude.T)
         sign = np.where(det > error, 1, np.where(det < -error, -1, 2)).astype(np.int8)  # 2: undecided
         rows = np.arange(j.size)
         sign[rows, i] = 0
@@ -445,7 +437,7 @@ def _cells(vectors: FloatArray, deadline: float) -> np.ndarray | str:
         for r in range(j.size):
             pair_cross: tuple[int, int, int] | None = None
             undecided = np.flatnonzero(sign[r] == 2)
-            if undecided.size or np.all(np.abs(u[r]) <= _DET_RTOL * size[r]):
+            if undecided.size or np.all(np.abs(u[r]) <= CHECK_DETERMINANT_RTOL * size[r]):
                 pair_cross = _cross(exact[i], exact[int(j[r])])
                 if pair_cross == (0, 0, 0):
                     continue  # parallel: no ray

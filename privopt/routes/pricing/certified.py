@@ -47,8 +47,8 @@ from privopt.routes.colgen import (
 )
 from privopt.routes.pricing.certificate import CertifiedPricer, PricingCertificate
 from privopt.routes.pricing.stabilization import BoxStep
-from privopt.routes.pricing.staircase import PRIOR_FREE_TARGET
 from privopt.solvers.progress import Progress
+from privopt.tolerances import PRIOR_FREE_TARGET
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 

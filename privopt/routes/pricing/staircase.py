@@ -53,6 +53,7 @@ import numpy as np
 from privopt.compiler.cone import RowCone
 from privopt.routes.pricing.bound import PricedColumn, PricingOutcome
 from privopt.routes.pricing.structure import envelope_structure
+from privopt.tolerances import STAIRCASE_DECISION_RTOL, STAIRCASE_ROUNDING_RTOL, STAIRCASE_SLOPE_FLOOR_RTOL
 from privopt.utilities import FDivergence, MutualInformation, NormalizedMutualInformation, SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -60,9 +61,6 @@ from privopt.validation import FloatArray
 STAIRCASE_METHOD = (
     "staircase pricing bound (LDP cone: exact search over the staircase columns r_A = 1 + (F − 1)·1_A)"
 )
-
-#: Relative margin added to every ``δ̄`` for the rounding of the reduced costs the search compares.
-ROUNDING_RTOL = 1e-12
 
 #: Knapsack states kept per level of the breadth-first search (the rest are bounded, not expanded).
 BEAM = 20_000
@@ -76,16 +74,8 @@ _DOMINANCE_GROUPS = 64
 #: Slope intervals the f-divergence search starts from, and the Dinkelbach steps it may take.
 _SLOPE_GRID, _DINKELBACH_STEPS = 64, 60
 
-#: The slope search closes an interval once its bound is within this (relative to the magnitudes of
-#: the terms) of the best subset: below it the bounds only measure rounding.
-_SLOPE_FLOOR = 1e-11
-
 #: Golden-section iterations locating where a tangent of a given slope touches ``f``.
 _GOLDEN_STEPS = 40
-
-#: The staircase pricer's bound on the prior-free claim ``λ = μ*(ε)·p`` is stopped once below this:
-#: its maximum is ``max_a h(a) − μ* = 0`` in exact arithmetic, so only rounding is left.
-PRIOR_FREE_TARGET = 1e-12
 
 
 def ldp_factor(cone: RowCone) -> float | str:
@@ -222,7 +212,7 @@ class KnapsackPricer(StaircasePricer):
         gain = self.factor * math.log(self.factor)
         margin = (
             2.0
-            * ROUNDING_RTOL
+            * STAIRCASE_ROUNDING_RTOL
             * (
                 1.0
                 + gain
@@ -453,7 +443,7 @@ class SlopePricer(StaircasePricer):
             ell = self.k * (lam + t * self.weights)
             constant = float(lam.sum()) + t * mass
             search = _SlopeSearch(self, ell, constant)
-            floor = _SLOPE_FLOOR * (1.0 + abs(constant) + float(np.abs(ell).sum()))
+            floor = STAIRCASE_SLOPE_FLOOR_RTOL * (1.0 + abs(constant) + float(np.abs(ell).sum()))
             inner, masks = search.run(max(tolerance * mass, floor), deadline, max_nodes - nodes)
             nodes += search.nodes
             upper = min(upper, t + max(inner, 0.0) / mass)
@@ -474,7 +464,7 @@ class SlopePricer(StaircasePricer):
             + self.k * float(np.abs(lam).sum())
             + float(np.abs(self.values(all_masks[order])).max())
         )
-        margin = 2.0 * ROUNDING_RTOL * (magnitude + (1.0 + self.k) * abs(best) * mass) / mass
+        margin = 2.0 * STAIRCASE_ROUNDING_RTOL * (magnitude + (1.0 + self.k) * abs(best) * mass) / mass
         return PricingOutcome(
             upper=max(upper, best) + margin,
             lower=best,
@@ -515,7 +505,7 @@ def _chord_lower_bound(points: FloatArray, values: FloatArray) -> FloatArray:
         bound = np.max(known, axis=0) if known else np.full(points.shape[0], -np.inf)
         bounds.append(np.where(width[:, i] > 0.0, bound, np.inf))
     lower = np.min(bounds, axis=0)
-    return lower - ROUNDING_RTOL * (1.0 + np.abs(values).max(axis=1))
+    return lower - STAIRCASE_ROUNDING_RTOL * (1.0 + np.abs(values).max(axis=1))
 
 
 @dataclass
@@ -561,7 +551,7 @@ class _SlopeSearch:
             )
             - ell
         )
-        margin = _DECISION_RTOL * (np.abs(ell) + k * (np.abs(above) + np.abs(below) + p0 + p1))
+        margin = STAIRCASE_DECISION_RTOL * (np.abs(ell) + k * (np.abs(above) + np.abs(below) + p0 + p1))
         surely = below > margin
         possibly = above > -margin
         bound = base + np.maximum(above, 0.0).sum(axis=1) - self.constant
@@ -622,10 +612,6 @@ _UNDECIDED = 6
 _SUBSETS = [
     ((np.arange(2**u)[:, None] >> np.arange(u)[None, :]) & 1).astype(bool) for u in range(_UNDECIDED + 1)
 ]
-
-#: An input counts as surely in (out) of a slope interval's maximiser when its term's lower (upper)
-#: bound is beyond this relative margin of 0; closer, it is undecided (both subsets are tried).
-_DECISION_RTOL = 1e-13
 
 #: Subsets of one slope search kept as candidate columns (best gains first).
 _SLOPE_CANDIDATES = 64
