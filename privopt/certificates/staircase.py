@@ -90,7 +90,7 @@ class StaircaseMaximum:
 
 def ldp_factor(form: EnvelopeForm) -> float | None:
     """``F`` when the envelope form is an LDP cone (one block over every input, ``L = 0``, self pairs)."""
-    if len(form.blocks) != 1 or not form.self_pairs or np.any(form.lower[0] != 0.0):
+    if len(form.blocks) != 1 or not form.self_pairs or np.any(form.lower[0] > 0.0):
         return None
     return form.factor
 
@@ -167,7 +167,10 @@ class _MutualInformation:
         self.ps, self.ls = self.p[self.order], self.ell[self.order]
         m = self.order.size
         # same_group[k]: input k of the order has the p of input k − 1 (the exchange rule applies)
-        self.same_group = np.concatenate([[False], self.ps[1:] == self.ps[:-1]]) if m else np.zeros(0, bool)
+        # Exchangeable inputs need identical p (a tolerance would be unsound): compare the positive
+        # doubles' bit patterns, which are equal exactly when the values are.
+        bits = self.ps.view(np.int64)
+        self.same_group = np.concatenate([[False], bits[1:] == bits[:-1]]) if m else np.zeros(0, bool)
         self.scale = (
             1.0 + abs(self.constant) + float(np.abs(self.ell).sum()) + self.gain + abs(self._phi(self.total))
         )
