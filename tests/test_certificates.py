@@ -305,7 +305,11 @@ def _families(example1: po.JointDistribution) -> list[tuple[str, po.Problem, str
             "vertex",
         ),
         ("LIP", po.Problem(po.LIP(1.0, P), mi), "vertex"),
-        ("LIP, colgen", po.Problem(po.LIP(1.0, P), mi, colgen={"progress": False}), "colgen"),
+        (
+            "LIP, colgen",
+            po.Problem(po.LIP(1.0, P), mi, colgen={"progress": False, "time_limit": 10.0}),
+            "colgen",
+        ),
         ("PML, ℓ1 ball", po.Problem(po.PML(1.0, po.L1Ball(P, radius=0.05)), mi), "vertex"),
         (
             "PML, binary closed form",

@@ -14,7 +14,7 @@ from privopt.routes.colgen_route import column_generation
 from tests.test_independent_reporting import random_ball
 
 #: Options shared by the comparisons: a small node budget keeps the bound quick (it stays valid).
-FAST = {"progress": False, "bound_nodes": 200}
+FAST = {"progress": False, "bound_nodes": 200, "time_limit": 10.0}
 SHAPES = [(3, 3), (2, 5), (3, 4)]
 
 

@@ -3,14 +3,18 @@ method for them (privopt.certificates.lip): the LP over every vertex of the slic
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
+from privopt.solvers.lp import solve_lp
 
 import privopt as po
 from privopt.certificates import lip as checker_lip
 from privopt.certificates import vertices
 from privopt.certificates.bounds import SliceBound
 from privopt.certificates.check import check_bound
+from privopt.routes import vertex as vertex_route
 from privopt.routes.pricing.lip import LipPricer
 
 BACKEND = "LIP block masses (exact pricing)"
@@ -117,3 +121,37 @@ def test_lip_on_adult_marital_status_by_education_is_solved_exactly(adult_dir):
         po.LIP(1.0, P), po.MutualInformation(P), timeout=5.0, colgen={"progress": False}
     ).solve(route="colgen")
     assert heuristic.lower <= solution.value + 1e-9
+
+
+def test_a_vertex_dropped_from_a_lip_enumeration_is_caught(monkeypatch):
+    # Issue 24's mutation on a LIP cone: with back end "cdd" (no exact pricing) the first enumeration
+    # loses the vertices its LP uses until the LP's optimum falls (checked below); the checker refutes
+    # the LP's duals and the route enumerates again, reaching the optimum.
+    problem = _lip((3, 3), 1.0, 11)
+    reference = problem.solve()
+    enumerate_slice = vertex_route.VertexRoute._enumerate
+    calls, lowered = [], []
+
+    def losing(data, a_ub, backend, validate, deadline, seconds, auxiliary=0):
+        vertices, result = enumerate_slice(data, a_ub, backend, validate, deadline, seconds, auxiliary)
+        calls.append(backend)
+        if len(calls) > 1:
+            return vertices, result
+        kept = vertices
+        for _ in range(10):  # drop the vertices the LP uses until its optimum falls
+            lp = solve_lp(
+                problem.utility.mu(kept.T), a_eq=kept.T, b_eq=np.ones(kept.shape[1]), bounds=(0.0, None)
+            )
+            if lp.objective < reference.value - 1e-6:
+                break
+            kept = kept[lp.x <= 1e-12]
+        lowered.append(lp.objective)
+        return kept, dataclasses.replace(result, vertices=kept)
+
+    monkeypatch.setattr(vertex_route.VertexRoute, "_enumerate", staticmethod(losing))
+    solution = po.Problem(problem.definition, problem.utility, backend="cdd").solve(route="vertex")
+    assert lowered[0] < reference.value - 1e-6  # the mutation matters
+    assert len(calls) >= 2  # refuted, then enumerated again
+    assert solution.status is po.Status.OPTIMAL
+    assert solution.certificate.checked
+    assert solution.value == pytest.approx(reference.value, abs=1e-9)

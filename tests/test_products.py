@@ -16,10 +16,14 @@ def test_product_pricing_reaches_the_exact_enumerations_optimum(shape, eps, seed
     F = random_ball(np.random.default_rng(seed), shape, 1000)
     problem = po.Problem(po.SensitiveLDP(eps, F), po.MutualInformation(F.center))
     data = problem.get_problem_data()
-    from privopt.routes.vertex import VertexRoute, _exact_pricer
+    from privopt.routes.pricing.certificate import envelope_pricer
+    from privopt.routes.pricing.products import ProductPricer
+    from privopt.routes.vertex import VertexRoute
 
-    products = _exact_pricer(data, problem.utility)
-    assert products is not None
+    # Built directly: the route itself prices over products only where enumeration is predicted slow.
+    pricer = envelope_pricer(problem.utility, data.cone)
+    assert not isinstance(pricer, str)
+    products = ProductPricer(pricer)
     solution = problem._finish(
         data,
         "vertex",

@@ -17,6 +17,9 @@ dimension).
 
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 
 from privopt.routes.base import ProblemData
@@ -120,6 +123,13 @@ def exact_pricing(data: ProblemData) -> bool:
     return product_pricing(data) or lip_pricing(data) is not None
 
 
+def _grown(seconds: float, dimensions: int) -> float:
+    """``seconds`` grown by :data:`GROWTH_PER_DIMENSION` per dimension (``inf`` past a float's range:
+    a 30×30 alphabet is 899 dimensions)."""
+    exponent = math.log(seconds) + dimensions * math.log(GROWTH_PER_DIMENSION)
+    return math.exp(exponent) if exponent < math.log(sys.float_info.max) else math.inf
+
+
 def lifted_slice(data: ProblemData) -> tuple[FloatArray, FloatArray, float] | None:
     """The one-variable lift (:meth:`~privopt.compiler.cone.RowCone.single_lift`) that the vertex route
     enumerates instead of the projected slice, or ``None``. Only in floating point (back end ``"auto"``
@@ -141,11 +151,11 @@ def predicted_vertex_seconds(data: ProblemData, lifted: bool | None = None) -> f
         lifted = lifted_slice(data) is not None
     if lifted:
         nearest = min(MEASURED_LIFTED, key=lambda m: (abs(m[0] - d), -m[0]))
-        return float(nearest[1] * GROWTH_PER_DIMENSION ** max(d - nearest[0], 0))
+        return _grown(nearest[1], max(d - nearest[0], 0))
     dimensions = sorted({m[0] for m in MEASURED})
     reference = min(dimensions, key=lambda k: (abs(k - d), -k))
     candidates = [m for m in MEASURED if m[0] == reference]
     _, reference_rows, seconds = min(candidates, key=lambda m: abs(np.log(m[1] / rows)))
     if reference != d:
-        return float(max(seconds for _, _, seconds in candidates) * GROWTH_PER_DIMENSION ** (d - reference))
+        return _grown(max(seconds for _, _, seconds in candidates), d - reference)
     return float(seconds * (rows / reference_rows) ** ROWS_EXPONENT)
