@@ -92,12 +92,13 @@ class PricingCertificate:
         )
 
     def to_bound(self, weights: FloatArray) -> SliceBound:
-        """The claim for the independent checker: ``OPT <= Σλ + (Σν)·max(0, δ̄)`` on the slice ``νᵀw = 1``
-        (``weights`` is ``ν``)."""
+        """The claim for the independent checker: ``OPT <= upper`` on the slice ``νᵀw = 1`` (``weights`` is
+        ``ν``). ``upper`` is the certificate's own, not recomputed: the checker verifies that it is
+        ``Σλ + (Σν)·max(0, δ̄)``, so a tampered ``upper`` is caught."""
         status = "complete" if self.complete else "stopped by its budget"
         method = f"{self.method}; {self.nodes} nodes, {status}"
-        return SliceBound.build(
-            np.array(self.duals), self.delta, self.normalisation, np.array(weights), method
+        return SliceBound(
+            np.array(self.duals), self.delta, self.normalisation, np.array(weights), self.upper, method
         )
 
     def to_dict(self) -> dict[str, Any]:
