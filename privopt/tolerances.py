@@ -122,3 +122,29 @@ CHECK_MEMBERSHIP_ATOL: float = 1e-9
 #: ``max(1, |value|)`` (the LP's and the utility's rounding); further below, the bound contradicts a
 #: feasible point and the solve raises ``SolverError`` instead of reporting it.
 BOUND_ORDER_RTOL: float = 1e-7
+
+#: Staircase pricing on LDP cones (privopt.routes.pricing.staircase): relative margin added to every
+#: ``δ̄`` for the rounding of the reduced costs the search compares.
+STAIRCASE_ROUNDING_RTOL: float = 1e-12
+
+#: The staircase pricer's f-divergence slope search closes an interval once its bound is within this
+#: (relative to the magnitudes of the terms) of the best subset: below it the bounds only measure rounding.
+STAIRCASE_SLOPE_FLOOR_RTOL: float = 1e-11
+
+#: An input counts as surely in (out) of a slope interval's maximiser when its term's lower (upper)
+#: bound is beyond this relative margin of 0; closer, it is undecided (both subsets are tried).
+STAIRCASE_DECISION_RTOL: float = 1e-13
+
+#: The staircase pricer's bound on the prior-free claim ``λ = μ*(ε)·p`` is stopped once below this (its
+#: maximum is ``max_a h(a) − μ* <= 0`` in exact arithmetic, so only rounding is left).
+PRIOR_FREE_TARGET: float = 1e-12
+
+#: The checker's staircase method (privopt.certificates.staircase): a float determinant decides its sign
+#: when its magnitude exceeds this times the sum of the absolute products it adds (the rounding of
+#: ``(g_i × g_j)·g_x`` is below ``6·2^−53`` times that sum); otherwise it is decided in integers.
+CHECK_DETERMINANT_RTOL: float = 1e-14
+
+#: The rounding of ``ℓ_x = k(λ_x + tν_x)`` and ``C = Λ + tΣν`` in the checker's staircase method is
+#: below this many units in the last place of ``k(|λ_x| + |t|ν_x)`` (three operations, each within half
+#: a unit, with room to spare).
+CHECK_FORMED_ULPS: float = 8.0

@@ -15,7 +15,6 @@ from privopt.certificates.vertices import enumerate_slice, exact_rows
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing import bound as pricing_bound
-from privopt.routes.pricing import certified
 from privopt.routes.pricing.blocks import BlockTable
 from privopt.routes.pricing.certificate import PricingCertificate, envelope_pricer
 from tests.test_independent_reporting import random_ball
@@ -272,7 +271,7 @@ def test_the_exact_round_certificate_is_the_checked_one():
     bound = result.bounds[0]
     assert bound.upper == pytest.approx(result.certificate.upper)
     assert check_bound(cone, utility, bound).valid
-    assert certified.ENVELOPE_METHOD in bound.method
+    assert pricing_bound.ENVELOPE_METHOD in bound.method
 
 
 # ----------------------------------------------------------------- every family's optimum is checked

@@ -33,9 +33,10 @@ from privopt.errors import ValidationError
 from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
 
-#: The normalisations of :class:`SliceBound`: ``Σ_x w_x = 1`` (the vertex LP) or ``pᵀw = 1`` (the
-#: utility's prior: the envelope pricing bound).
-NORMALISATIONS = ("sum", "prior")
+#: The normalisations of :class:`SliceBound`: ``Σ_x w_x = 1`` (the vertex LP), ``pᵀw = 1`` (the
+#: utility's prior: the envelope and LDP pricing bounds for mutual information) or ``νᵀw = 1`` with
+#: ``ν = (P0 + P1)/2`` (an f-divergence's two distributions: the LDP pricing bound).
+NORMALISATIONS = ("sum", "prior", "mixture")
 
 
 def _vector(values: Any, name: str) -> FloatArray:
@@ -57,9 +58,10 @@ class SliceBound:
     delta:
         The claimed ``δ̄ >= max {μ(w) − λᵀw : w ∈ K, νᵀw = 1}``.
     normalisation:
-        ``"sum"`` (``ν = 1``) or ``"prior"`` (``ν`` = the utility's input distribution ``p``).
+        ``"sum"`` (``ν = 1``), ``"prior"`` (``ν`` = the utility's input distribution ``p``) or
+        ``"mixture"`` (``ν = (P0 + P1)/2`` for an f-divergence).
     weights:
-        ``ν`` itself (ones, or ``p``).
+        ``ν`` itself (ones, ``p`` or ``(P0 + P1)/2``).
     upper:
         ``Σλ + (Σν)·max(0, δ̄)``.
     method:
@@ -84,7 +86,7 @@ class SliceBound:
 
     def __post_init__(self) -> None:
         if self.normalisation not in NORMALISATIONS:
-            raise ValidationError("normalisation", "'sum' or 'prior'", repr(self.normalisation))
+            raise ValidationError("normalisation", "'sum', 'prior' or 'mixture'", repr(self.normalisation))
 
     def to_dict(self) -> dict[str, Any]:
         return {

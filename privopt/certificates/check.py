@@ -6,9 +6,11 @@ the bound by methods of its own (docs/compiler.md, "Certificates"):
 
 - :class:`~privopt.certificates.bounds.SliceBound` — the largest ratio ``(μ(w) − λᵀw)/νᵀw`` over the
   cone, from its vertices: on envelope cones through their union-of-products structure and its finite
-  event set (:mod:`privopt.certificates.envelope`), or, on envelope cones too large for that, by
-  Lagrangian bounds and branch and bound (:mod:`privopt.certificates.lagrangian`); on any cone by
-  exact rational enumeration (:mod:`privopt.certificates.vertices`);
+  event set (:mod:`privopt.certificates.envelope`); on LDP cones too large for that by a search over
+  their staircase columns (:mod:`privopt.certificates.staircase`); on other envelope cones too large to
+  enumerate by Lagrangian bounds and branch and bound (:mod:`privopt.certificates.lagrangian`); on LIP
+  cones through their block masses (:mod:`privopt.certificates.lip`); on any cone by exact rational
+  enumeration (:mod:`privopt.certificates.vertices`);
 - :class:`~privopt.certificates.bounds.LinearBound` — weak Lagrangian duality with the checker's own
   supergradient (:mod:`privopt.certificates.linear`);
 - :class:`~privopt.certificates.bounds.TheoremBound` — the chain rule, re-derived
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates import envelope, lagrangian, lip, vertices
+from privopt.certificates import envelope, lagrangian, lip, staircase, vertices
 from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
 from privopt.certificates.objective import core_mu
@@ -144,10 +146,16 @@ def _check_slice(
     deadline = start + time_limit
     form = envelope.envelope_form(cone)
     lip_cone = lip.lip_form(cone) if isinstance(form, str) else "an envelope cone"
-    found: envelope.EnvelopeMaximum | vertices.VertexMaximum | lip.LipMaximum | str
+    found: (
+        envelope.EnvelopeMaximum | vertices.VertexMaximum | lip.LipMaximum | staircase.StaircaseMaximum | str
+    )
     if not isinstance(form, str) and envelope.work_estimate(form) <= envelope.MAX_WORK:
         method = "envelope cone: every product of block vertices at every event of ρ"
         found = envelope.maximise_ratio(form, utility, duals, weights, deadline)
+    elif not isinstance(form, str) and staircase.applies(form, utility):
+        method = "LDP cone: every staircase column, by the checker's own search"
+        limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
+        found = staircase.maximise_ratio(form, utility, duals, weights, bound.delta, limit, deadline)
     elif not isinstance(form, str) and lagrangian.applicability(form, utility, weights) is None:
         return _check_large_envelope(cone, form, utility, bound, start, deadline)
     elif not isinstance(lip_cone, str) and lip.applicable(lip_cone, utility, weights) is None:
@@ -165,6 +173,8 @@ def _check_slice(
     proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, delta))
     if isinstance(found, envelope.EnvelopeMaximum | lip.LipMaximum):
         method += f" ({found.points} points)"
+    elif isinstance(found, staircase.StaircaseMaximum):
+        method += f" ({found.nodes:,} nodes)"
     else:
         method += f" ({found.vertices} vertices)"
     if delta > bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals)))):

@@ -49,7 +49,7 @@ from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, remaining, status_for
 from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
 from privopt.routes.colgen_route import require_master_memory
-from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.routes.pricing.certificate import certified_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
 from privopt.solvers.progress import progress_verbose
 from privopt.tolerances import BOUND_ORDER_RTOL, GAP_OPTIMAL_RTOL
@@ -307,7 +307,7 @@ class Problem:
             return "colgen", f"{why}: column generation, with a certified upper bound"
         predicted = predicted_vertex_seconds(data)
         if predicted > CERTIFIED_COLGEN_SECONDS and not isinstance(
-            envelope_pricer(data.sub_convex(), data.cone), str
+            certified_pricer(data.sub_convex(), data.cone), str
         ):
             return "colgen", (
                 f"vertex enumeration is predicted to take about {predicted:.3g} s and the cone has a certified "

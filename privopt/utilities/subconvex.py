@@ -282,10 +282,15 @@ class FDivergence(SubConvexUtility):
         self.proven_sublinear = self.kind is not None
 
     def _f_mu(self, columns: FloatArray) -> FloatArray:
-        q0 = self.p0 @ columns
-        q1 = self.p1 @ columns
+        return self.perspective(self.p0 @ columns, self.p1 @ columns)
+
+    def perspective(self, q0: FloatArray, q1: FloatArray) -> FloatArray:
+        """``q1 · f(q0 / q1)`` elementwise (``μ`` of a column with ``P0ᵀw = q0``, ``P1ᵀw = q1``); ``f(t)`` is
+        ``perspective(t, 1)``. Where ``q1 = 0 < q0`` it is ``q0 · lim f(t)/t`` (``slope_at_infinity``)."""
+        q0 = np.asarray(q0, dtype=np.float64)
+        q1 = np.asarray(q1, dtype=np.float64)
         if self.kind is not None:
-            return perspective(q0, q1, self.kind)
+            return np.asarray(perspective(q0, q1, self.kind), dtype=np.float64)
         return self._user_perspective(q0, q1)
 
     def _user_perspective(self, q0: FloatArray, q1: FloatArray) -> FloatArray:

@@ -55,6 +55,9 @@ from privopt.validation import FloatArray
 #: of the memory limit (privopt.memory).
 CACHE_BYTES, CACHE_SHARE = 2**30, 0.25
 
+#: The method string of certificates proved by :class:`EnvelopePricer`.
+ENVELOPE_METHOD = "envelope pricing bound (Lagrangian point bounds, branch and bound over (s*, ρ))"
+
 #: Absolute margin added to every certified ``δ̄`` for the rounding of the hull and of the ν search.
 ROUNDING_MARGIN = 1e-10
 
@@ -150,9 +153,20 @@ class EnvelopePricer:
         The utility's separable form (:func:`slice_objective`).
     """
 
+    #: How the certificates it proves are described, their normalisation ``ν = p`` and its name.
+    method = ENVELOPE_METHOD
+    normalisation = "prior"
+    #: Its rounds are costly (seconds at the Adult scale): the local search prices first.
+    exact_every_round = False
+    #: Interval nodes one unit of ``ColumnGenerationOptions.bound_nodes`` buys.
+    nodes_per_unit = 1
+    #: The run closes to this share of ``gap_tolerance`` (the checker re-proves its bound to ~1e-12).
+    gap_share = 1.0
+
     def __init__(self, structure: EnvelopeCone, objective: SliceObjective) -> None:
         self.structure = structure
         self.objective = objective
+        self.weights = objective.weights
         self.n_inputs = sum(block.size for block in structure.blocks)
         self.tables = [
             BlockTable(lower, float(slack), objective.weights[inputs])
@@ -207,6 +221,10 @@ class EnvelopePricer:
             tolerance=tolerance,
             seconds=seconds,
         )
+
+    def prior_free_duals(self) -> list[FloatArray]:
+        """Duals whose certificate holds whatever the prior: none known on envelope cones."""
+        return []
 
     def column(self, star: int, rho: float, choice: list[tuple[int, int]]) -> FloatArray:
         """The column (``Σ w = 1``) made of one vertex per block at ``(s*, ρ)``."""

@@ -1,10 +1,13 @@
 """Certificates of optimality gaps: duals ``λ``, a pricing bound ``δ̄`` and how it was proved.
 
-For any vector ``λ`` and any ``δ̄ >= max { μ(w) − λᵀw : w ∈ K, pᵀw = 1 }``, every mechanism whose
-columns lie in the cone ``K`` has utility at most ``1ᵀλ + max(0, δ̄)`` (Entropy paper Thm. 3's LP and
-its dual; :mod:`privopt.routes.pricing.bound`). A :class:`PricingCertificate` stores ``λ`` and ``δ̄``;
-:func:`check_pricing_certificate` hands it to the independent checker (:mod:`privopt.certificates`),
-which re-derives ``δ̄`` from ``λ``, the cone and the utility alone and refuses a claim it cannot prove.
+For any vector ``λ`` and any ``δ̄ >= max { μ(w) − λᵀw : w ∈ K, νᵀw = 1 }``, every mechanism whose
+columns lie in the cone ``K`` has utility at most ``1ᵀλ + (Σν)·max(0, δ̄)`` (Entropy paper Thm. 3's LP
+and its dual; :mod:`privopt.routes.pricing.bound`; ``ν = p`` for mutual information, ``(P0 + P1)/2`` for
+an f-divergence on LDP cones, :mod:`privopt.routes.pricing.staircase`). A :class:`PricingCertificate`
+stores ``λ`` and ``δ̄``; :func:`check_pricing_certificate` hands it to the independent checker
+(:mod:`privopt.certificates`), which re-derives ``δ̄`` from ``λ``, the cone and the utility alone and
+refuses a claim it cannot prove. :func:`certified_pricer` picks the pricer of a cone: the staircase
+pricer on LDP cones, the envelope pricer on other envelope cones.
 """
 
 from __future__ import annotations
@@ -18,28 +21,29 @@ import numpy as np
 from privopt.certificates import CertificateCheck, SliceBound, check_bound
 from privopt.compiler.cone import RowCone
 from privopt.errors import ValidationError
-from privopt.routes.pricing.bound import EnvelopePricer, PricingOutcome, slice_objective
+from privopt.routes.pricing.bound import ENVELOPE_METHOD, EnvelopePricer, PricingOutcome, slice_objective
+from privopt.routes.pricing.staircase import StaircasePricer, staircase_pricer
 from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
 from privopt.tolerances import CHECK_SECONDS
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
-#: The method string of certificates proved by :class:`~privopt.routes.pricing.bound.EnvelopePricer`.
-ENVELOPE_METHOD = "envelope pricing bound (Lagrangian point bounds, branch and bound over (s*, ρ))"
+#: A pricer certified column generation can use (:func:`certified_pricer`).
+CertifiedPricer = EnvelopePricer | StaircasePricer
 
 
 @dataclass(frozen=True, eq=False)
 class PricingCertificate:
-    """``OPT <= upper = Σλ + max(0, delta)`` over the cone, with the evidence for ``delta``.
+    """``OPT <= upper = Σλ + (Σν)·max(0, delta)`` over the cone, with the evidence for ``delta``.
 
     Attributes
     ----------
     duals:
         ``λ`` (one per input).
     delta:
-        ``δ̄``, proved to bound ``max μ(w) − λᵀw`` over the cone's slice ``pᵀw = 1``.
+        ``δ̄``, proved to bound ``max μ(w) − λᵀw`` over the cone's slice ``νᵀw = 1``.
     upper:
-        ``Σ λ + max(0, δ̄)``.
+        ``Σ λ + (Σν)·max(0, δ̄)``.
     lower:
         The best reduced cost found while proving ``δ̄`` (``δ̄ − lower`` is the bound's own slack).
     method:
@@ -50,6 +54,9 @@ class PricingCertificate:
         The absolute tolerance the search closed to (``complete``) or was asked for.
     complete:
         Whether the search closed to ``tolerance`` (``False``: stopped by a budget; ``δ̄`` is still valid).
+    normalisation:
+        The name of ``ν`` (:data:`privopt.certificates.bounds.NORMALISATIONS`): ``"prior"`` (``ν = p``)
+        or ``"mixture"`` (``ν = (P0 + P1)/2``).
     """
 
     duals: FloatArray
@@ -61,27 +68,38 @@ class PricingCertificate:
     point_nodes: int
     tolerance: float
     complete: bool
+    normalisation: str = "prior"
 
     @classmethod
-    def from_outcome(cls, duals: FloatArray, outcome: PricingOutcome) -> PricingCertificate:
+    def from_outcome(
+        cls, duals: FloatArray, outcome: PricingOutcome, pricer: CertifiedPricer | None = None
+    ) -> PricingCertificate:
+        """The certificate of ``outcome`` (priced at ``duals`` by ``pricer``; the envelope pricer's when
+        ``None``, whose ``ν = p`` sums to 1)."""
         duals = np.array(duals, dtype=np.float64)
+        mass = 1.0 if pricer is None else float(np.sum(pricer.weights))
         return cls(
             duals=duals,
             delta=outcome.upper,
-            upper=float(np.sum(duals)) + max(0.0, outcome.upper),
+            upper=float(np.sum(duals)) + mass * max(0.0, outcome.upper),
             lower=outcome.lower,
-            method=ENVELOPE_METHOD,
+            method=ENVELOPE_METHOD if pricer is None else pricer.method,
             nodes=outcome.nodes,
             point_nodes=outcome.point_nodes,
             tolerance=outcome.tolerance,
             complete=outcome.complete,
+            normalisation="prior" if pricer is None else pricer.normalisation,
         )
 
     def to_bound(self, weights: FloatArray) -> SliceBound:
-        """The claim for the independent checker: ``OPT <= Σλ + max(0, δ̄)`` on the slice ``pᵀw = 1``."""
+        """The claim for the independent checker: ``OPT <= upper`` on the slice ``νᵀw = 1`` (``weights`` is
+        ``ν``). ``upper`` is the certificate's own, not recomputed: the checker verifies that it is
+        ``Σλ + (Σν)·max(0, δ̄)``, so a tampered ``upper`` is caught."""
         status = "complete" if self.complete else "stopped by its budget"
         method = f"{self.method}; {self.nodes} nodes, {status}"
-        return SliceBound(np.array(self.duals), self.delta, "prior", np.array(weights), self.upper, method)
+        return SliceBound(
+            np.array(self.duals), self.delta, self.normalisation, np.array(weights), self.upper, method
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +112,7 @@ class PricingCertificate:
             "point_nodes": int(self.point_nodes),
             "tolerance": float(self.tolerance),
             "complete": bool(self.complete),
+            "normalisation": self.normalisation,
         }
 
     @classmethod
@@ -108,6 +127,7 @@ class PricingCertificate:
             point_nodes=int(data["point_nodes"]),
             tolerance=float(data["tolerance"]),
             complete=bool(data["complete"]),
+            normalisation=str(data.get("normalisation", "prior")),
         )
 
 
@@ -123,8 +143,26 @@ def envelope_pricer(utility: SubConvexUtility, cone: RowCone) -> EnvelopePricer 
     return cached[key][1]
 
 
+def certified_pricer(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | str:
+    """The pricer certified column generation uses for ``(utility, cone)``: exact staircase pricing on
+    LDP cones (any size; mutual information, NMI, f-divergences), the envelope pricer on other envelope
+    cones, or the reason there is none (built once per pair while both live)."""
+    key = id(utility)
+    cached = _CERTIFIED.setdefault(cone, {})
+    if key not in cached or cached[key][0] is not utility:
+        staircase = staircase_pricer(utility, cone)
+        found: CertifiedPricer | str = staircase
+        if isinstance(staircase, str):
+            found = envelope_pricer(utility, cone)
+        cached[key] = (utility, found)
+    return cached[key][1]
+
+
 #: Pricers already built, per cone (weakly: a cone's entry goes with it) and utility.
 _PRICERS: weakref.WeakKeyDictionary[RowCone, dict[int, tuple[SubConvexUtility, EnvelopePricer | str]]] = (
+    weakref.WeakKeyDictionary()
+)
+_CERTIFIED: weakref.WeakKeyDictionary[RowCone, dict[int, tuple[SubConvexUtility, CertifiedPricer | str]]] = (
     weakref.WeakKeyDictionary()
 )
 

@@ -1,6 +1,9 @@
-"""Column generation with exact pricing and certified bounds (envelope cones).
+"""Column generation with exact pricing and certified bounds (envelope cones, LDP cones).
 
-Each round solves the restricted master (duals ``λ``) and prices in two ways:
+On LDP cones the staircase pricer (:mod:`privopt.routes.pricing.staircase`) is exact and cheap
+(milliseconds at 40 inputs): every round prices with it, at Wentges-smoothed duals then at the master's
+(below), and the run first certifies the prior-free duals ``λ = μ*(ε)·p`` for mutual information. On
+other envelope cones each round solves the restricted master (duals ``λ``) and prices in two ways:
 
 - the fast multi-start LP local search of :mod:`privopt.routes.colgen` (cheap rounds are what
   moves the master early on);
@@ -20,7 +23,8 @@ The lower bound is the master's value (monotone), the upper bound the smallest c
 last ``bound_fraction`` of the budget certifies the box's centre, the mean of the recent rounds' duals
 (:class:`DualAverage`), then the final master's duals, all with zeros on inputs of zero weight
 (:meth:`_State.certify`). The run stops when the
-relative gap is at most ``gap_tolerance`` or a budget is spent, and keeps its best certificate.
+relative gap is at most ``gap_tolerance`` (times the pricer's ``gap_share``) or a budget is spent, and
+keeps its best certificate.
 """
 
 from __future__ import annotations
@@ -41,10 +45,10 @@ from privopt.routes.colgen import (
     relative_gap,
     start_master,
 )
-from privopt.routes.pricing.bound import EnvelopePricer
-from privopt.routes.pricing.certificate import ENVELOPE_METHOD, PricingCertificate
+from privopt.routes.pricing.certificate import CertifiedPricer, PricingCertificate
 from privopt.routes.pricing.stabilization import BoxStep
 from privopt.solvers.progress import Progress
+from privopt.tolerances import PRIOR_FREE_TARGET
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -86,7 +90,7 @@ def certified_column_generation(
     utility: SubConvexUtility,
     cone: RowCone,
     options: ColumnGenerationOptions,
-    pricer: EnvelopePricer,
+    pricer: CertifiedPricer,
     columns: list[FloatArray],
     start: float,
 ) -> ColumnGenerationResult:
@@ -98,6 +102,7 @@ def certified_column_generation(
     lp = _SliceLP(cone)
     rng = np.random.default_rng(options.seed)
     state = _State(utility, pricer, options)
+    state.certify_prior_free(search_deadline)
     average = DualAverage()
     box: BoxStep | None = None
     trace: list[tuple[float, float]] = []
@@ -129,7 +134,7 @@ def certified_column_generation(
             if box is None and time.perf_counter() >= stabilize_from and _box_due(trace, state.best):
                 # The master has stalled and no exact round has certified: centre a box at the mean
                 # of its recent duals.
-                box = BoxStep(pricer.objective.weights)
+                box = BoxStep(pricer.weights)
                 box.add(np.column_stack(master.columns), np.asarray(master.values))
                 centre = average.mean(value)
                 new = priced_at(centre)
@@ -141,7 +146,11 @@ def certified_column_generation(
                 cut(box, new)
                 box.update(point, predicted)
             improving = _improving(utility, new, duals)
-            if not any(improving):  # (mis-pricing) price at the master's duals too
+            if not any(improving) and pricer.exact_every_round:
+                extra = state.exact_round(value, duals, search_deadline)
+                new = new + extra
+                improving = improving + _improving(utility, extra, duals)
+            elif not any(improving):  # (mis-pricing) price at the master's duals too
                 found = _price_escalating(utility, lp, duals, rng, options, previous, f, search_deadline)
                 previous = [v for _, v in found]
                 # the local search is stuck: exact pricing finds a column or certifies
@@ -150,7 +159,7 @@ def certified_column_generation(
                 improving = improving + _improving(utility, extra, duals)
             gap = relative_gap(value, state.upper)
             bar.update(advance=1, lower=value, upper=state.upper, gap=gap)
-            if gap <= options.gap_tolerance:
+            if gap <= options.gap_tolerance * pricer.gap_share:
                 stopped = "converged"
                 break
             if not any(improving):
@@ -195,8 +204,8 @@ def certified_column_generation(
         bound_complete=state.complete,
         trace=np.array(trace),
         certificate=state.best,
-        bound_method=ENVELOPE_METHOD,
-        bounds=() if state.best is None else (state.best.to_bound(pricer.objective.weights),),
+        bound_method=pricer.method,
+        bounds=() if state.best is None else (state.best.to_bound(pricer.weights),),
         pool=np.column_stack(master.columns),
     )
 
@@ -228,10 +237,10 @@ def _improving(utility: SubConvexUtility, columns: list[FloatArray], duals: Floa
 
 
 class _State:
-    """The best certificate so far (the stability centre) and the envelope pricer's rounds."""
+    """The best certificate so far (the stability centre) and the exact pricer's rounds."""
 
     def __init__(
-        self, utility: SubConvexUtility, pricer: EnvelopePricer, options: ColumnGenerationOptions
+        self, utility: SubConvexUtility, pricer: CertifiedPricer, options: ColumnGenerationOptions
     ) -> None:
         self.utility, self.pricer, self.options = utility, pricer, options
         self.best: PricingCertificate | None = None
@@ -245,19 +254,32 @@ class _State:
         return np.inf if self.best is None else self.best.upper
 
     def _run(
-        self, value: float, at: FloatArray, deadline: float, slack: float, nodes: int | None = None
+        self,
+        value: float,
+        at: FloatArray,
+        deadline: float,
+        slack: float,
+        nodes: int | None = None,
+        target: float = -np.inf,
     ) -> list[FloatArray]:
-        tolerance = 0.5 * self.options.gap_tolerance * max(abs(value), 1e-3)
+        tolerance = 0.5 * self.options.gap_tolerance * self.pricer.gap_share * max(abs(value), 1e-3)
+        budget = self.node_budget if nodes is None else min(nodes, self.node_budget)
         outcome = self.pricer.price(
-            at, tolerance=tolerance, slack=slack, deadline=deadline,
-            max_nodes=self.node_budget if nodes is None else min(nodes, self.node_budget),
-            max_columns=self.options.columns_per_round,
+            at, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
+            max_nodes=budget * self.pricer.nodes_per_unit, max_columns=self.options.columns_per_round,
         )  # fmt: skip
         self.nodes += outcome.nodes
-        certificate = PricingCertificate.from_outcome(at, outcome)
+        certificate = PricingCertificate.from_outcome(at, outcome, self.pricer)
         if self.best is None or certificate.upper < self.best.upper:
             self.best, self.complete = certificate, outcome.complete
         return [c.column for c in outcome.columns]
+
+    def certify_prior_free(self, deadline: float) -> None:
+        """Certify the pricer's prior-free duals (``λ = μ*(ε)·p`` for mutual information on LDP cones,
+        :func:`~privopt.routes.pricing.staircase.prior_free_bound`): their bound ``μ*(ε)`` holds for
+        every prior, so the search stops as soon as rounding is all that is left of ``δ̄``."""
+        for duals in self.pricer.prior_free_duals():
+            self._run(0.0, duals, deadline, 0.0, target=PRIOR_FREE_TARGET)
 
     def probe(self, at: FloatArray, deadline: float) -> list[FloatArray]:
         """Columns from a ``PROBE_NODES``-node branch and bound at ``at`` (its bound is kept if better)."""
@@ -284,7 +306,7 @@ class _State:
         entries are set to 0 (occupation × education, ε = 1, 23 such inputs: upper 0.7165 instead of
         0.7258 at the final duals of a 400 s run; 0.6370 instead of 0.6409 at 600 s).
         """
-        weights = self.pricer.objective.weights
+        weights = self.pricer.weights
         for duals in candidates:
             if time.perf_counter() >= deadline:
                 break
