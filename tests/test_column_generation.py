@@ -317,3 +317,29 @@ def test_stabilized_fraction_option_is_checked():
     for bad in (-0.1, 1.5, "0.3", None):
         with pytest.raises(po.ValidationError, match="stabilized_fraction"):
             ColumnGenerationOptions(stabilized_fraction=bad)
+
+
+def test_a_cover_too_large_to_return_leaves_the_root_simplex_bound(monkeypatch):
+    # The simplicial cover is dropped above COVER_MAX_ROWS (set to 0 here): the root simplex still
+    # covers the slice, so its vertex LP bounds the optimum (Entropy paper Thm. 3) and is among the
+    # claims — Pufferfish on Adult (112 inputs) reported 15.3 instead, above H(X) = 3.3.
+    import time
+
+    from privopt.solvers.lp import solve_lp
+
+    from privopt.routes import colgen, convex_bound
+
+    monkeypatch.setattr(convex_bound, "COVER_MAX_ROWS", 0)
+    rng = np.random.default_rng(3)
+    p = rng.dirichlet(np.ones(12))
+    line = np.abs(np.subtract.outer(np.arange(12), np.arange(12))).astype(float)
+    problem = po.Problem(
+        po.MetricLDP(0.3, line),
+        po.MutualInformation(p),
+        colgen={"progress": False, "time_limit": 3.0, "bound_nodes": 1},
+    )
+    solution = problem.solve(route="colgen")
+    root = colgen._root_simplex(colgen._SliceLP(problem.get_problem_data().cone), time.perf_counter() + 60)
+    lp = solve_lp(problem.utility.mu(root.T), a_eq=root.T, b_eq=np.ones(12), bounds=(0.0, None))
+    assert solution.lower <= lp.objective + 1e-9
+    assert solution.upper <= lp.objective + 1e-9

@@ -389,7 +389,8 @@ def heuristic_column_generation(
         duals, bound.upper, "sum", np.ones(n), "simplicial branch and bound over the slice Σw = 1"
     )
     claims = [simplicial]
-    cover = _cover_bound(utility, bound.cover, n)
+    # A cover too large to return (COVER_MAX_ROWS) leaves the root simplex: Σ_x μ(e_x), H(X) for MI.
+    cover = _cover_bound(utility, bound.cover if bound.cover.shape[0] else root(), n)
     if cover is not None:
         claims.append(cover)
     claims.sort(key=lambda claim: claim.upper)
