@@ -343,3 +343,44 @@ def test_a_cover_too_large_to_return_leaves_the_root_simplex_bound(monkeypatch):
     lp = solve_lp(problem.utility.mu(root.T), a_eq=root.T, b_eq=np.ones(12), bounds=(0.0, None))
     assert solution.lower <= lp.objective + 1e-9
     assert solution.upper <= lp.objective + 1e-9
+
+
+def test_priced_columns_are_moved_into_the_cone_or_dropped():
+    # HiGHS meets the rows to an absolute tolerance: on a metric cone with factors up to e^11.7 a small
+    # entry off by 1e-3 relative is a violated ratio. The repair moves such a column towards the uniform
+    # column just far enough (row values <= 0 exactly), and drops one that is far outside.
+    from privopt.routes.colgen import REPAIR_MAX_STEP, _ConeRepair
+
+    line = np.abs(np.subtract.outer(np.arange(40), np.arange(40))).astype(float)
+    cone = (
+        po.Problem(po.MetricLDP(0.3, line), po.MutualInformation(np.full(40, 1 / 40))).get_problem_data().cone
+    )
+    edge = np.exp(-0.3 * np.arange(40))  # every ratio of neighbours at its bound e^0.3: on the boundary
+    edge /= edge.sum()
+    assert cone.violation(edge[:, None]) <= 1e-12
+    nudged = edge.copy()
+    nudged[-1] *= 1.0 - 1e-3  # the smallest entry, 0.1 % low: ratios against it exceed e^{0.3 d}
+    far = edge.copy()
+    far[0] *= 2.0  # the largest entry doubled: ratios against it twice their bound
+    assert cone.violation(nudged[:, None]) > 1e-4
+    repaired = _ConeRepair(cone)(np.column_stack([edge, nudged, far]))
+    assert repaired.shape == (40, 2)  # the far column is dropped
+    assert np.all(cone.matrix() @ repaired <= 1e-15)
+    assert np.allclose(repaired[:, 0], edge, rtol=0, atol=1e-15)  # a column in the cone is unchanged
+    assert np.max(np.abs(repaired[:, 1] - nudged)) <= REPAIR_MAX_STEP
+
+
+@pytest.mark.slow
+def test_metric_ldp_on_a_40_point_line_designs_a_mechanism_that_passes_its_audit():
+    # bench_families' metric row: before the repair the design's columns violated the cone by 0.16 %
+    # and solve() raised SolverError (realized ε 0.3016 against 0.3).
+    rng = np.random.default_rng(25)
+    line = np.abs(np.subtract.outer(np.arange(40), np.arange(40))).astype(float)
+    problem = po.Problem(
+        po.MetricLDP(0.3, line), po.MutualInformation(rng.dirichlet(np.ones(40))), timeout=120.0,
+        colgen={"progress": False},
+    )  # fmt: skip
+    solution = problem.solve()
+    assert solution.certificate.audit_passed
+    assert solution.certificate.audit.eps <= 0.3 + 1e-7
+    assert solution.lower <= solution.upper
