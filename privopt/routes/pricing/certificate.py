@@ -22,14 +22,14 @@ from privopt.certificates import CertificateCheck, SliceBound, check_bound
 from privopt.compiler.cone import RowCone
 from privopt.errors import ValidationError
 from privopt.routes.pricing.bound import ENVELOPE_METHOD, EnvelopePricer, PricingOutcome, slice_objective
-from privopt.routes.pricing.staircase import StaircasePricer, staircase_pricer
+from privopt.routes.pricing.staircase import KnapsackPricer, SlopePricer, staircase_pricer
 from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
 from privopt.tolerances import CHECK_SECONDS
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: A pricer certified column generation can use (:func:`certified_pricer`).
-CertifiedPricer = EnvelopePricer | StaircasePricer
+CertifiedPricer = EnvelopePricer | KnapsackPricer | SlopePricer
 
 
 @dataclass(frozen=True, eq=False)

@@ -120,7 +120,8 @@ def _distinct(
 
 
 class StaircasePricer:
-    """Common interface of the LDP pricers (the certified column-generation loop calls it every round).
+    """What the LDP pricers share (their factor and the run's settings; each defines its own ``price``, which
+    the certified column-generation loop calls every round).
 
     Attributes
     ----------
@@ -142,23 +143,6 @@ class StaircasePricer:
     def __init__(self, factor: float) -> None:
         self.factor = factor
         self.k = factor - 1.0
-
-    def price(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 10**7,
-        max_columns: int = 16,
-    ) -> PricingOutcome:
-        """A proved ``δ̄ >= δ(λ)`` within ``tolerance`` of the best column found (or when a budget stops).
-
-        ``target``: stop once ``δ̄ <= target``; ``slack``: stop once ``δ̄ <= (1 + slack)·δ_found + tolerance``.
-        """
-        raise NotImplementedError
 
     def prior_free_duals(self) -> list[FloatArray]:
         """Duals whose certificate holds whatever the prior (none but for mutual information)."""
@@ -617,7 +601,7 @@ _SUBSETS = [
 _SLOPE_CANDIDATES = 64
 
 
-def staircase_pricer(utility: SubConvexUtility, cone: RowCone) -> StaircasePricer | str:
+def staircase_pricer(utility: SubConvexUtility, cone: RowCone) -> KnapsackPricer | SlopePricer | str:
     """The exact LDP pricer for ``(utility, cone)``, or why there is none."""
     factor = ldp_factor(cone)
     if isinstance(factor, str):
