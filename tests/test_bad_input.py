@@ -247,7 +247,7 @@ def _contract_cases():
         (lambda: po.Pufferfish(secrets, None, 1.0, P), po.ValidationError, "discriminative_pairs"),
         (lambda: po.Pufferfish(secrets, [None], 1.0, P), po.ValidationError, "discriminative_pairs"),
         (lambda: po.Pufferfish([["a"]], [("a", "b")], 1.0, P), po.ValidationError, "secrets"),
-        (lambda: po.PML(1.0, ball), po.NotSupportedError, "PML over RenyiBall"),
+        (lambda: po.LIP(1.0, po.Simplex((2, 2))), po.NotSupportedError, "LIP over Simplex"),
         (lambda: po.RatioConstraints([], 1.0, over=P), po.ValidationError, "pairs"),
         (lambda: po.audit(po.mechanisms.grr(4, 1.0), D, tolerance="x"), po.ValidationError, "tolerance"),
         (lambda: po.compare(D, MI, 5), po.ValidationError, "mechanisms"),

@@ -102,14 +102,15 @@ def test_bad_options(example1):
 
 
 def test_unsupported_combinations(example1):
-    F = po.RenyiBall.confidence(example1)
-    # Refused when the definition is written, naming the pair and how each side depends on P.
+    # Refused when the definition is written, naming the pair and how each side depends on P. (Over
+    # a Rényi ball, a polytope or an ℓ1 ball LIP has the rectangular rule's joint envelope; the whole
+    # simplex, whose rectangular rule is exact, has none.)
     with pytest.raises(
         po.NotSupportedError,
-        match=r"LIP over RenyiBall.*the pair LIP upper: P\(Y=y\|S=0\) <= e\^ε P\(Y=y\) is not affine in the distribution in one way"
+        match=r"LIP over Simplex.*the pair LIP upper: P\(Y=y\|S=0\) <= e\^ε P\(Y=y\) is not affine in the distribution in one way"
         r".*left side is affine in a conditional.*right side affine in the joint P",
     ):
-        po.LIP(1.0, F)
+        po.LIP(1.0, po.Simplex((2, 2)))
     with pytest.raises(po.ValidationError, match=r"radius: expected β < 2·min P̂"):
         po.Problem(po.PML(1.0, po.L1Ball(example1, 0.2)), po.MutualInformation(example1)).solve()
     # PML leaves a symbol of prior 0 unconstrained, so e_2 is a vertex, where KL(P0 W || P1 W) is infinite.

@@ -114,11 +114,13 @@ def test_rejections_name_the_offending_part(labelled):
         po.ValidationError, match=r"mixes affine in a conditional P\(·\|event\) and affine in the joint P"
     ):
         po.given(s="a") + po.marginal()
+    # Over the whole simplex a conditional against the marginal has no rule (over a ball it has the
+    # rectangular rule's joint envelope).
     with pytest.raises(
         po.NotSupportedError,
         match=r"the pair P\(Y=y\|S='a'\) <= e\^ε·P\(Y=y\) is not affine in the distribution in one way",
     ):
-        po.RatioConstraints([(po.given(s="a"), po.marginal())], 1.0, over=F)
+        po.RatioConstraints([(po.given(s="a"), po.marginal())], 1.0, over=po.Simplex((2, 2)))
     with pytest.raises(
         po.NotSupportedError, match=r"conditions on the event in .* which is not a value of S"
     ):

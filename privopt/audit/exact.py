@@ -154,7 +154,7 @@ def audit_parts(
         assert isinstance(F, L1Ball)
         parts.append(l1_marginal_part(l1, F, columns, layout))
     if interval:
-        if not isinstance(F, (RenyiBall, Polytope)):
+        if not isinstance(F, (RenyiBall, Polytope, L1Ball)):
             raise NotSupportedError(f"{definition}: no audit for an inexact counterpart over {F!r}")
         parts.append(rectangular_part(F, interval, columns, layout))
     return parts

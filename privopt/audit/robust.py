@@ -42,7 +42,7 @@ from privopt.audit.report import Witness
 from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.distribution import JointDistribution
 from privopt.data.mechanism import Mechanism
-from privopt.data.statistics import Statistic
+from privopt.data.statistics import JOINT, Statistic
 from privopt.data.terms import PairLabel, Term
 from privopt.sets.counterparts import Layout
 from privopt.sets.l1 import L1Ball
@@ -51,6 +51,10 @@ from privopt.sets.renyi import RenyiBall, renyi_divergence
 from privopt.sets.renyi_extremes import is_order
 from privopt.tolerances import ZERO_RTOL
 from privopt.validation import FloatArray
+
+#: The sets an interval audit reads: a Rényi ball (exact KKT extremes) or a polytope of distributions
+#: given by its vertices (a polytope, an ℓ1 ball).
+IntervalSet = RenyiBall | Polytope | L1Ball
 
 #: Local searches for the lower end of an interval audit (the best-scoring candidates are refined).
 _LOCAL_SEARCHES = 3
@@ -153,15 +157,18 @@ def l1_marginal_part(pairs: Sequence[RatioPair], ball: L1Ball, columns: Columns,
 
 class _SideExtremes:
     """Per output ``y``, the extremes of ``R ↦ Rᵀw_s`` over each conditional projection ``F_{U|s}``: the
-    maxima on the numerators' matrix, the minima on the denominators'."""
+    maxima on the numerators' matrix, the minima on the denominators'; and, for statistics affine in the
+    joint ``P`` (LIP's ``P(Y=y)``), the extremes of ``P ↦ Pᵀ(Mw)`` over ``F`` itself (:func:`joint_map`)."""
 
-    def __init__(self, F: RenyiBall | Polytope, columns: Columns, layout: Layout) -> None:
-        self.columns, self.layout = columns, layout
+    def __init__(self, F: IntervalSet, columns: Columns, layout: Layout) -> None:
+        self.F, self.columns, self.layout = F, columns, layout
         n_s = F.n_s
         self.low = np.zeros((n_s, columns.n_outputs))
         self.high = np.zeros_like(self.low)
         self.arg_low: dict[int, FloatArray] = {}
         self.arg_high: dict[int, FloatArray] = {}
+        #: Per joint statistic: ``(min on the denominators, max on the numerators, argmin, argmax)``.
+        self.joint: dict[Statistic, tuple[FloatArray, FloatArray, FloatArray, FloatArray]] = {}
         for s in range(n_s):
             top = columns.numerators[self._rows(s)]
             bottom = columns.denominators[self._rows(s)]
@@ -178,10 +185,27 @@ class _SideExtremes:
         block = self.layout.block(s)
         return block if block is not None else slice(None)
 
+    def _joint_extremes(self, statistic: Statistic) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        if statistic not in self.joint:
+            M = joint_map(statistic, self.F, self.layout)
+            top, bottom = M @ self.columns.numerators, M @ self.columns.denominators
+            if isinstance(self.F, RenyiBall):
+                _, high, _, arg_high = self.F.joint_extremes(top)
+                low, _, arg_low, _ = self.F.joint_extremes(bottom)
+            else:
+                V = self.F.vertices()
+                high, low = (V @ top).max(axis=0), (V @ bottom).min(axis=0)
+                arg_high, arg_low = V[np.argmax(V @ top, axis=0)], V[np.argmin(V @ bottom, axis=0)]
+            self.joint[statistic] = (low, high, arg_low, arg_high)
+        return self.joint[statistic]
+
     def side(self, statistic: Statistic, high: bool) -> FloatArray:
         """The max (or min) over the set of one statistic, per output."""
         matrix = self.columns.numerators if high else self.columns.denominators
         constant: FloatArray = statistic.constant_part(self.layout.labels) @ matrix
+        if statistic.dependence == JOINT:
+            low, top, _, _ = self._joint_extremes(statistic)
+            return constant + (top if high else low)
         s = statistic.sensitive_value
         if s is None:
             return constant
@@ -189,9 +213,26 @@ class _SideExtremes:
         position = self.layout.s_position(s)
         return coefficient * (self.high if high else self.low)[position] + constant
 
+    def candidates(self, statistic: Statistic, high: bool, y: int) -> list[FloatArray]:
+        """Distributions of ``F`` (flat) at which ``statistic`` attains its extreme for output ``y``:
+        the joint statistics' extremes themselves (the conditional ones are built by the caller)."""
+        if statistic.dependence != JOINT:
+            return []
+        _, _, arg_low, arg_high = self._joint_extremes(statistic)
+        return [np.clip((arg_high if high else arg_low)[y], 0.0, None)]
+
+
+def joint_map(statistic: Statistic, F: IntervalSet, layout: Layout) -> FloatArray:
+    """The matrix ``M`` (records × inputs) of a statistic affine in the joint ``P``: its value on a column
+    ``w`` at ``P`` is its constant part plus ``Pᵀ(Mw)``; row ``x`` is its joint part at the point mass on
+    record ``x`` (the statistic is linear in ``P``)."""
+    constant = statistic.constant_part(layout.labels)
+    points = F.labelled(np.eye(F.n_x))
+    return np.vstack([statistic.vector(P, layout.labels, layout.on) - constant for P in points])
+
 
 def rectangular_part(
-    F: RenyiBall | Polytope, pairs: Sequence[RatioPair], columns: Columns, layout: Layout
+    F: IntervalSet, pairs: Sequence[RatioPair], columns: Columns, layout: Layout
 ) -> AuditPart:
     """Interval audit of pairs of conditionals over a Rényi ball or a polytope (module docstring)."""
     extremes = _SideExtremes(F, columns, layout)
@@ -236,7 +277,7 @@ def rectangular_part(
 
 # ---------------------------------------------------------------------- lower bound
 def _worst_at(
-    P: FloatArray, F: RenyiBall | Polytope, pairs: Sequence[RatioPair], W: FloatArray, layout: Layout
+    P: FloatArray, F: IntervalSet, pairs: Sequence[RatioPair], W: FloatArray, layout: Layout
 ) -> tuple[float, tuple[int, int, int, int]]:
     """``max`` over pairs, sides and outputs of the (scaled) log-ratio at the distribution ``P`` (flat)."""
     reference = F.reference()
@@ -274,7 +315,7 @@ def _worst_at(
 
 
 def _lower_bound(
-    F: RenyiBall | Polytope,
+    F: IntervalSet,
     W: FloatArray,
     pairs: Sequence[RatioPair],
     layout: Layout,
@@ -284,7 +325,7 @@ def _lower_bound(
 ) -> tuple[float, FloatArray | None]:
     """The best ratio found at distributions of ``F`` and the distribution (flat) where it is found."""
     target = float(upper_per_output.max()) if upper_per_output.size else 0.0
-    if isinstance(F, Polytope):
+    if not isinstance(F, RenyiBall):  # a polytope or an ℓ1 ball: its vertices
         scored_vertices = [
             (_worst_at(v, F, pairs, W, layout)[0], v)
             for v in F.vertices()
@@ -302,10 +343,11 @@ def _lower_bound(
         if found is None:
             continue
         index, i, j = found
-        for statistic, args in (
-            (pairs[index].left[i], extremes.arg_high),
-            (pairs[index].right[j], extremes.arg_low),
+        for statistic, args, high in (
+            (pairs[index].left[i], extremes.arg_high, True),
+            (pairs[index].right[j], extremes.arg_low, False),
         ):
+            candidates.extend(extremes.candidates(statistic, high, int(y)))
             s = statistic.sensitive_value
             if s is not None and layout.s_position(s) in args:
                 position = layout.s_position(s)
@@ -377,8 +419,8 @@ def _local_search(
 ) -> np.ndarray | None:
     """Maximise ``log left(P)ᵀw − log right(P)ᵀw`` over ``F`` from ``start`` (SLSQP, exact gradients).
 
-    Each side is a constant plus a multiple of ``P(·|s)ᵀw_s``; the result only counts after the caller
-    has checked that it lies in ``F``.
+    Each side is a constant plus a multiple of ``P(·|s)ᵀw_s`` or plus ``Pᵀ(Mw)`` (:func:`joint_map`); the
+    result only counts after the caller has checked that it lies in ``F``.
     """
     floor = 1e-12
     shape = F.shape
@@ -386,10 +428,14 @@ def _local_search(
     p_hat = F.center.p_x
     support = p_hat > 0
     alpha = F.order
+    joint_coefficients = {st: joint_map(st, F, layout) @ w for st in (left, right) if st.dependence == JOINT}
 
     def side(statistic: Statistic, joint: np.ndarray) -> tuple[float, np.ndarray]:
         value = float(statistic.constant_part(labels) @ w)
         grad = np.zeros(shape)
+        if statistic in joint_coefficients:
+            coefficients = joint_coefficients[statistic]
+            return value + float(joint.reshape(-1) @ coefficients), coefficients
         s = statistic.sensitive_value
         if s is not None:
             c = sum(coef for coef, kind, _ in statistic.atoms if kind == "s")

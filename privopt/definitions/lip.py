@@ -7,9 +7,13 @@ For all ``y`` and ``s``::
 i.e. the posterior of ``S`` after seeing ``y`` is within a factor ``e^ε`` of its prior (eq. 4). In
 privopt's terms, the pairs ``(given(s=s), marginal())`` and ``(marginal(), given(s=s))``.
 
-It is handled for known distributions and finite sets of them. Over a polytope or a ball no rule
-applies: ``P(Y=y) = Σ_s P(s) P(Y=y|S=s)`` mixes the conditionals with weights that vary with ``P``, so
-the constraint is bilinear in the distribution, and the definition is refused when constructed.
+It is exact for known distributions and finite sets of them. Over a Rényi ball, a polytope or an ℓ1
+ball, ``P(Y=y) = Σ_s P(s) P(Y=y|S=s)`` mixes the conditionals with weights that vary with ``P`` (the
+constraint is bilinear in the distribution), and privopt compiles a sound inner approximation: each
+side ranges independently over an enclosure of its own range — ``P(·|s)`` over a polytope ``D_s ⊇
+F_{U|s}``, the joint ``P`` over a polytope ``D ⊇ F`` (the rectangular rule,
+:mod:`privopt.sets.counterparts`; docs/compiler.md §1). The audit of a design reports an interval over
+the set itself. Over the whole simplex (no ``D`` short of the simplex) the definition is refused.
 """
 
 from __future__ import annotations
@@ -24,14 +28,17 @@ from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
 
 
 class LIP(RatioConstraints):
-    """ε-LIP w.r.t. ``S`` for a known distribution (or each member of a finite set).
+    """ε-LIP w.r.t. ``S`` for a known distribution, each member of a finite set, or every distribution of
+    a ball or polytope (module docstring).
 
     Parameters
     ----------
     eps:
         Privacy parameter (nats).
     uncertainty:
-        A :class:`~privopt.JointDistribution` or a :class:`~privopt.FiniteSet` of them.
+        A :class:`~privopt.JointDistribution`, a :class:`~privopt.FiniteSet` of them (exact), or a
+        :class:`~privopt.RenyiBall`, :class:`~privopt.Polytope` or :class:`~privopt.L1Ball` (inner
+        approximation, module docstring).
     on:
         ``"x"`` if the mechanism reads ``X = S × U`` (default), ``"u"`` if it reads ``U`` only.
     """

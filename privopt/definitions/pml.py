@@ -21,6 +21,7 @@ from privopt.compiler.cone import CompileOptions
 from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.statistics import given, marginal
 from privopt.definitions.ratio_constraints import RatioConstraints
+from privopt.sets.l1 import L1Ball
 from privopt.sets.polytope import Polytope
 from privopt.sets.simplex import Simplex
 
@@ -30,8 +31,9 @@ class PML(RatioConstraints):
 
     ``uncertainty`` is a distribution over the mechanism's inputs (a 1-D array, or a
     :class:`~privopt.JointDistribution`, whose flat s-major vector is used) or a set of them: a
-    :class:`~privopt.FiniteSet`, :class:`~privopt.Polytope`, :class:`~privopt.L1Ball` or
-    :class:`~privopt.Simplex` (where PML becomes LDP).
+    :class:`~privopt.FiniteSet`, :class:`~privopt.Polytope`, :class:`~privopt.L1Ball`,
+    :class:`~privopt.Simplex` (where PML becomes LDP) or :class:`~privopt.RenyiBall` (every input
+    against the vertices of ``D = {P >= L} ⊇ F``: a sound inner approximation, docs/compiler.md §1).
     """
 
     _set_argument = "uncertainty"
@@ -48,9 +50,9 @@ class PML(RatioConstraints):
             priors = np.vstack([p.p_x for p in members])
         elif isinstance(F, (Polytope, Simplex)):
             priors = np.vstack([p.p_x for p in F.vertex_distributions()])
-        elif reference is not None:  # a ball: the support of its centre (PML paper eq. 9)
+        elif isinstance(F, L1Ball) and reference is not None:  # the support of its centre (eq. 9)
             priors = reference.p_x[None, :]
-        else:
+        else:  # a Rényi ball holds priors with more support than its centre: every input
             priors = np.ones((1, F.n_x))
         return np.any(priors > 0.0, axis=0)
 

@@ -19,7 +19,11 @@ accepts the pair — the analogue of cvxpy's DCP rules, decided from how each si
     Both sides are constant or affine in conditionals ``P(·|s)`` given ``S``, and ``F`` encloses each
     conditional projection ``F_{U|s}`` in a polytope ``D_s``: each side ranges independently over its
     ``D_s`` (Entropy paper Theorem 2, eqs. 40–41). Exact when ``F`` is itself rectangular (the simplex,
-    conditional bounds); a sound inner approximation otherwise (Rényi balls, polytopes).
+    conditional bounds); a sound inner approximation otherwise (Rényi balls, polytopes). Where ``F``
+    also encloses itself in a polytope ``D ⊇ F`` of joint distributions (Rényi balls: ``{P >= L}`` with
+    ``L_x = min_F P(x)``; polytopes: themselves), statistics affine in the joint ``P`` range over the
+    vertices of ``D`` in the same way: this is how LIP's ``P(Y=y|S=s)`` against ``P(Y=y)`` — bilinear
+    in ``P``, since ``P(Y=y) = Σ_s P(s) P(Y=y|S=s)`` — gets a sound inner approximation over a ball.
 :class:`L1TransformRule`
     Every point mass against the output marginal over an ℓ1 ball with ``β < 2 min P̂``: the
     ``|X|²(|X|−1)`` vertex rows compress to the ``|X|²`` rows of the ε′ transform
@@ -230,12 +234,22 @@ class ConditionalEnvelopes(Protocol):
         ...
 
 
+class JointEnvelope(Protocol):
+    """A set enclosed in a polytope ``D ⊇ F`` of joint distributions."""
+
+    def joint_envelope(self) -> tuple[JointDistribution, ...]:
+        """The vertices of ``D``, labelled like the set."""
+        ...
+
+
 @dataclass(frozen=True, eq=False)
 class RectangularRule(CounterpartRule):
-    """Each side of a pair of conditionals ranges over the vertices of its own ``D_s``."""
+    """Each side of a pair of conditionals ranges over the vertices of its own ``D_s``; with ``joint``,
+    each statistic affine in the joint ``P`` over the vertices of ``D ⊇ F`` (module docstring)."""
 
     envelopes: ConditionalEnvelopes
     is_exact: bool
+    joint: JointEnvelope | None = None
     name: ClassVar[str] = "rectangular"
 
     @property
@@ -244,7 +258,10 @@ class RectangularRule(CounterpartRule):
 
     def accepts(self, left: Side, right: Side, layout: Layout) -> tuple[bool, str]:
         sides = left + right
-        if not dependences(sides) <= {CONSTANT, CONDITIONAL}:
+        allowed = {CONSTANT, CONDITIONAL} | ({JOINT} if self.joint is not None else set())
+        if not dependences(sides) <= allowed:
+            if self.joint is not None:
+                return False, "pairs affine in conditionals given S and in the joint P (rectangular rule)"
             return False, "pairs affine in conditionals given S (rectangular rule)"
         events = [st for st in sides if st.dependence == CONDITIONAL and st.sensitive_value is None]
         if events:
@@ -264,6 +281,12 @@ class RectangularRule(CounterpartRule):
         for st in side:
             constant = st.constant_part(layout.labels)
             s = st.sensitive_value
+            if st.dependence == JOINT:
+                assert self.joint is not None  # accepts() admits joint statistics only with D
+                joint = self.joint.joint_envelope()
+                rows.append(np.vstack([st.vector(P, layout.labels, layout.on) for P in joint]))
+                terms.extend(Term("P", None, f"vertex {k} of D") for k in range(len(joint)))
+                continue
             if s is None:
                 rows.append(constant[None, :])
                 terms.append(st.term())

@@ -10,7 +10,8 @@ from numpy.typing import ArrayLike
 from privopt.data.distribution import JointDistribution, as_distribution
 from privopt.errors import ValidationError
 from privopt.sets.base import UncertaintySet
-from privopt.sets.counterparts import CounterpartRule, L1TransformRule, VertexRule
+from privopt.sets.counterparts import CounterpartRule, L1TransformRule, RectangularRule, VertexRule
+from privopt.sets.polytope import conditional_projection
 from privopt.validation import FloatArray, check_real
 
 
@@ -171,8 +172,18 @@ class L1Ball(UncertaintySet):
     def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
         """Point masses against the output marginal: Prop. 2's ε′ transform; other pairs affine in the
         joint ``P``: the ball's vertices (both exact; compiling either needs ``β < 2 min P̂``, auditing
-        the first does not)."""
-        return (L1TransformRule(self), VertexRule(self))
+        the first does not); pairs of conditionals, and of conditionals against the joint ``P`` (LDP
+        w.r.t. S, LIP): the rectangular rule over the projections of the vertices and the vertices
+        themselves (sound, possibly conservative)."""
+        return (L1TransformRule(self), VertexRule(self), RectangularRule(self, False, self))
+
+    def conditional_envelope(self, s: int, envelope: str = "lower") -> FloatArray:
+        """Vertices of the projection ``{P(·|s) : P ∈ ball}`` (``envelope`` is ignored: exact)."""
+        return conditional_projection(self.vertices(), self.shape, s)
+
+    def joint_envelope(self) -> tuple[JointDistribution, ...]:
+        """The ball's own vertices (``D = F``)."""
+        return self.vertex_distributions()
 
     def vertex_distributions(self) -> tuple[JointDistribution, ...]:
         """The vertices as distributions labelled like the set."""

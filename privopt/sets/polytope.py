@@ -81,24 +81,34 @@ class Polytope(UncertaintySet):
         return self.vertex_array
 
     def conditional_envelope(self, s: int, envelope: str = "lower") -> FloatArray:
-        """Vertices of the projection ``{P(·|s) : P ∈ polytope}``: the images of the vertices with
-        ``P(s) > 0`` (a linear-fractional map sends a polytope to the hull of its vertices' images).
+        """Vertices of the projection ``{P(·|s) : P ∈ polytope}`` (:func:`conditional_projection`);
         ``envelope`` is ignored: the projection is used as it is."""
-        joint = self.vertex_array.reshape(-1, *self.shape)[:, s, :]
-        mass = joint.sum(axis=1)
-        if not np.any(mass > 0):
-            raise ValidationError(
-                "F", f"distributions with P(S=s) > 0 for s = {s}", "P(S=s) = 0 on the whole polytope"
-            )
-        return merge_close(joint[mass > 0] / mass[mass > 0, None], 1e-12)
+        return conditional_projection(self.vertex_array, self.shape, s)
 
     def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
-        """Pairs affine in the joint ``P``: its vertices (exact); pairs of conditionals: the rectangular
-        rule over the projections of the vertices (sound, possibly conservative)."""
-        return (VertexRule(self), RectangularRule(self, False))
+        """Pairs affine in the joint ``P``: its vertices (exact); pairs of conditionals (and of
+        conditionals against the joint ``P``, as LIP's): the rectangular rule over the projections of
+        the vertices and the vertices themselves (sound, possibly conservative)."""
+        return (VertexRule(self), RectangularRule(self, False, self))
+
+    def joint_envelope(self) -> tuple[JointDistribution, ...]:
+        """The polytope's own vertices (``D = F``)."""
+        return self.vertex_distributions()
 
     def vertex_distributions(self) -> tuple[JointDistribution, ...]:
         return self.labelled(self.vertex_array)
 
     def __repr__(self) -> str:
         return f"Polytope({len(self.vertex_array)} vertices, shape={self.shape})"
+
+
+def conditional_projection(vertices: FloatArray, shape: tuple[int, int], s: int) -> FloatArray:
+    """Vertices of ``{P(·|s) : P ∈ conv(vertices)}``: the images of the vertices with ``P(s) > 0`` (a
+    linear-fractional map sends a polytope to the hull of its vertices' images)."""
+    joint = vertices.reshape(-1, *shape)[:, s, :]
+    mass = joint.sum(axis=1)
+    if not np.any(mass > 0):
+        raise ValidationError(
+            "F", f"distributions with P(S=s) > 0 for s = {s}", "P(S=s) = 0 on the whole polytope"
+        )
+    return merge_close(joint[mass > 0] / mass[mass > 0, None], 1e-12)

@@ -449,10 +449,32 @@ class RenyiBall(UncertaintySet):
             grad[support] = -weights / np.sum(np.exp(alpha * np.log(p) + (1 - alpha) * np.log(q)))
         return grad
 
+    def joint_extremes(self, columns: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """``min`` and ``max`` of ``Pᵀc`` over the ball for each column ``c`` of ``columns`` (shape
+        ``(|X|, k)``), with the minimisers and maximisers (rows, distributions of the ball), exactly
+        (:mod:`privopt.sets.renyi_extremes`)."""
+        return linear_extremes(
+            self.center.p_x, self.radius, self.order, np.asarray(columns, dtype=np.float64).T
+        )
+
+    def joint_envelope(self) -> tuple[JointDistribution, ...]:
+        """Vertices ``L + (1 − Σ L) e_x`` of ``D = {P ∈ Δ_X : P >= L} ⊇ F``, ``L_x = min_{P ∈ F} P(x)``
+        (the joint analogue of Entropy paper eq. 42; the ball's centre alone when ``Σ L = 1``)."""
+        key = ("joint-envelope",)
+        if key not in self._cache:
+            lower = np.clip(self.joint_extremes(np.eye(self.n_x))[0], 0.0, 1.0)
+            if lower.sum() >= 1.0 - 1e-12:
+                self._cache[key] = (self.center,)
+            else:
+                self._cache[key] = self.labelled(lower_envelope_vertices(lower, -1))
+        found: tuple[JointDistribution, ...] = self._cache[key]
+        return found
+
     def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
-        """Pairs of conditionals: the rectangular rule over the envelopes ``D_s`` of the projections
-        (Entropy paper Theorem 2; a sound inner approximation of the ball's condition)."""
-        return (RectangularRule(self, False),)
+        """Pairs of conditionals and of the joint ``P``: the rectangular rule over the envelopes ``D_s``
+        of the projections (Entropy paper Theorem 2) and ``D`` of the ball (:meth:`joint_envelope`);
+        a sound inner approximation of the ball's condition."""
+        return (RectangularRule(self, False, self),)
 
     def __repr__(self) -> str:
         order = "" if is_order(self.order, 2.0) else f", order={self.order:g}"
