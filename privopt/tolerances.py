@@ -103,6 +103,10 @@ SOLVER_COLUMN_RTOL: float = 1e-8
 #: terms, each correct to a few ulps, so their error is far below this times their magnitude).
 CHECK_ROUNDING_RTOL: float = 1e-12
 
+#: A route's dual bound on a slice LP (privopt.routes.pricing.slice_lp): relative size of the rounding
+#: margin added to ``t + Σ r⁺U`` (sums of a few thousand products, each correct to a few ulps).
+DUAL_BOUND_RTOL: float = 1e-12
+
 #: A candidate point of a block polytope is kept when it meets the block's constraints within this
 #: (relative to the block's bound): keeping a point slightly outside only raises the checked maximum.
 CHECK_FEASIBILITY_ATOL: float = 1e-12

@@ -9,8 +9,9 @@ import pytest
 import privopt as po
 from privopt.certificates import SliceBound
 from privopt.routes.bounds import chain_rule_bound, ldp_mutual_information_max
-from privopt.routes.colgen import ColumnGenerationOptions, _Master, _SliceLP
+from privopt.routes.colgen import ColumnGenerationOptions, _Master
 from privopt.routes.colgen_route import column_generation
+from privopt.routes.pricing.slice_lp import SliceLP
 from tests.test_independent_reporting import random_ball
 
 #: Options shared by the comparisons: a small node budget keeps the bound quick (it stays valid).
@@ -221,7 +222,7 @@ class _FlakyHighs:
 def test_pricing_lp_failure_is_retried_then_a_clear_error(example1):
     cone = po.Problem(po.SensitiveLDP(1.0, po.RenyiBall.confidence(example1)), po.MutualInformation(example1))
     cone = cone.compile().cone
-    lp = _SliceLP(cone)
+    lp = SliceLP(cone)
     c = np.array([1.0, 0.0, 0.0, 0.0])
     expected = lp.maximise(c)
     lp.highs = _FlakyHighs(lp.highs, failures=1)
@@ -339,7 +340,7 @@ def test_a_cover_too_large_to_return_leaves_the_root_simplex_bound(monkeypatch):
         colgen={"progress": False, "time_limit": 3.0, "bound_nodes": 1},
     )
     solution = problem.solve(route="colgen")
-    root = colgen._root_simplex(colgen._SliceLP(problem.get_problem_data().cone), time.perf_counter() + 60)
+    root = colgen._root_simplex(SliceLP(problem.get_problem_data().cone), time.perf_counter() + 60)
     lp = solve_lp(problem.utility.mu(root.T), a_eq=root.T, b_eq=np.ones(12), bounds=(0.0, None))
     assert solution.lower <= lp.objective + 1e-9
     assert solution.upper <= lp.objective + 1e-9
@@ -349,7 +350,7 @@ def test_priced_columns_are_moved_into_the_cone_or_dropped():
     # HiGHS meets the rows to an absolute tolerance: on a metric cone with factors up to e^11.7 a small
     # entry off by 1e-3 relative is a violated ratio. The repair moves such a column towards the uniform
     # column just far enough (row values <= 0 exactly), and drops one that is far outside.
-    from privopt.routes.colgen import REPAIR_MAX_STEP, _ConeRepair
+    from privopt.routes.pricing.slice_lp import REPAIR_MAX_STEP, ConeRepair
 
     line = np.abs(np.subtract.outer(np.arange(40), np.arange(40))).astype(float)
     cone = (
@@ -363,7 +364,7 @@ def test_priced_columns_are_moved_into_the_cone_or_dropped():
     far = edge.copy()
     far[0] *= 2.0  # the largest entry doubled: ratios against it twice their bound
     assert cone.violation(nudged[:, None]) > 1e-4
-    repaired = _ConeRepair(cone)(np.column_stack([edge, nudged, far]))
+    repaired = ConeRepair(cone)(np.column_stack([edge, nudged, far]))
     assert repaired.shape == (40, 2)  # the far column is dropped
     assert np.all(cone.matrix() @ repaired <= 1e-15)
     assert np.allclose(repaired[:, 0], edge, rtol=0, atol=1e-15)  # a column in the cone is unchanged

@@ -19,8 +19,8 @@ from privopt.solvers.subprocess_call import call_with_timeout
 
 import privopt as po
 from privopt import memory
-from privopt.routes.colgen import _SliceLP
 from privopt.routes.convex_bound import convex_max_over_slice, distinct_rows
+from privopt.routes.pricing.slice_lp import SliceLP
 
 GiB = 2**30
 
@@ -203,7 +203,7 @@ def test_a_child_process_cannot_allocate_beyond_its_memory_limit():
 
 def test_the_branch_and_bound_stops_within_the_budget_with_a_valid_bound():
     cone = po.LDP(0.7).row_cone(5)
-    lp = _SliceLP(cone)
+    lp = SliceLP(cone)
     utility = po.MutualInformation([0.1, 0.15, 0.2, 0.25, 0.3])
     duals = np.full(5, 0.05)
 

@@ -9,8 +9,9 @@ the bound by methods of its own (docs/compiler.md, "Certificates"):
   event set (:mod:`privopt.certificates.envelope`); on LDP cones too large for that by a search over
   their staircase columns (:mod:`privopt.certificates.staircase`); on other envelope cones too large to
   enumerate by Lagrangian bounds and branch and bound (:mod:`privopt.certificates.lagrangian`); on LIP
-  cones through their block masses (:mod:`privopt.certificates.lip`); on any cone by exact rational
-  enumeration (:mod:`privopt.certificates.vertices`);
+  cones through their block masses (:mod:`privopt.certificates.lip`); for piecewise-linear utilities
+  on any cone by one LP per piece, proved by its duals (:mod:`privopt.certificates.piecewise`); on any
+  cone by exact rational enumeration (:mod:`privopt.certificates.vertices`);
 - :class:`~privopt.certificates.bounds.LinearBound` — weak Lagrangian duality with the checker's own
   supergradient (:mod:`privopt.certificates.linear`);
 - :class:`~privopt.certificates.bounds.TheoremBound` — the chain rule, re-derived
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates import envelope, lagrangian, lip, staircase, vertices
+from privopt.certificates import envelope, lagrangian, lip, piecewise, staircase, vertices
 from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
 from privopt.certificates.objective import core_mu
@@ -147,11 +148,20 @@ def _check_slice(
     form = envelope.envelope_form(cone)
     lip_cone = lip.lip_form(cone) if isinstance(form, str) else "an envelope cone"
     found: (
-        envelope.EnvelopeMaximum | vertices.VertexMaximum | lip.LipMaximum | staircase.StaircaseMaximum | str
+        envelope.EnvelopeMaximum
+        | vertices.VertexMaximum
+        | lip.LipMaximum
+        | staircase.StaircaseMaximum
+        | piecewise.PiecewiseMaximum
+        | str
     )
+    linear_pieces = piecewise.pieces(utility, n)
     if not isinstance(form, str) and envelope.work_estimate(form) <= envelope.MAX_WORK:
         method = "envelope cone: every product of block vertices at every event of ρ"
         found = envelope.maximise_ratio(form, utility, duals, weights, deadline)
+    elif not isinstance(linear_pieces, str) and np.all(weights > 0.0):
+        method = "piecewise-linear utility: one LP per piece over the projected rows, proved by its duals"
+        found = piecewise.maximise_ratio(cone, linear_pieces, duals, weights, deadline)
     elif not isinstance(form, str) and staircase.applies(form, utility):
         method = "LDP cone: every staircase column, by the checker's own search"
         limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
@@ -173,6 +183,8 @@ def _check_slice(
     proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, delta))
     if isinstance(found, envelope.EnvelopeMaximum | lip.LipMaximum):
         method += f" ({found.points} points)"
+    elif isinstance(found, piecewise.PiecewiseMaximum):
+        method += f" ({found.points} LPs)"
     elif isinstance(found, staircase.StaircaseMaximum):
         method += f" ({found.nodes:,} nodes)"
     else:

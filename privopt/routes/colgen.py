@@ -31,13 +31,13 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from privopt.certificates import SliceBound
 from privopt.compiler.cone import RowCone
 from privopt.errors import InfeasibleError, SolverError, ValidationError
 from privopt.routes.convex_bound import convex_max_over_slice
 from privopt.routes.pricing.certificate import PricingCertificate
+from privopt.routes.pricing.slice_lp import ConeRepair, SliceLP
 from privopt.solvers.errors import BackendError
 from privopt.solvers.lp import new_highs, solve_lp
 from privopt.solvers.progress import Progress
@@ -46,7 +46,6 @@ from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray, check_positive_int, check_real
 
 #: ``scipy.optimize.linprog``'s status for a problem proved infeasible.
-_LINPROG_INFEASIBLE = 2
 
 #: Reduced costs at or below this are treated as zero (no improving column).
 REDUCED_COST_TOL = 1e-9
@@ -62,10 +61,6 @@ _STEP_MARGIN = 1e-9
 #: A pricing round that finds nothing is repeated with 2, 4, ... times the starts, up to this factor.
 _ESCALATION = 16
 
-#: Largest step towards the uniform column that :class:`_ConeRepair` takes to bring a priced column
-#: into the cone (a larger one is not rounding: the column is dropped), and the margin added to it.
-REPAIR_MAX_STEP = 1e-3
-REPAIR_MARGIN = 1e-6
 
 #: A branch and bound re-run with twice the nodes must close at least this share of the gap it left
 #: open, else the search stops ("no improving column"): on a box-envelope NMI cone (2×3) the simplicial
@@ -207,79 +202,6 @@ def relative_gap(lower: float, upper: float) -> float:
     return max(0.0, (upper - lower) / max(abs(upper), 1e-300))
 
 
-class _SliceLP:
-    """LPs over the lifted slice ``{v >= 0, lifted cone rows <= 0, Σ v = 1}``: ``max cᵀv``.
-
-    One HiGHS model is built once; each call only changes the objective, so the simplex restarts
-    from the previous basis (pricing solves thousands of these LPs).
-    """
-
-    def __init__(self, cone: RowCone) -> None:
-        import highspy
-
-        lifted, total = cone.lifted()
-        self.n, self.total = cone.n_inputs, total
-        self.a_ub = lifted
-        self.b_ub = np.zeros(lifted.shape[0])
-        sum_row = sp.csr_matrix(np.concatenate([np.ones(self.n), np.zeros(total - self.n)])[None, :])
-        matrix = sp.vstack([lifted, sum_row], format="csc")
-        inf = highspy.kHighsInf
-        model = highspy.HighsLp()
-        model.num_col_ = total
-        model.num_row_ = matrix.shape[0]
-        model.col_cost_ = np.zeros(total)
-        model.col_lower_ = np.concatenate([np.zeros(self.n), np.full(total - self.n, -inf)])
-        model.col_upper_ = np.full(total, inf)
-        model.row_lower_ = np.concatenate([np.full(lifted.shape[0], -inf), [1.0]])
-        model.row_upper_ = np.concatenate([np.zeros(lifted.shape[0]), [1.0]])
-        model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        model.a_matrix_.start_ = matrix.indptr
-        model.a_matrix_.index_ = matrix.indices
-        model.a_matrix_.value_ = matrix.data
-        self.highs = new_highs()
-        self.highs.passModel(model)
-        self.indices = np.arange(self.n, dtype=np.int32)
-        self.calls = 0
-
-    def maximise(self, c: FloatArray, what: str = "pricing LP") -> FloatArray:
-        import highspy
-
-        self.highs.changeColsCost(self.n, self.indices, -np.asarray(c, dtype=np.float64))
-        for attempt in range(2):  # a failed solve is retried once from scratch, then it is an error
-            self.calls += 1
-            self.highs.run()
-            status = self.highs.getModelStatus()
-            if status == highspy.HighsModelStatus.kOptimal:
-                v = np.clip(np.asarray(self.highs.getSolution().col_value[: self.n]), 0.0, None)
-                return v / v.sum()
-            if status == highspy.HighsModelStatus.kInfeasible:
-                raise InfeasibleError(f"the {what} is infeasible: the cone contains no non-zero column")
-            if attempt == 0:
-                self.highs.clearSolver()
-        raise SolverError(f"the {what} failed twice (HiGHS status: {self.highs.modelStatusToString(status)})")
-
-    def point_in_simplex(self, vertices: FloatArray, c: FloatArray) -> tuple[FloatArray | None, bool]:
-        """The point of the slice in ``conv(rows of vertices)`` maximising ``cᵀv`` (LP in α), and whether
-        they are proved not to meet (HiGHS reports the LP infeasible). Any other failure returns no point
-        and ``False``: a piece the LP could not decide is kept (dropping it could invalidate the bound)."""
-        k = vertices.shape[0]
-        # Variables (α ∈ Δ_k, auxiliaries); v = Vᵀα.
-        lifted_v = self.a_ub[:, : self.n] @ vertices.T
-        a_ub = sp.hstack([sp.csr_matrix(lifted_v), self.a_ub[:, self.n :]], format="csr")
-        a_eq = sp.csr_matrix(np.concatenate([np.ones(k), np.zeros(self.total - self.n)])[None, :])
-        bounds = [(0.0, None)] * k + [(None, None)] * (self.total - self.n)
-        self.calls += 1
-        cost = np.concatenate([-(vertices @ c), np.zeros(self.total - self.n)])
-        result = linprog(
-            cost, A_ub=a_ub, b_ub=self.b_ub, A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs-ds"
-        )
-        if result.status != 0:
-            return None, result.status == _LINPROG_INFEASIBLE
-        alpha = np.clip(result.x[:k], 0.0, None)
-        v = vertices.T @ (alpha / alpha.sum())
-        return np.clip(v, 0.0, None) / max(v.sum(), 1e-300), False
-
-
 def _gradient(utility: SubConvexUtility, v: FloatArray) -> FloatArray:
     """A (super)gradient of ``μ`` at ``v``: the utility's own, or central finite differences."""
     if hasattr(utility, "gradient"):
@@ -316,8 +238,8 @@ def heuristic_column_generation(
     deadline = start + options.time_limit
     pricing_deadline = start + options.time_limit * (1.0 - options.bound_fraction)
     n = cone.n_inputs
-    lp = _SliceLP(cone)
-    into_cone = _ConeRepair(cone)
+    lp = SliceLP(cone)
+    into_cone = ConeRepair(cone)
     rng = np.random.default_rng(options.seed)
     master = start_master(utility, columns, options.master_cap(n))
 
@@ -426,38 +348,6 @@ def heuristic_column_generation(
     )
 
 
-class _ConeRepair:
-    """Columns the pricing LPs return, moved into the cone: HiGHS meets the rows to an absolute
-    tolerance, which on cones with large factors is a large *relative* violation of small entries
-    (``MetricLDP(0.3)`` on a 40-point line: 0.16 %, and the design failed its audit). A column ``w``
-    with violated rows is moved towards the uniform column ``u`` (inside the cone, every row of ``Gu``
-    negative where ``Gw`` is positive) just far enough that ``G((1 − t)w + tu) <= 0``, for
-    ``t <= REPAIR_MAX_STEP``; a column that needs more, or whose violated rows ``u`` does not satisfy
-    strictly, is dropped."""
-
-    def __init__(self, cone: RowCone) -> None:
-        self.matrix = cone.matrix()
-        self.uniform = np.full(cone.n_inputs, 1.0 / cone.n_inputs)
-        self.at_uniform = self.matrix @ self.uniform
-
-    def __call__(self, columns: FloatArray) -> FloatArray:
-        columns = columns / columns.sum(axis=0, keepdims=True)
-        rows = self.matrix @ columns
-        kept = []
-        for j in range(columns.shape[1]):
-            violated = rows[:, j] > 0.0
-            if not violated.any():
-                kept.append(columns[:, j])
-                continue
-            inside = self.at_uniform[violated]
-            if np.any(inside >= 0.0):
-                continue
-            step = float(np.max(rows[violated, j] / (rows[violated, j] - inside))) * (1.0 + REPAIR_MARGIN)
-            if step <= REPAIR_MAX_STEP:
-                kept.append((1.0 - step) * columns[:, j] + step * self.uniform)
-        return np.column_stack(kept) if kept else np.zeros((columns.shape[0], 0))
-
-
 def _in_cone(cone: RowCone, columns: FloatArray) -> np.ndarray:
     """Which columns are in the cone (violation <= 1e-9), checking halves only where needed.
 
@@ -479,7 +369,7 @@ def _slice_bound(
     f: Any,
     duals: FloatArray,
     root: FloatArray,
-    lp: _SliceLP,
+    lp: SliceLP,
     options: ColumnGenerationOptions,
     deadline: float,
     nodes: int,
@@ -698,7 +588,7 @@ class _Master:
         return np.column_stack(self.columns)[:, keep], theta[keep]
 
 
-def _root_simplex(lp: _SliceLP, deadline: float) -> FloatArray:
+def _root_simplex(lp: SliceLP, deadline: float) -> FloatArray:
     """The smallest simplex ``{v >= l, Σ v = 1}`` containing the slice (``l_x = min_Q v_x``, n LPs), or
     the unit simplex ``Δ ⊇ Q`` when the deadline comes first (900 LPs take about a second)."""
     n = lp.n
@@ -716,7 +606,7 @@ _SMOOTHING = (0.0, 0.02, 0.2, 0.6)
 
 
 def _ascend(
-    utility: SubConvexUtility, lp: _SliceLP, duals: FloatArray, v: FloatArray, f: Any, deadline: float
+    utility: SubConvexUtility, lp: SliceLP, duals: FloatArray, v: FloatArray, f: Any, deadline: float
 ) -> list[tuple[float, FloatArray]]:
     """Local vertex search from ``v``: linearise ``μ`` and re-solve until ``f`` stops increasing.
 
@@ -744,7 +634,7 @@ def _ascend(
 
 def _price_escalating(
     utility: SubConvexUtility,
-    lp: _SliceLP,
+    lp: SliceLP,
     duals: FloatArray,
     rng: np.random.Generator,
     options: ColumnGenerationOptions,
@@ -767,7 +657,7 @@ def _price_escalating(
 
 def _price(
     utility: SubConvexUtility,
-    lp: _SliceLP,
+    lp: SliceLP,
     duals: FloatArray,
     rng: np.random.Generator,
     n_starts: int,

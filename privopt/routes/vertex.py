@@ -34,11 +34,13 @@ from privopt.routes.base import (
 )
 from privopt.routes.colgen import REDUCED_COST_TOL, start_master, starting_columns
 from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.routes.pricing.piecewise import piecewise_delta, piecewise_design
 from privopt.routes.pricing.products import MAX_WORK, ProductPricer
 from privopt.routes.vertex_cost import (
     exact_pricing,
     lifted_slice,
     lip_pricing,
+    piecewise_pricing,
     predicted_vertex_seconds,
     product_pricing,
 )
@@ -112,6 +114,9 @@ class ExactPricer(Protocol):
     """Exact pricing over a cone's whole slice ``νᵀw = 1`` (:mod:`privopt.routes.pricing.products`,
     :mod:`privopt.routes.pricing.lip`)."""
 
+    #: ``"prior"`` or ``"sum"`` (:class:`~privopt.certificates.SliceBound`).
+    normalisation: str
+
     @property
     def weights(self) -> FloatArray: ...
 
@@ -122,8 +127,8 @@ class ExactPricer(Protocol):
 
 
 def _exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer | None:
-    """The exact pricer of :func:`~privopt.routes.vertex_cost.exact_pricing`'s cones: block-vertex
-    products (``None`` when, once built, they exceed
+    """The exact pricer of :func:`~privopt.routes.vertex_cost.exact_pricing`'s envelope and LIP cones:
+    block-vertex products (``None`` when, once built, they exceed
     :data:`~privopt.routes.pricing.products.MAX_WORK`) or LIP's."""
     if product_pricing(data):
         pricer = envelope_pricer(utility, data.cone)
@@ -175,6 +180,11 @@ class VertexRoute:
         # occupation × education. Merging float rows that agree to 9 digits merges at least the
         # exact duplicates, so this estimate never exceeds the exact one.
         seconds: dict[str, float] = {}
+        pieces = piecewise_pricing(data)
+        if pieces is not None:
+            designed = self._solve_piecewise(data, utility, pieces, deadline, seconds)
+            if designed is not None:
+                return designed
         exact = _exact_pricer(data, utility)
         if exact is not None:
             priced = self._solve_by_pricing(data, utility, exact, deadline, seconds)
@@ -296,7 +306,7 @@ class VertexRoute:
         bound = SliceBound.build(
             duals,
             max(0.0, best),
-            "prior",
+            products.normalisation,
             products.weights,
             f"column generation, exact pricing ({_name(products)})",
         )
@@ -327,6 +337,54 @@ class VertexRoute:
             (bound,),
             check,
             support,  # the optimal basis: a neighbouring point's start (more columns only slow its LP)
+        )
+
+    @staticmethod
+    def _solve_piecewise(
+        data: ProblemData,
+        utility: SubConvexUtility,
+        pieces: FloatArray,
+        deadline: float | None,
+        seconds: dict[str, float],
+    ) -> RouteResult | None:
+        """A piecewise-linear utility: the LP over one column per piece, and its duals' bound with ``δ̄``
+        proved by one LP per piece (:mod:`privopt.routes.pricing.piecewise`). ``None`` when the
+        independent checker refutes it (the caller then prices or enumerates)."""
+        start = time.perf_counter()
+        columns, weights, duals = piecewise_design(data.cone, pieces)
+        matrix = matrix_from_columns(columns, weights)
+        delta = piecewise_delta(data.cone, pieces, duals)
+        seconds["lp"] = time.perf_counter() - start
+        bound = SliceBound.build(
+            duals,
+            max(0.0, delta),
+            "sum",
+            np.ones(data.n_inputs),
+            "the LP over one column per linear piece; δ̄ by one LP per piece, bounded by its duals",
+        )
+        start = time.perf_counter()
+        left = remaining(deadline)
+        check = check_bound(data.cone, utility, bound, time_limit=CHECK_SECONDS if left is None else left)
+        seconds["check"] = time.perf_counter() - start
+        if check.refuted:
+            return None
+        core = float(np.sum(utility.mu(matrix)))
+        lower, upper = utility.from_core(core), utility.from_core(bound.upper)
+        stats = SolveStats(
+            seconds=seconds, columns=columns.shape[1], backend="linear pieces (one LP)", lp_value=core
+        )
+        return RouteResult(
+            matrix,
+            status_for(lower, upper, data.options.colgen.gap_tolerance, limited=False),
+            lower,
+            upper,
+            f"the LP over one column per linear piece of the utility ({pieces.shape[0]} pieces): exact "
+            "for a piecewise-linear μ on any cone",
+            "the LP's duals, each piece's LP bounded by its duals",
+            stats,
+            (bound,),
+            check,
+            columns,
         )
 
     @staticmethod

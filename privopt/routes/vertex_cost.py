@@ -117,10 +117,25 @@ def lip_pricing(data: ProblemData) -> LipPricer | None:
     return LipPricer(structure, objective)
 
 
+def piecewise_pricing(data: ProblemData) -> FloatArray | None:
+    """The linear pieces of a piecewise-linear utility (:mod:`privopt.routes.pricing.piecewise`) when
+    the vertex route prices with them: back end ``"auto"`` and an enumeration predicted to take longer
+    than :data:`PRODUCT_MIN_SECONDS`."""
+    if data.options.backend != "auto" or not isinstance(data.utility, SubConvexUtility):
+        return None
+    pieces = data.utility.linear_pieces()
+    if pieces is None or pieces.ndim != 2 or pieces.shape[1] != data.n_inputs:
+        return None
+    if predicted_vertex_seconds(data, lifted=lifted_slice(data) is not None) <= PRODUCT_MIN_SECONDS:
+        return None
+    return pieces
+
+
 def exact_pricing(data: ProblemData) -> bool:
     """Whether the vertex route solves the LP over every vertex by exact pricing instead of
-    enumerating (block-vertex products on envelope cones, or the LIP pricer): no vertex limit then."""
-    return product_pricing(data) or lip_pricing(data) is not None
+    enumerating (block-vertex products on envelope cones, the LIP pricer, or one LP per piece of a
+    piecewise-linear utility): no vertex limit then."""
+    return product_pricing(data) or lip_pricing(data) is not None or piecewise_pricing(data) is not None
 
 
 def _grown(seconds: float, dimensions: int) -> float:

@@ -163,7 +163,9 @@ def linear_maximum(
 def linear_extremes(
     p: FloatArray, budget: float, alpha: float, c: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """``(min, max, argmin, argmax)`` of ``cᵀR`` over the Rényi ball, for each row of ``c``."""
-    high, arg_high = linear_maximum(p, budget, alpha, c)
-    neg, arg_low = linear_maximum(p, budget, alpha, -np.atleast_2d(c))
-    return -neg, high, arg_low, arg_high
+    """``(min, max, argmin, argmax)`` of ``cᵀR`` over the Rényi ball, for each row of ``c`` (one vectorised
+    solve for the rows of ``c`` and ``−c``)."""
+    rows = np.atleast_2d(np.asarray(c, dtype=np.float64))
+    k = rows.shape[0]
+    values, args = linear_maximum(p, budget, alpha, np.vstack([rows, -rows]))
+    return -values[k:], values[:k], args[k:], args[:k]

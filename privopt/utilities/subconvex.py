@@ -116,6 +116,13 @@ class SubConvexUtility:
             raise returned(self._mu, "mu", f"{expected}, none of them NaN", result)
         return values
 
+    def linear_pieces(self) -> FloatArray | None:
+        """Rows ``a_k`` with ``μ(w) = max_k a_kᵀw`` for every ``w >= 0``, when ``μ`` is piecewise linear
+        (``None`` otherwise, the default). A declared piecewise-linear ``μ`` is priced exactly on every
+        cone, one LP per piece (docs/compiler.md, "Piecewise-linear utilities");
+        built-ins declare it where it holds (total variation)."""
+        return None
+
     def value(self, mechanism: Mechanism | ArrayLike) -> float:
         """``U(W) = g(Σ_y μ(W[:, y]))`` (a mechanism's rows matched to the utility's inputs by label)."""
         matrix = _columns(mechanism)
@@ -283,6 +290,13 @@ class FDivergence(SubConvexUtility):
 
     def _f_mu(self, columns: FloatArray) -> FloatArray:
         return self.perspective(self.p0 @ columns, self.p1 @ columns)
+
+    def linear_pieces(self) -> FloatArray | None:
+        """Total variation: ``μ(w) = ½|P0ᵀw − P1ᵀw| = max(±½(P0 − P1)ᵀw)``; other ``f``: ``None``."""
+        if self.kind != "tv":
+            return None
+        half = 0.5 * (self.p0 - self.p1)
+        return np.vstack([half, -half])
 
     def perspective(self, q0: FloatArray, q1: FloatArray) -> FloatArray:
         """``q1 · f(q0 / q1)`` elementwise (``μ`` of a column with ``P0ᵀw = q0``, ``P1ᵀw = q1``); ``f(t)`` is

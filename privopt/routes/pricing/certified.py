@@ -41,11 +41,11 @@ from privopt.routes.colgen import (
     ColumnGenerationResult,
     _price,
     _price_escalating,
-    _SliceLP,
     relative_gap,
     start_master,
 )
 from privopt.routes.pricing.certificate import CertifiedPricer, PricingCertificate
+from privopt.routes.pricing.slice_lp import SliceLP
 from privopt.routes.pricing.stabilization import BoxStep
 from privopt.solvers.progress import Progress
 from privopt.tolerances import PRIOR_FREE_TARGET
@@ -99,7 +99,7 @@ def certified_column_generation(
     search_deadline = start + options.time_limit * (1.0 - _RESERVE - options.bound_fraction)
     stabilize_from = search_deadline - options.time_limit * options.stabilized_fraction
     master = start_master(utility, columns, options.master_cap(cone.n_inputs))
-    lp = _SliceLP(cone)
+    lp = SliceLP(cone)
     rng = np.random.default_rng(options.seed)
     state = _State(utility, pricer, options)
     state.certify_prior_free(search_deadline)

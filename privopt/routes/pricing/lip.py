@@ -91,6 +91,9 @@ def lip_structure(cone: RowCone) -> LipCone | str:
 class LipPricer:
     """Exact pricing of mutual information (or NMI) under ``P`` on a LIP cone (module docstring)."""
 
+    #: The slice's normalisation: ``ν = p``.
+    normalisation = "prior"
+
     def __init__(self, structure: LipCone, objective: SliceObjective) -> None:
         if structure.prior.size > MAX_SENSITIVE:
             raise ValueError(f"|S| = {structure.prior.size} is above {MAX_SENSITIVE}")

@@ -46,6 +46,9 @@ class _Configuration:
 class ProductPricer:
     """Exact pricing by enumeration (module docstring) for the cone and objective of ``pricer``."""
 
+    #: The slice's normalisation: ``ν = p``.
+    normalisation = "prior"
+
     def __init__(self, pricer: EnvelopePricer) -> None:
         self.pricer = pricer
         structure = pricer.structure
