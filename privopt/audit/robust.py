@@ -409,6 +409,44 @@ def _closest_with_conditional(F: RenyiBall, s: int, R: np.ndarray) -> np.ndarray
     return np.clip(joint.reshape(-1), 0.0, None) / joint.sum()
 
 
+@dataclass(frozen=True)
+class _Side:
+    """One side of a pair on a fixed column ``w``, as a function of the joint ``P`` (with its gradient):
+    ``constant + coefficient · P(·|s)ᵀw_s`` (at ``position``, on the inputs ``block``) or, for a joint
+    statistic, ``constant + Pᵀjoint`` (:func:`joint_map`)."""
+
+    constant: float
+    coefficient: float
+    position: int | None
+    block: FloatArray
+    joint: FloatArray | None
+
+    @classmethod
+    def of(cls, statistic: Statistic, F: RenyiBall, layout: Layout, w: FloatArray) -> _Side:
+        constant = float(statistic.constant_part(layout.labels) @ w)
+        if statistic.dependence == JOINT:
+            return cls(constant, 0.0, None, w, joint_map(statistic, F, layout) @ w)
+        s = statistic.sensitive_value
+        if s is None:
+            return cls(constant, 0.0, None, w, None)
+        position = layout.s_position(s)
+        rows = layout.block(position)
+        coefficient = sum(c for c, kind, _ in statistic.atoms if kind == "s")
+        return cls(constant, coefficient, position, w if rows is None else w[rows], None)
+
+    def __call__(self, joint: FloatArray) -> tuple[float, FloatArray]:
+        if self.joint is not None:
+            return self.constant + float(joint.reshape(-1) @ self.joint), self.joint
+        grad = np.zeros(joint.shape)
+        if self.position is None:
+            return self.constant, grad.reshape(-1)
+        row = joint[self.position]
+        mass = row.sum()
+        conditional = float(row @ self.block) / mass
+        grad[self.position] = self.coefficient * (self.block - conditional) / mass
+        return self.constant + self.coefficient * conditional, grad.reshape(-1)
+
+
 def _local_search(
     F: RenyiBall,
     layout: Layout,
@@ -424,36 +462,17 @@ def _local_search(
     """
     floor = 1e-12
     shape = F.shape
-    labels = layout.labels
     p_hat = F.center.p_x
     support = p_hat > 0
     alpha = F.order
-    joint_coefficients = {st: joint_map(st, F, layout) @ w for st in (left, right) if st.dependence == JOINT}
-
-    def side(statistic: Statistic, joint: np.ndarray) -> tuple[float, np.ndarray]:
-        value = float(statistic.constant_part(labels) @ w)
-        grad = np.zeros(shape)
-        if statistic in joint_coefficients:
-            coefficients = joint_coefficients[statistic]
-            return value + float(joint.reshape(-1) @ coefficients), coefficients
-        s = statistic.sensitive_value
-        if s is not None:
-            c = sum(coef for coef, kind, _ in statistic.atoms if kind == "s")
-            position = layout.s_position(s)
-            rows = layout.block(position)
-            block = w if rows is None else w[rows]
-            mass = joint[position].sum()
-            conditional = float(joint[position] @ block) / mass
-            value += c * conditional
-            grad[position] = c * (block - conditional) / mass
-        return value, grad.reshape(-1)
+    top_side, bottom_side = _Side.of(left, F, layout, w), _Side.of(right, F, layout, w)
 
     def objective(p: np.ndarray) -> tuple[float, np.ndarray]:
         joint = p.reshape(shape)
         if np.any(joint.sum(axis=1) <= 0):
             return 1e6, np.zeros_like(p)
-        top, g_top = side(left, joint)
-        bottom, g_bottom = side(right, joint)
+        top, g_top = top_side(joint)
+        bottom, g_bottom = bottom_side(joint)
         if min(top, bottom) <= 0:
             return 1e6, np.zeros_like(p)
         return -(np.log(top) - np.log(bottom)), -(g_top / top - g_bottom / bottom)
