@@ -72,10 +72,9 @@ def dask_row(F: po.RenyiBall, reference) -> tuple[str, str]:
 
 
 def adult_rows(seconds_per_point: float) -> list[tuple[str, str]]:
-    from privopt.data.datasets import load_adult
+    from privopt.experiments.figures.adult import adult_joint
 
-    frame = load_adult("/work/shared/data/adult" if len(sys.argv) < 3 else sys.argv[2])
-    P = po.JointDistribution.from_frame(frame, sensitive="occupation", public="education")
+    P = adult_joint("occupation", "education")
     F = po.RenyiBall.confidence(P, level=0.95)
     single_budget = 540.0
     problem = po.Problem(
