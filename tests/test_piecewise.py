@@ -131,3 +131,30 @@ def test_the_checker_refutes_an_under_reported_delta_and_refuses_bad_pieces():
     found = checker.maximise_ratio(cone, pieces, duals, np.r_[0.0, np.ones(5)], deadline=np.inf)
     assert isinstance(found, str)
     assert "zero entry" in found
+
+
+def test_a_proof_whose_margin_exceeds_the_claim_is_not_a_refutation(monkeypatch):
+    """Refuting needs a column above the claim; a proof that only reaches a larger bound (its margin:
+    an LP's dual residual, or rounding) leaves the claim unproved, not refuted."""
+    rng = np.random.default_rng(12)
+    line = np.abs(np.subtract.outer(np.arange(6), np.arange(6))).astype(float)
+    utility = po.FDivergence("tv", rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6)))
+    cone = po.Problem(po.MetricLDP(0.5, line), utility).get_problem_data().cone  # no envelope form
+    pieces = utility.linear_pieces()
+    _, _, duals = piecewise_design(cone, pieces)
+    claim = SliceBound.build(duals, piecewise_delta(cone, pieces, duals), "sum", np.ones(6), "test")
+    honest = check_bound(cone, utility, claim)
+    assert honest.valid
+    assert "piecewise-linear" in honest.method
+    real = checker.maximise_ratio
+
+    def loose(*args, **kwargs):
+        found = real(*args, **kwargs)
+        return checker.PiecewiseMaximum(found.value, 1e-3, found.column, found.points, found.seconds)
+
+    monkeypatch.setattr(checker, "maximise_ratio", loose)
+    check = check_bound(cone, utility, claim)
+    assert not check.valid
+    assert not check.refuted
+    assert check.reason.startswith("not proved")
+    assert check.column is None
