@@ -44,7 +44,11 @@ def _rows(quick: bool) -> list[tuple[str, Callable[[], po.Problem], bool]]:
     options = {"timeout": TIMEOUT, "colgen": {"progress": False}}
     rows: list[tuple[str, Callable[[], po.Problem], bool]] = [
         ("LIP(1, P̂), MI", lambda: po.Problem(po.LIP(1.0, P), po.MutualInformation(P), **options), True),
-        ("LIP(1, χ² ball), MI", lambda: po.Problem(po.LIP(1.0, F), po.MutualInformation(P), **options), False),
+        (
+            "LIP(1, χ² ball), MI",
+            lambda: po.Problem(po.LIP(1.0, F), po.MutualInformation(P), **options),
+            False,
+        ),
         (
             "Pufferfish (two pairs) over the χ² ball, MI",
             lambda: po.Problem(_pufferfish(P, F), po.MutualInformation(P), **options),
@@ -71,6 +75,13 @@ def _rows(quick: bool) -> list[tuple[str, Callable[[], po.Problem], bool]]:
             "MetricLDP(0.3, |i−j|), 40-point line, TV(random P0, P1)",
             lambda: po.Problem(
                 po.MetricLDP(0.3, line), po.FDivergence("tv", prior40, rng.dirichlet(np.ones(40))), **options
+            ),
+            True,
+        ),
+        (
+            "MetricLDP(0.3, |i−j|), 40-point line, KL(random P0, P1)",
+            lambda: po.Problem(
+                po.MetricLDP(0.3, line), po.FDivergence("kl", prior40, rng.dirichlet(np.ones(40))), **options
             ),
             True,
         ),

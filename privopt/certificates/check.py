@@ -10,7 +10,9 @@ the bound by methods of its own (docs/compiler.md, "Certificates"):
   their staircase columns (:mod:`privopt.certificates.staircase`); on other envelope cones too large to
   enumerate by Lagrangian bounds and branch and bound (:mod:`privopt.certificates.lagrangian`); on LIP
   cones through their block masses (:mod:`privopt.certificates.lip`); for piecewise-linear utilities
-  on any cone by one LP per piece, proved by its duals (:mod:`privopt.certificates.piecewise`); on any
+  on any cone by one LP per piece, proved by its duals (:mod:`privopt.certificates.piecewise`); for
+  f-divergences on any cone by the upper hull of a two-dimensional projection, each of its lines
+  proved by LP duals (:mod:`privopt.certificates.fdivergence`); on any
   cone by exact rational enumeration (:mod:`privopt.certificates.vertices`);
 - :class:`~privopt.certificates.bounds.LinearBound` — weak Lagrangian duality with the checker's own
   supergradient (:mod:`privopt.certificates.linear`);
@@ -29,14 +31,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates import envelope, lagrangian, lip, piecewise, staircase, vertices
+from privopt.certificates import envelope, fdivergence, lagrangian, lip, piecewise, staircase, vertices
 from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
 from privopt.certificates.objective import core_mu
 from privopt.certificates.theorem import chain_rule_bound
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CERTIFICATE_ATOL, CHECK_COLUMN_RTOL, CHECK_ROUNDING_RTOL, CHECK_SECONDS
-from privopt.utilities import ConcaveUtility, SubConvexUtility
+from privopt.utilities import ConcaveUtility, FDivergence, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: A theorem bound passes when the checker's rigorous value is within this (relative) of the claimed
@@ -153,6 +155,7 @@ def _check_slice(
         | lip.LipMaximum
         | staircase.StaircaseMaximum
         | piecewise.PiecewiseMaximum
+        | fdivergence.FDivergenceMaximum
         | str
     )
     linear_pieces = piecewise.pieces(utility, n)
@@ -168,6 +171,11 @@ def _check_slice(
     elif not isinstance(lip_cone, str) and lip.applicable(lip_cone, utility, weights) is None:
         method = "LIP cone: every vertex of the block masses, the best input of each block"
         found = lip.maximise_ratio(lip_cone, utility, duals, deadline)
+    elif isinstance(utility, FDivergence) and fdivergence.applicable(utility, weights) is None:
+        method = (
+            "f-divergence: the upper hull of (P0ᵀw, −λᵀw), lines proved by LP duals over the projected rows"
+        )
+        found = fdivergence.maximise_ratio(cone, utility, duals, weights, deadline)
     elif not isinstance(linear_pieces, str) and np.all(weights > 0.0):
         method = "piecewise-linear utility: one LP per piece over the projected rows, proved by its duals"
         found = piecewise.maximise_ratio(cone, linear_pieces, duals, weights, deadline)
@@ -183,7 +191,7 @@ def _check_slice(
     proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, delta))
     if isinstance(found, envelope.EnvelopeMaximum | lip.LipMaximum):
         method += f" ({found.points} points)"
-    elif isinstance(found, piecewise.PiecewiseMaximum):
+    elif isinstance(found, piecewise.PiecewiseMaximum | fdivergence.FDivergenceMaximum):
         method += f" ({found.points} LPs)"
     elif isinstance(found, staircase.StaircaseMaximum):
         method += f" ({found.nodes:,} nodes)"

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from privopt.certificates.objective import core_mu
@@ -65,6 +66,25 @@ def pieces(utility: SubConvexUtility, n: int) -> FloatArray | str:
     return found
 
 
+def bounded_maximum(G: sp.csr_matrix, nu: FloatArray, c: FloatArray) -> tuple[FloatArray, float, float] | str:
+    """``max {cᵀw : w >= 0, G w <= 0, νᵀw = 1}`` by scipy's ``linprog``: the maximiser (on ``νᵀw = 1``),
+    its value, and the bound its duals prove (module docstring; ``ν > 0``), or why the LP failed."""
+    result = linprog(
+        -c, A_ub=G, b_ub=np.zeros(G.shape[0]), A_eq=nu[None, :], b_eq=[1.0], bounds=(0.0, None),
+        method="highs",
+    )  # fmt: skip
+    if result.status != 0:
+        return f"the LP over the cone's slice failed ({result.message})"
+    y = np.clip(-np.asarray(result.ineqlin.marginals, dtype=np.float64), 0.0, None)
+    t = float(-np.asarray(result.eqlin.marginals, dtype=np.float64)[0])
+    residual = c - G.T @ y - t * nu
+    proved = t + float(np.clip(residual, 0.0, None) @ (1.0 / nu))
+    magnitude = abs(t) + float((np.abs(c) + abs(G).T @ y) @ (1.0 / nu))
+    column = np.clip(np.asarray(result.x, dtype=np.float64), 0.0, None)
+    column = column / float(nu @ column)
+    return column, float(c @ column), proved + CHECK_ROUNDING_RTOL * magnitude
+
+
 def maximise_ratio(
     cone: RowCone, a: FloatArray, duals: FloatArray, weights: FloatArray, deadline: float
 ) -> PiecewiseMaximum | str:
@@ -80,21 +100,10 @@ def maximise_ratio(
     for piece in a:
         if time.perf_counter() > deadline:
             return "the time limit was reached"
-        c = piece - lam
-        result = linprog(
-            -c, A_ub=G, b_ub=np.zeros(G.shape[0]), A_eq=nu[None, :], b_eq=[1.0], bounds=(0.0, None),
-            method="highs",
-        )  # fmt: skip
-        if result.status != 0:
-            return f"the LP over the cone's slice failed ({result.message})"
-        y = np.clip(-np.asarray(result.ineqlin.marginals, dtype=np.float64), 0.0, None)
-        t = float(-np.asarray(result.eqlin.marginals, dtype=np.float64)[0])
-        residual = c - G.T @ y - t * nu
-        proved = t + float(np.clip(residual, 0.0, None) @ (1.0 / nu))
-        magnitude = abs(t) + float((np.abs(c) + abs(G).T @ y) @ (1.0 / nu))
-        proved += CHECK_ROUNDING_RTOL * magnitude
-        column = np.clip(np.asarray(result.x, dtype=np.float64), 0.0, None)
-        value = float(c @ column) / float(nu @ column)
+        found = bounded_maximum(G, nu, piece - lam)
+        if isinstance(found, str):
+            return found
+        column, value, proved = found
         if best is None or proved > best[0] + best[1]:
             best = (value, max(proved - value, 0.0), column)
     if best is None:

@@ -318,20 +318,20 @@ class RowCone:
             add([(t_index[block.numerator], 1.0), (z_index[block.denominator], -block.factor)])
         return sp.csr_matrix((vals, (rows, cols)), shape=(row, total)), total
 
-    def lifted_upper_bounds(self) -> FloatArray:
-        """Upper bounds of :meth:`lifted`'s variables (in its order) at every point with ``Σ w = 1``,
-        where all of them are ``>= 0``: ``w_x <= 1``; ``z_g <= bᵀw <= max b`` over the vectors of ``g``;
-        ``t_g <= e^{log factor} z_h`` for each block ``g → h``. (``t_g >= aᵀw >= 0`` and ``z_h >=
-        t_g / e^{log factor} >= 0``: the vectors are non-negative.)"""
+    def lifted_upper_bounds(self, weights: FloatArray | None = None) -> FloatArray:
+        """Upper bounds of :meth:`lifted`'s variables (in its order) at every point with ``νᵀw = 1``
+        (``ν = weights > 0``, ones by default), where all of them are ``>= 0``: ``w_x <= 1/ν_x``;
+        ``z_g <= bᵀw <= max_x b_x/ν_x`` over the vectors of ``g``; ``t_g <= e^{log factor} z_h`` for each
+        block ``g → h``. (``t_g >= aᵀw >= 0`` and ``z_h >= t_g / e^{log factor} >= 0``: the vectors are
+        non-negative.)"""
+        nu = np.ones(self.n_inputs) if weights is None else np.asarray(weights, dtype=np.float64)
         numerators = sorted({b.numerator for b in self.blocks})
         denominators = sorted({b.denominator for b in self.blocks})
-        z = {g: float(self.groups[g].vectors.max(initial=0.0)) for g in denominators}
+        z = {g: float((self.groups[g].vectors / nu).max(initial=0.0)) for g in denominators}
         t = {g: np.inf for g in numerators}
         for block in self.blocks:
             t[block.numerator] = min(t[block.numerator], block.factor * z[block.denominator])
-        return np.concatenate(
-            [np.ones(self.n_inputs), [t[g] for g in numerators], [z[g] for g in denominators]]
-        )
+        return np.concatenate([1.0 / nu, [t[g] for g in numerators], [z[g] for g in denominators]])
 
     def single_lift(self) -> tuple[FloatArray, FloatArray, float] | None:
         """``(A, B, F)`` such that the cone is ``{w : aᵀw <= t <= F bᵀw for all a ∈ A, b ∈ B, some t}``,

@@ -34,10 +34,12 @@ from privopt.routes.base import (
 )
 from privopt.routes.colgen import REDUCED_COST_TOL, start_master, starting_columns
 from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.routes.pricing.fdivergence import FDivergencePricer
 from privopt.routes.pricing.piecewise import piecewise_delta, piecewise_design
 from privopt.routes.pricing.products import MAX_WORK, ProductPricer
 from privopt.routes.vertex_cost import (
     exact_pricing,
+    fdivergence_pricing,
     lifted_slice,
     lip_pricing,
     piecewise_pricing,
@@ -48,7 +50,7 @@ from privopt.solvers.errors import BackendError, BackendMemoryError, BackendTime
 from privopt.solvers.lp import solve_equality_lp, solve_lp
 from privopt.solvers.vertex_enumeration import VertexResult, merge_close, polytope_vertices
 from privopt.tolerances import CHECK_SECONDS, LIFT_TIGHT_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
-from privopt.utilities import SubConvexUtility
+from privopt.utilities import FDivergence, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Enumerations predicted (:mod:`privopt.routes.vertex_cost`) to take at most this many seconds run in
@@ -112,9 +114,9 @@ def _distinct_float_rows(sparse: Any) -> int:
 
 class ExactPricer(Protocol):
     """Exact pricing over a cone's whole slice ``νᵀw = 1`` (:mod:`privopt.routes.pricing.products`,
-    :mod:`privopt.routes.pricing.lip`)."""
+    :mod:`privopt.routes.pricing.lip`, :mod:`privopt.routes.pricing.fdivergence`)."""
 
-    #: ``"prior"`` or ``"sum"`` (:class:`~privopt.certificates.SliceBound`).
+    #: ``"prior"``, ``"mixture"`` or ``"sum"`` (:class:`~privopt.certificates.SliceBound`).
     normalisation: str
 
     @property
@@ -127,9 +129,12 @@ class ExactPricer(Protocol):
 
 
 def _exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer | None:
-    """The exact pricer of :func:`~privopt.routes.vertex_cost.exact_pricing`'s envelope and LIP cones:
-    block-vertex products (``None`` when, once built, they exceed
-    :data:`~privopt.routes.pricing.products.MAX_WORK`) or LIP's."""
+    """The exact pricer of :func:`~privopt.routes.vertex_cost.exact_pricing`'s cones: block-vertex
+    products (``None`` when, once built, they exceed
+    :data:`~privopt.routes.pricing.products.MAX_WORK`), LIP's, or an f-divergence's hull."""
+    weights = fdivergence_pricing(data)
+    if weights is not None and isinstance(utility, FDivergence):
+        return FDivergencePricer(data.cone, utility, weights)
     if product_pricing(data):
         pricer = envelope_pricer(utility, data.cone)
         if isinstance(pricer, str):
@@ -140,6 +145,8 @@ def _exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer |
 
 
 def _name(pricer: ExactPricer) -> str:
+    if isinstance(pricer, FDivergencePricer):
+        return "f-divergence hull"
     return "block-vertex products" if isinstance(pricer, ProductPricer) else "LIP block masses"
 
 

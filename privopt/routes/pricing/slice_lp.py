@@ -29,20 +29,22 @@ REPAIR_MARGIN = 1e-6
 
 
 class SliceLP:
-    """LPs over the lifted slice ``{v >= 0, lifted cone rows <= 0, Σ v = 1}``: ``max cᵀv``.
+    """LPs over the lifted slice ``{v >= 0, lifted cone rows <= 0, νᵀv = 1}``: ``max cᵀv`` (``ν = weights
+    > 0``, ones by default).
 
     One HiGHS model is built once; each call only changes the objective, so the simplex restarts
     from the previous basis (pricing solves thousands of these LPs).
     """
 
-    def __init__(self, cone: RowCone) -> None:
+    def __init__(self, cone: RowCone, weights: FloatArray | None = None) -> None:
         import highspy
 
         lifted, total = cone.lifted()
         self.n, self.total = cone.n_inputs, total
+        self.weights = np.ones(self.n) if weights is None else np.asarray(weights, dtype=np.float64)
         self.a_ub = lifted
         self.b_ub = np.zeros(lifted.shape[0])
-        sum_row = sp.csr_matrix(np.concatenate([np.ones(self.n), np.zeros(total - self.n)])[None, :])
+        sum_row = sp.csr_matrix(np.concatenate([self.weights, np.zeros(total - self.n)])[None, :])
         matrix = sp.vstack([lifted, sum_row], format="csc")
         inf = highspy.kHighsInf
         model = highspy.HighsLp()
@@ -61,15 +63,15 @@ class SliceLP:
         self.highs.passModel(model)
         self.indices = np.arange(self.n, dtype=np.int32)
         self.calls = 0
-        self.upper_bounds = cone.lifted_upper_bounds()
+        self.upper_bounds = cone.lifted_upper_bounds(self.weights)
         self.matrix = matrix.tocsr()
 
     def maximise_bounded(self, c: FloatArray, what: str = "pricing LP") -> tuple[FloatArray, float]:
         """The LP's maximiser (normalised, as :meth:`maximise`) and a rigorous upper bound on
         ``max cᵀv`` over the slice, from the LP's duals.
 
-        For any ``y >= 0`` on the cone rows ``A v <= 0`` and any ``t`` on ``Σ w = 1``, with the residual
-        ``r = c − Aᵀy − t·1_w`` (1 on the ``w`` variables), every point of the slice has ``cᵀv = yᵀAv +
+        For any ``y >= 0`` on the cone rows ``A v <= 0`` and any ``t`` on ``νᵀw = 1``, with the residual
+        ``r = c − Aᵀy − t·ν_w`` (``ν`` on the ``w`` variables), every point of the slice has ``cᵀv = yᵀAv +
         t + rᵀv <= t + Σ_j max(r_j, 0) U_j``, where ``U`` bounds the variables
         (:meth:`~privopt.compiler.cone.RowCone.lifted_upper_bounds`; all are ``>= 0``). HiGHS's row
         duals, sign-corrected and clipped at 0, are such a ``y``; any error in them only loosens the
@@ -80,7 +82,7 @@ class SliceLP:
         t = float(row_dual[-1])
         cost = np.concatenate([np.asarray(c, dtype=np.float64), np.zeros(self.total - self.n)])
         lifted = self.matrix[:-1]
-        residual = cost - lifted.T @ y - t * (np.arange(self.total) < self.n)
+        residual = cost - lifted.T @ y - t * np.concatenate([self.weights, np.zeros(self.total - self.n)])
         bound = t + float(np.clip(residual, 0.0, None) @ self.upper_bounds)
         magnitude = abs(t) + float((np.abs(cost) + abs(lifted).T @ y) @ self.upper_bounds)
         return v, bound + DUAL_BOUND_RTOL * magnitude

@@ -1,0 +1,174 @@
+"""The checker's proof of ``max (μ(w) − λᵀw)/νᵀw`` for an f-divergence on any cone.
+
+For ``μ(w) = P1ᵀw · f(P0ᵀw/P1ᵀw)`` with ``ν = (P0 + P1)/2`` positive, the slice ``νᵀw = 1``
+fixes ``P1ᵀw = 2 − a`` with ``a = P0ᵀw``, so ``μ = φ(a) = (2 − a) f(a/(2 − a))``, convex. The checker
+derives, with LPs of its own over the cone's *projected* rows (:func:`~privopt.certificates.piecewise.bounded_maximum`,
+each proved by its duals):
+
+- ``a`` lies in ``[a⁻, a⁺]``: the proved bounds of ``min`` and ``max P0ᵀw`` over the slice;
+- every LP ``max (−λ − θP0)ᵀw`` proves ``−λᵀw <= ĝ(θ) + θ·P0ᵀw`` on the whole slice, so
+  ``μ(w) − λᵀw <= φ(a) + L(a)`` with ``L`` the lower envelope of the lines found;
+- ``φ + L`` is convex between consecutive breakpoints of ``L``, so its maximum over ``[a⁻, a⁺]`` is at
+  the interval's ends or at a breakpoint, which the checker builds as the lower envelope of the lines
+  sorted by slope.
+
+The slopes are refined where the envelope is loose: at the breakpoint where ``φ + L`` is largest, the
+chord slope of the two lines' maximisers is tried next, until the maximisers found there match the
+envelope (then the bound equals a column's value up to the LPs' accuracy) or a budget of LPs is spent.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from privopt.certificates.piecewise import bounded_maximum
+from privopt.compiler.cone import RowCone
+from privopt.tolerances import CHECK_ROUNDING_RTOL
+from privopt.utilities import FDivergence, SubConvexUtility
+from privopt.validation import FloatArray
+
+#: LPs the checker solves at most for one claim.
+MAX_LPS = 600
+
+#: The refinement stops when the envelope's maximum exceeds the best column by at most this
+#: (relative to ``1 + |value|``).
+CLOSE_RTOL = 1e-10
+
+#: Agreement required between the claim's ``ν`` and ``(P0 + P1)/2``.
+WEIGHTS_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class FDivergenceMaximum:
+    """The best column found (``column``, its ratio ``value``), the proved bound's excess over it
+    (``margin``) and the number of LPs (``points``)."""
+
+    value: float
+    margin: float
+    column: FloatArray
+    points: int
+    seconds: float
+
+
+def applicable(utility: SubConvexUtility, weights: FloatArray) -> str | None:
+    """Why the method does not apply (``None``: it does)."""
+    if not isinstance(utility, FDivergence):
+        return "the utility is not an f-divergence"
+    mixture = 0.5 * (np.asarray(utility.p0, dtype=np.float64) + np.asarray(utility.p1, dtype=np.float64))
+    if not np.all(mixture > 0.0):
+        return "both priors give some input no mass (the slice is unbounded along it)"
+    if np.max(np.abs(np.asarray(weights) - mixture)) > WEIGHTS_RTOL:
+        return "the normalisation is not ν = (P0 + P1)/2"
+    return None
+
+
+def _envelope(lines: list[tuple[float, float]], low: float, high: float) -> tuple[FloatArray, FloatArray]:
+    """Breakpoints of ``L(a) = min_j (c_j + θ_j a)`` in ``[low, high]`` (with the ends) and ``L`` there."""
+    ordered = sorted(lines, key=lambda line: (-line[0], line[1]))  # decreasing slope
+    hull: list[tuple[float, float]] = []
+    for theta, c in ordered:
+        if hull and hull[-1][0] == theta:
+            continue  # same slope: the smaller intercept came first
+        while len(hull) >= 2:
+            (t1, c1), (t2, c2) = hull[-2], hull[-1]
+            # The middle line is never the minimum if the new one crosses the first before it does.
+            if (c - c1) * (t1 - t2) <= (c2 - c1) * (t1 - theta):
+                hull.pop()
+            else:
+                break
+        hull.append((theta, c))
+    points = [low, high]
+    for (t1, c1), (t2, c2) in itertools.pairwise(hull):
+        crossing = (c2 - c1) / (t1 - t2)
+        if low < crossing < high:
+            points.append(crossing)
+    a = np.array(sorted(points))
+    slopes = np.array([line[0] for line in lines])
+    intercepts = np.array([line[1] for line in lines])
+    return a, (intercepts[None, :] + slopes[None, :] * a[:, None]).min(axis=1)
+
+
+def maximise_ratio(
+    cone: RowCone, utility: FDivergence, duals: FloatArray, weights: FloatArray, deadline: float
+) -> FDivergenceMaximum | str:
+    """The proved maximum of ``μ(w) − λᵀw`` over ``{w ∈ K, νᵀw = 1}`` (module docstring), or why not."""
+    start = time.perf_counter()
+    G = cone.matrix()
+    nu = np.asarray(weights, dtype=np.float64)
+    lam = np.asarray(duals, dtype=np.float64)
+    p0 = np.asarray(utility.p0, dtype=np.float64)
+
+    def phi(a: FloatArray) -> FloatArray:
+        a = np.clip(a, 0.0, 2.0)
+        return np.asarray(utility.perspective(a, 2.0 - a), dtype=np.float64)
+
+    top = bounded_maximum(G, nu, p0)
+    bottom = bounded_maximum(G, nu, -p0)
+    if isinstance(top, str) or isinstance(bottom, str):
+        return top if isinstance(top, str) else str(bottom)
+    high, low = top[2], -bottom[2]
+    lines: list[tuple[float, float]] = []  # (θ, ĝ(θ))
+    maximisers: dict[float, tuple[float, float]] = {}  # θ -> (P0ᵀw, −λᵀw) of its LP's maximiser
+    best: tuple[float, FloatArray] = (-np.inf, top[0])
+    theta: float | None = 0.0
+    while theta is not None and len(lines) + 2 < MAX_LPS:
+        if time.perf_counter() > deadline:
+            return "the time limit was reached"
+        found = bounded_maximum(G, nu, -lam - theta * p0)
+        if isinstance(found, str):
+            return found
+        column, _, proved = found
+        lines.append((theta, proved))
+        point = (float(p0 @ column), float(-lam @ column))
+        maximisers[theta] = point
+        value = float(phi(np.array([point[0]]))[0]) + point[1]
+        if value > best[0]:
+            best = (value, column)
+        a, envelope = _envelope(lines, low, high)
+        total = phi(a) + envelope
+        k = int(np.argmax(total))
+        if total[k] - best[0] <= CLOSE_RTOL * (1.0 + abs(best[0])):
+            break
+        theta = _next_slope(lines, maximisers, float(a[k]), low, high)
+    a, envelope = _envelope(lines, low, high)
+    values = phi(a)
+    slopes = np.abs([t for t, _ in lines])
+    intercepts = np.abs([c for _, c in lines])
+    magnitude = np.abs(values) + float(np.max(intercepts + slopes * max(abs(low), abs(high))))
+    proved = float(np.max(values + envelope + CHECK_ROUNDING_RTOL * (1.0 + magnitude)))
+    value, column = best
+    return FDivergenceMaximum(
+        value, max(proved - value, 0.0), column / column.sum(), len(lines) + 2, time.perf_counter() - start
+    )
+
+
+def _next_slope(
+    lines: list[tuple[float, float]],
+    maximisers: dict[float, tuple[float, float]],
+    a: float,
+    low: float,
+    high: float,
+) -> float | None:
+    """The slope to try where ``φ + L`` is largest, at ``a``: the chord between the maximisers of the two
+    lines lowest there (Eisner–Severance); at an end of ``[low, high]`` with one line, a steeper one.
+    ``None`` when that slope was tried already (the envelope is as tight as the LPs there)."""
+    ranked = sorted(lines, key=lambda line: line[1] + line[0] * a)
+    first = ranked[0][0]
+    slope: float | None = None
+    if len(ranked) >= 2:
+        (a1, v1), (a2, v2) = maximisers[first], maximisers[ranked[1][0]]
+        if abs(a2 - a1) > 0.0:
+            slope = (v2 - v1) / (a2 - a1)
+    if slope is None or slope in maximisers:
+        steepest = max(abs(t) for t, _ in lines)
+        if a <= low:
+            slope = 2.0 * steepest + 1.0
+        elif a >= high:
+            slope = -(2.0 * steepest + 1.0)
+        else:
+            return None
+    return None if slope in maximisers else slope

@@ -1,0 +1,231 @@
+"""Exact pricing of an f-divergence on any cone: the upper hull of a two-dimensional projection.
+
+``μ(w) = P1ᵀw · f(P0ᵀw / P1ᵀw)`` depends on ``w`` only through ``a = P0ᵀw`` and ``b = P1ᵀw``. On the slice
+``S = {w ∈ K : νᵀw = 1}`` with ``ν = (P0 + P1)/2`` (positive: one prior or the other gives every input
+mass),
+``b = 2 − a``, so ``μ = φ(a) = (2 − a) f(a/(2 − a))``, convex in ``a``, and the reduced cost is
+
+    max_{w ∈ S} μ(w) − λᵀw = max_a φ(a) + V(a),   V(a) = max {−λᵀw : w ∈ S, P0ᵀw = a},
+
+with ``V`` concave and piecewise linear: the upper hull of the points ``(P0ᵀv, −λᵀv)`` over the
+vertices ``v`` of ``S``. On each edge of the hull ``φ + V`` is convex, so the maximum is at a hull vertex.
+
+Every LP ``g(θ) = max_{w ∈ S} (−λ − θP0)ᵀw`` gives a line ``V(a) <= ĝ(θ) + θa`` valid for every ``a``,
+with ``ĝ`` the LP's dual bound (:meth:`~privopt.routes.pricing.slice_lp.SliceLP.maximise_bounded`), and
+``a`` lies in ``[â_min, â_max]`` (two more bounded LPs). So for any set of slopes, ``max φ + min_θ(ĝ(θ) +
+θa)`` over that interval — attained at the interval's ends or where two lines cross, since between
+breakpoints ``φ`` plus a line is convex — bounds the reduced cost from above. The slopes are chosen by
+the dichotomic (Eisner–Severance) search: start from the two ends of the hull (``θ = ±T``, grown
+until the maximiser reaches ``â_min`` and ``â_max``), and for
+two consecutive points found, take the slope of the segment between them; either the LP finds a
+point above the segment (recurse on both halves) or the segment is an edge of the hull and its line
+is tight. At the end the lines are the hull's edges, and the bound is ``max φ + V`` itself, up to the
+LPs' duals (docs/compiler.md, "f-divergences on any cone").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from privopt.compiler.cone import RowCone
+from privopt.routes.pricing.bound import PricedColumn, PricingOutcome
+from privopt.routes.pricing.slice_lp import ConeRepair, SliceLP
+from privopt.tolerances import DUAL_BOUND_RTOL
+from privopt.utilities import FDivergence
+from privopt.validation import FloatArray
+
+#: Largest number of LPs one pricing solves (the hull's vertices, twice, plus the ends).
+MAX_LPS = 400
+
+#: LPs one unit of ``ColumnGenerationOptions.bound_nodes`` buys in certified column generation.
+HULL_LPS_PER_UNIT = 10
+
+#: How certified column generation's hull pricer proves ``δ̄`` (kept in certificates).
+HULL_METHOD = "f-divergence hull: the upper hull of (P0ᵀw, −λᵀw), its lines bounded by LP duals"
+
+#: A point is above a segment when it exceeds it by more than this (relative to the values' scale).
+HULL_RTOL = 1e-9
+
+#: The first slopes ``±T`` that look for the ends of the hull, as multiples of ``1 + max|λ|/min ν``;
+#: each try multiplies them by ``END_GROWTH``, at most ``END_STEPS`` times.
+END_SLOPE = 4.0
+END_GROWTH = 8.0
+END_STEPS = 8
+
+
+def fdivergence_weights(utility: FDivergence) -> FloatArray | None:
+    """``ν = (P0 + P1)/2`` when it is positive on every input (``None`` otherwise: an input of both
+    priors' mass 0 leaves the slice unbounded along it)."""
+    weights = 0.5 * (np.asarray(utility.p0, dtype=np.float64) + np.asarray(utility.p1, dtype=np.float64))
+    return weights if np.all(weights > 0.0) else None
+
+
+class FDivergencePricer:
+    """Exact pricing of ``utility`` (an f-divergence with positive priors) over ``cone`` (module
+    docstring)."""
+
+    #: The slice's normalisation: ``ν = (P0 + P1)/2``.
+    normalisation = "mixture"
+
+    def __init__(self, cone: RowCone, utility: FDivergence, weights: FloatArray) -> None:
+        self.utility = utility
+        self.p0 = np.asarray(utility.p0, dtype=np.float64)
+        self._weights = weights
+        self.lp = SliceLP(cone, weights)
+        self.repair = ConeRepair(cone)
+        self.lps = 0
+
+    @property
+    def weights(self) -> FloatArray:
+        """``ν = (P0 + P1)/2``."""
+        return self._weights
+
+    @property
+    def work(self) -> int:
+        """LPs the last pricing solved."""
+        return self.lps
+
+    def _phi(self, a: FloatArray) -> FloatArray:
+        a = np.clip(np.asarray(a, dtype=np.float64), 0.0, 2.0)
+        return np.asarray(self.utility.perspective(a, 2.0 - a), dtype=np.float64)
+
+    def _solve(self, c: FloatArray) -> tuple[FloatArray, float]:
+        """The maximiser (on ``νᵀv = 1``) and the dual bound of ``max cᵀv`` over the slice."""
+        self.lps += 1
+        v, bound = self.lp.maximise_bounded(c)
+        return v / float(self._weights @ v), bound
+
+    def search(self, duals: FloatArray, max_lps: int = MAX_LPS) -> tuple[float, list[PricedColumn], bool]:
+        """``(δ̄, vertices, complete)``: a proved upper bound on ``max μ(w) − λᵀw`` over ``{w ∈ K, νᵀw =
+        1}``, the hull vertices found (``Σ w = 1``, with their reduced cost on ``νᵀw = 1``, best first)
+        and whether the search closed (``False``: stopped at ``max_lps``; ``δ̄`` is still proved)."""
+        lam = np.asarray(duals, dtype=np.float64)
+        self.lps = 0
+        a_high = self._solve(self.p0)[1]
+        a_low = -self._solve(-self.p0)[1]
+        lines: list[tuple[float, float]] = []  # (θ, ĝ(θ)): V(a) <= ĝ + θa for every a
+        points: list[tuple[float, float, FloatArray]] = []  # (a, V(a), the vertex)
+
+        def probe(theta: float) -> tuple[float, float]:
+            v, bound = self._solve(-lam - theta * self.p0)
+            lines.append((theta, bound))
+            points.append((float(self.p0 @ v), float(-lam @ v), v))
+            return points[-1][0], points[-1][1]
+
+        left, right = self._end(probe, a_low, 1.0, lam), self._end(probe, a_high, -1.0, lam)
+        stack = [(left, right)] if right[0] > left[0] else []
+        while stack and self.lps < max_lps:
+            (a1, v1), (a2, v2) = stack.pop()
+            theta = (v2 - v1) / (a2 - a1)
+            a3, v3 = probe(theta)
+            tolerance = HULL_RTOL * (1.0 + abs(v1) + abs(v2) + abs(theta) * (abs(a1) + abs(a2)))
+            if (v3 - theta * a3) - (v1 - theta * a1) > tolerance and a1 < a3 < a2:
+                stack += [((a1, v1), (a3, v3)), ((a3, v3), (a2, v2))]
+        delta = self._bound(lines, a_low, a_high)
+        values = self._phi(np.array([a for a, _, _ in points])) + np.array([value for _, value, _ in points])
+        found = [
+            PricedColumn(points[k][2] / points[k][2].sum(), float(values[k]))
+            for k in np.argsort(-values, kind="stable")
+        ]
+        return delta, found, not stack
+
+    def price(self, duals: FloatArray, limit: int, threshold: float) -> tuple[float, list[FloatArray]]:
+        """``(δ̄, columns)`` for the vertex route: :meth:`search`'s bound, and up to ``limit`` of its
+        vertices (moved into the cone) of reduced cost above ``threshold``."""
+        delta, found, _ = self.search(duals)
+        chosen = [column.column for column in found if column.ratio > threshold][: 4 * limit]
+        if not chosen:
+            return delta, []
+        repaired = self.repair(np.column_stack(chosen))
+        return delta, [repaired[:, j] for j in range(min(repaired.shape[1], limit))]
+
+    def repair_priced(self, found: list[PricedColumn]) -> list[PricedColumn]:
+        """``found`` with each column moved into the cone (:class:`ConeRepair`; those it drops go)."""
+        kept = []
+        for column in found:
+            repaired = self.repair(column.column[:, None])
+            if repaired.shape[1]:
+                kept.append(PricedColumn(repaired[:, 0], column.ratio))
+        return kept
+
+    def _end(
+        self, probe: Callable[[float], tuple[float, float]], end: float, side: float, lam: FloatArray
+    ) -> tuple[float, float]:
+        """The hull's end at ``a = end`` (``side`` +1: the left end, −1: the right one): slopes ``±T``
+        grown by :data:`END_GROWTH` until the maximiser reaches ``end`` (or :data:`END_STEPS` tries;
+        the lines stay valid, only the bound near that end is looser)."""
+        theta = side * END_SLOPE * (1.0 + float(np.abs(lam).max()) / float(self._weights.min()))
+        for _ in range(END_STEPS):
+            a, value = probe(theta)
+            if abs(a - end) <= HULL_RTOL * (1.0 + abs(end)):
+                break
+            theta *= END_GROWTH
+        return a, value
+
+    def _bound(self, lines: list[tuple[float, float]], low: float, high: float) -> float:
+        """``max φ(a) + min_θ (ĝ(θ) + θa)`` over ``[low, high]``: at the ends and where two lines cross
+        (between those points ``φ`` plus one line is convex), plus a rounding margin."""
+        theta = np.array([line[0] for line in lines])
+        intercept = np.array([line[1] for line in lines])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            crossings = (intercept[None, :] - intercept[:, None]) / (theta[:, None] - theta[None, :])
+        inside = crossings[np.isfinite(crossings) & (crossings > low) & (crossings < high)]
+        a = np.concatenate([[low, high], inside])
+        envelope = (intercept[None, :] + theta[None, :] * a[:, None]).min(axis=1)
+        phi = self._phi(a)
+        # Rounding: of φ, of the minimising line's ĝ + θa, and of the crossing's position.
+        magnitude = np.abs(phi) + (np.abs(intercept)[None, :] + np.abs(theta[None, :] * a[:, None])).max(
+            axis=1
+        )
+        return float(np.max(phi + envelope + DUAL_BOUND_RTOL * (1.0 + magnitude)))
+
+
+class CertifiedHullPricer:
+    """:class:`FDivergencePricer` as certified column generation's pricer
+    (:func:`~privopt.routes.pricing.certificate.certified_pricer`): each exact round is one hull search,
+    a "node" is one LP."""
+
+    method = HULL_METHOD
+    exact_every_round = True
+    nodes_per_unit = HULL_LPS_PER_UNIT
+    #: The run closes to this share of ``gap_tolerance`` (the checker's own bound may exceed the route's
+    #: by its LPs' accuracy).
+    gap_share = 0.5
+    normalisation = "mixture"
+
+    def __init__(self, cone: RowCone, utility: FDivergence, weights: FloatArray) -> None:
+        self.hull = FDivergencePricer(cone, utility, weights)
+        self.weights = weights
+
+    def prior_free_duals(self) -> list[FloatArray]:
+        """None: no dual vector is known to certify every prior here."""
+        return []
+
+    def price(
+        self,
+        duals: FloatArray,
+        *,
+        tolerance: float,
+        target: float = -np.inf,
+        slack: float = 0.0,
+        deadline: float | None = None,
+        max_nodes: int = 10**7,
+        max_columns: int = 16,
+    ) -> PricingOutcome:
+        start = time.perf_counter()
+        delta, found, complete = self.hull.search(duals, max(3, min(MAX_LPS, max_nodes)))
+        columns = tuple(self.hull.repair_priced(found[: 4 * max_columns]))[:max_columns]
+        lower = found[0].ratio if found else -np.inf
+        return PricingOutcome(
+            upper=delta,
+            lower=lower,
+            columns=columns,
+            nodes=self.hull.lps,
+            point_nodes=0,
+            complete=complete,
+            tolerance=tolerance,
+            seconds=time.perf_counter() - start,
+        )
