@@ -123,7 +123,9 @@ class ExactPricer(Protocol):
     def weights(self) -> FloatArray: ...
 
     @property
-    def work(self) -> int: ...
+    def work(self) -> int:
+        """The size of one pricing (the last one's, for a pricer whose work varies)."""
+        ...
 
     def price(self, duals: FloatArray, limit: int, threshold: float) -> tuple[float, list[FloatArray]]: ...
 
@@ -142,6 +144,11 @@ def _exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer |
         products = ProductPricer(pricer)
         return products if products.work <= MAX_WORK else None
     return lip_pricing(data)
+
+
+def _unit(pricer: ExactPricer) -> str:
+    """What :attr:`ExactPricer.work` counts."""
+    return "LPs" if isinstance(pricer, FDivergencePricer) else "combinations"
 
 
 def _name(pricer: ExactPricer) -> str:
@@ -338,7 +345,7 @@ class VertexRoute:
             lower,
             upper,
             f"the LP over every vertex of the cone slice, by exact pricing over its {_name(products)} "
-            f"({rounds} rounds, {products.work} combinations each)",
+            f"({rounds} rounds, {products.work} {_unit(products)} in the last)",
             "the LP's duals, exactly priced",
             stats,
             (bound,),
