@@ -62,6 +62,13 @@ def _rows(quick: bool) -> list[tuple[str, Callable[[], po.Problem], bool]]:
             False,
         ),
         (
+            "SensitiveLDP(1, χ² ball), KL(P_X, uniform)",
+            lambda: po.Problem(
+                po.SensitiveLDP(1.0, F), po.FDivergence("kl", P.p_x, np.full(P.n_x, 1.0 / P.n_x)), **options
+            ),
+            False,
+        ),
+        (
             "SensitiveLDP(1, χ² ball), NMI",
             lambda: po.Problem(po.SensitiveLDP(1.0, F), po.NormalizedMutualInformation(P), **options),
             False,
