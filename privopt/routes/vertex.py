@@ -146,6 +146,21 @@ def _exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer |
     return lip_pricing(data)
 
 
+def _check(
+    data: ProblemData,
+    utility: SubConvexUtility,
+    bound: SliceBound,
+    deadline: float | None,
+    seconds: dict[str, float],
+) -> CertificateCheck:
+    """The independent checker's verdict on ``bound`` within the time left (timed in ``seconds``)."""
+    start = time.perf_counter()
+    left = remaining(deadline)
+    check = check_bound(data.cone, utility, bound, time_limit=CHECK_SECONDS if left is None else left)
+    seconds["check"] = seconds.get("check", 0.0) + time.perf_counter() - start
+    return check
+
+
 def _unit(pricer: ExactPricer) -> str:
     """What :attr:`ExactPricer.work` counts."""
     return "LPs" if isinstance(pricer, FDivergencePricer) else "combinations"
@@ -324,10 +339,7 @@ class VertexRoute:
             products.weights,
             f"column generation, exact pricing ({_name(products)})",
         )
-        start = time.perf_counter()
-        left = remaining(deadline)
-        check = check_bound(data.cone, utility, bound, time_limit=CHECK_SECONDS if left is None else left)
-        seconds["check"] = time.perf_counter() - start
+        check = _check(data, utility, bound, deadline, seconds)
         if check.refuted:
             return None
         lower = utility.from_core(value)
@@ -376,10 +388,7 @@ class VertexRoute:
             np.ones(data.n_inputs),
             "the LP over one column per linear piece; δ̄ by one LP per piece, bounded by its duals",
         )
-        start = time.perf_counter()
-        left = remaining(deadline)
-        check = check_bound(data.cone, utility, bound, time_limit=CHECK_SECONDS if left is None else left)
-        seconds["check"] = time.perf_counter() - start
+        check = _check(data, utility, bound, deadline, seconds)
         if check.refuted:
             return None
         core = float(np.sum(utility.mu(matrix)))
@@ -414,7 +423,6 @@ class VertexRoute:
         the independent checker's verdict on it over the whole cone."""
         if solved.duals is None or solved.max_reduced_cost is None:
             return None, None
-        start = time.perf_counter()
         bound = SliceBound.build(
             solved.duals,
             max(0.0, solved.max_reduced_cost),
@@ -422,10 +430,7 @@ class VertexRoute:
             np.ones(data.n_inputs),
             f"vertex LP over the vertices enumerated by {backend}",
         )
-        left = remaining(deadline)
-        check = check_bound(data.cone, utility, bound, time_limit=CHECK_SECONDS if left is None else left)
-        seconds["check"] = seconds.get("check", 0.0) + time.perf_counter() - start
-        return bound, check
+        return bound, _check(data, utility, bound, deadline, seconds)
 
     def _enumerate_lifted(
         self,

@@ -136,11 +136,8 @@ class FDivergencePricer:
         """``(δ̄, columns)`` for the vertex route: :meth:`search`'s bound, and up to ``limit`` of its
         vertices (moved into the cone) of reduced cost above ``threshold``."""
         delta, found, _ = self.search(duals)
-        chosen = [column.column for column in found if column.ratio > threshold][: 4 * limit]
-        if not chosen:
-            return delta, []
-        repaired = self.repair(np.column_stack(chosen))
-        return delta, [repaired[:, j] for j in range(min(repaired.shape[1], limit))]
+        kept = self.repair_priced([column for column in found if column.ratio > threshold][: 4 * limit])
+        return delta, [column.column for column in kept[:limit]]
 
     def repair_priced(self, found: list[PricedColumn]) -> list[PricedColumn]:
         """``found`` with each column moved into the cone (:class:`ConeRepair`; those it drops go)."""
