@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates import envelope, fdivergence, lagrangian, lip, piecewise, staircase, vertices
+from privopt.certificates import envelope, fdivergence, lagrangian, lip, piecewise, staircase, tree, vertices
 from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
 from privopt.certificates.objective import core_mu
@@ -171,6 +171,10 @@ def _check_slice(
     elif not isinstance(lip_cone, str) and lip.applicable(lip_cone, utility, weights) is None:
         method = "LIP cone: every vertex of the block masses, the best input of each block"
         found = lip.maximise_ratio(lip_cone, utility, duals, deadline)
+    elif tree.applicability(utility, weights) is None and not isinstance(
+        tree_cone := tree.tree_form(cone), str
+    ):
+        return _check_tree(cone, tree_cone, utility, bound, start, deadline)
     elif isinstance(utility, FDivergence) and fdivergence.applicable(utility, weights) is None:
         method = (
             "f-divergence: the upper hull of (P0ᵀw, −λᵀw), lines proved by LP duals over the projected rows"
@@ -235,21 +239,58 @@ def _check_large_envelope(
     :func:`~privopt.certificates.lagrangian.prove_ratio_bound` up to the comparison's tolerance, or refuted
     by a column of the cone whose ratio, recomputed here, exceeds the claim."""
     duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
-    tolerance = CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
-    limit = bound.delta + tolerance
+    limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
     proof = lagrangian.prove_ratio_bound(form, utility, duals, weights, limit, deadline)
-    seconds = time.perf_counter() - start
     method = (
         "envelope cone: Lagrangian bounds, branch and bound over (s*, ρ) and block masses "
         f"({proof.points} points, {proof.intervals} intervals, {proof.nodes} nodes)"
     )
-    if proof.proved:
-        proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, proof.upper))
+    return _verdict(
+        cone, utility, bound, limit, (proof.proved, proof.upper, proof.column, proof.reason), method, start
+    )
+
+
+def _check_tree(
+    cone: RowCone,
+    form: tree.TreeForm,
+    utility: SubConvexUtility,
+    bound: SliceBound,
+    start: float,
+    deadline: float,
+) -> CertificateCheck:
+    """A slice bound on a tree cone: proved by :func:`~privopt.certificates.tree.prove_ratio_bound` up to
+    the comparison's tolerance, or refuted by a column whose ratio, recomputed here, exceeds the claim."""
+    duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
+    limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
+    proof = tree.prove_ratio_bound(form, utility, duals, weights, limit, deadline)
+    method = (
+        f"tree cone: Lagrangian bounds over lattice walks, bisection of level ranges ({proof.nodes} nodes)"
+    )
+    return _verdict(
+        cone, utility, bound, limit, (proof.proved, limit, proof.column, proof.reason), method, start
+    )
+
+
+def _verdict(
+    cone: RowCone,
+    utility: SubConvexUtility,
+    bound: SliceBound,
+    limit: float,
+    proof: tuple[bool, float, FloatArray | None, str],
+    method: str,
+    start: float,
+) -> CertificateCheck:
+    """The check of a bound-proving method's outcome ``(proved, upper, column, reason)``: proved, or refuted
+    by ``column`` when its ratio, recomputed here, exceeds ``limit``, or not proved."""
+    proved, upper, column, reason = proof
+    duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
+    seconds = time.perf_counter() - start
+    if proved:
+        total = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, upper))
         return CertificateCheck(
-            True, f"proved δ̄ <= {proof.upper:.6g}: OPT <= {proved:.9g}", method, seconds, proved, None
+            True, f"proved δ̄ <= {upper:.6g}: OPT <= {total:.9g}", method, seconds, total, None
         )
-    if proof.column is not None:
-        column = proof.column
+    if column is not None:
         mu = float(core_mu(utility, column[:, None])[0])
         mass = float(weights @ column)
         ratio = (mu - float(duals @ column)) / mass
@@ -265,7 +306,7 @@ def _check_large_envelope(
                 column,
                 refuted=True,
             )
-    return CertificateCheck(False, f"not proved: {proof.reason}", method, seconds)
+    return CertificateCheck(False, f"not proved: {reason}", method, seconds)
 
 
 def _check_linear(

@@ -25,12 +25,13 @@ from privopt.routes.pricing.bound import ENVELOPE_METHOD, EnvelopePricer, Pricin
 from privopt.routes.pricing.fdivergence import CertifiedHullPricer, fdivergence_weights
 from privopt.routes.pricing.staircase import KnapsackPricer, SlopePricer, staircase_pricer
 from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
+from privopt.routes.pricing.tree import TreePricer, tree_pricer
 from privopt.tolerances import CHECK_SECONDS
 from privopt.utilities import FDivergence, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: A pricer certified column generation can use (:func:`certified_pricer`).
-CertifiedPricer = EnvelopePricer | KnapsackPricer | SlopePricer | CertifiedHullPricer
+CertifiedPricer = EnvelopePricer | KnapsackPricer | SlopePricer | CertifiedHullPricer | TreePricer
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,8 +148,9 @@ def envelope_pricer(utility: SubConvexUtility, cone: RowCone) -> EnvelopePricer 
 def certified_pricer(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | str:
     """The pricer certified column generation uses for ``(utility, cone)``: exact staircase pricing on
     LDP cones (any size; mutual information, NMI, f-divergences), the envelope pricer on other envelope
-    cones, the hull of an f-divergence on any other cone (``ν = (P0 + P1)/2 > 0``), or the reason there
-    is none (built once per pair while both live)."""
+    cones, the tree pricer on tree cones (mutual information, NMI;
+    :mod:`privopt.routes.pricing.tree`), the hull of an f-divergence on any other cone (``ν = (P0 +
+    P1)/2 > 0``), or the reason there is none (built once per pair while both live)."""
     key = id(utility)
     cached = _CERTIFIED.setdefault(cone, {})
     if key not in cached or cached[key][0] is not utility:
@@ -156,6 +158,9 @@ def certified_pricer(utility: SubConvexUtility, cone: RowCone) -> CertifiedPrice
         found: CertifiedPricer | str = staircase
         if isinstance(staircase, str):
             found = envelope_pricer(utility, cone)
+        if isinstance(found, str):
+            tree = tree_pricer(utility, cone)
+            found = found if isinstance(tree, str) else tree
         if isinstance(found, str) and isinstance(utility, FDivergence):
             weights = fdivergence_weights(utility)
             if weights is not None and weights.size == cone.n_inputs:

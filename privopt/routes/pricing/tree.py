@@ -1,0 +1,568 @@
+"""Exact pricing of mutual information on tree cones: ratio pairs of single inputs that form a forest.
+
+**The cone.** A cone whose statistics are single inputs, ``w_a <= e^{L_ab} w_b``, is a *tree cone* when
+the pairs bounded both ways contain a spanning forest whose paths imply every other pair
+(``Σ_path L <= L_ab``): ``MetricLDP`` with the distance of a line or of a tree, a user's
+``RatioConstraints`` along a chain. Components are independent, so the rays of the cone are rays of one
+component (an input in no pair is a component alone). In a component every entry of a non-zero column
+is positive, and a ray has ``|C| − 1`` tight rows, one per edge: in logarithms ``h = log w`` a ray is a
+*walk*, ``h_b − h_a ∈ {L_ba, −L_ab}`` on each edge ``(a, b)``. With every ``L`` a multiple of one unit
+``u``, walks live on the lattice ``h = u·k``.
+
+**The ratio.** On ``pᵀw = 1`` mutual information is ``Σ_x p_x w_x log w_x`` (Entropy paper eq. 45), so the
+reduced-cost ratio of a ray is ``R = A/P − log P`` with ``A = Σ_x e^{h_x}(p_x h_x − λ_x)`` and ``P = Σ_x p_x
+e^{h_x}`` (any scaling of the ray; NMI divides by ``H(X)``). ``δ(λ)`` is the largest ``R`` over walks.
+
+**Representatives.** ``R`` does not change when a walk moves by whole levels, so each ray has one
+representative with ``max_x (k_x − T_x) = 0``, ``T_x = ⌊−log p_x / u⌋``: every ``p_x e^{h_x} <= 1``, one in
+``(e^{−u}, 1]``. The condition is local (a level cap per input, and a flag "some input is at its cap"),
+so a dynamic program over the tree (children before parents, two states per level) maximises any
+separable ``Σ_x c_x(k_x)`` over representatives, with any per-input level ranges.
+
+**Bounds.** For any ``ν``, ``A <= Φ(ν) + νP`` with ``Φ(ν) = max (A − νP)`` over representatives (one
+dynamic program), and ``P`` lies in ``[P_min, P_max]`` (two more). So with the lines met,
+``R <= max_{P ∈ [P_min, P_max]} min_i (Φ_i + ν_i P)/P − log P``, attained at an end, a crossing of two
+lines or a line's stationary point ``P = −Φ_i``. The ``ν`` are found as for a ratio (Dinkelbach steps
+``ν = A/P + 1`` until the maximisers bracket the minimum, then the crossings of the bracketing lines,
+as in the dichotomic search). The bound equals a walk's ``R`` unless the minimum is at a kink between two
+walks of different ``P``: a node then splits one input's level range between the two walks' levels
+(branch and bound; the lattice is finite, so it closes). docs/compiler.md, "Tree cones".
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+from privopt.compiler.cone import RowCone
+from privopt.routes.pricing.bound import PricedColumn, PricingOutcome, SliceObjective, slice_objective
+from privopt.routes.pricing.slice_lp import ConeRepair
+from privopt.tolerances import DUAL_BOUND_RTOL
+from privopt.utilities import SubConvexUtility
+from privopt.validation import FloatArray
+
+#: How certified column generation's tree pricer proves ``δ̄`` (kept in certificates).
+TREE_METHOD = "tree cone: a dynamic program over the walks of the forest, Lagrangian bounds, branch and bound"
+
+#: Largest number of inputs (the structure test compares every pair with its tree path).
+MAX_TREE_INPUTS = 1000
+
+#: Largest number of lattice levels in one component.
+MAX_LEVELS = 4096
+
+#: The unit is the smallest ``|L|`` divided by at most this.
+MAX_DIVISOR = 12
+
+#: Relative tolerance of the structure: a pair implied by its path, a factor a multiple of the unit.
+STRUCTURE_RTOL = 1e-9
+
+#: Largest ``|h|`` on the lattice (``e^h`` must stay finite with room for sums).
+MAX_EXPONENT = 600.0
+
+#: Steps of one node's search for ``ν``.
+MAX_NU_STEPS = 60
+
+_NEG = -np.inf
+
+
+@dataclass(frozen=True, eq=False)
+class TreeCone:
+    """A tree cone (module docstring): per input its parent (−1 for a root), and the levels a child may
+    be above (``up``) or below (``down``) its parent, in units of ``unit``; ``components`` lists each
+    component's inputs, parents before children."""
+
+    unit: float
+    parent: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+    components: tuple[np.ndarray, ...]
+
+
+def tree_structure(cone: RowCone) -> TreeCone | str:
+    """The cone as a forest of ratio pairs on the lattice of one unit, or why it is not one."""
+    n = cone.n_inputs
+    if not cone.blocks:
+        return "it has no ratio pairs"
+    if n > MAX_TREE_INPUTS:
+        return f"it has {n} inputs (limit {MAX_TREE_INPUTS})"
+    inputs = np.empty(len(cone.groups), dtype=np.intp)
+    log_scale = np.empty(len(cone.groups))
+    for g, group in enumerate(cone.groups):
+        row = group.vectors[0] if group.vectors.shape[0] == 1 else np.zeros(0)
+        support = np.flatnonzero(row)
+        if support.size != 1 or not row[support[0]] > 0.0:
+            return "its statistics are not single inputs"
+        inputs[g], log_scale[g] = support[0], np.log(row[support[0]])
+    limit = np.full((n, n), np.inf)  # w_a <= e^{limit[a, b]} w_b
+    for block in cone.blocks:
+        a, b = inputs[block.numerator], inputs[block.denominator]
+        bound = block.log_factor + log_scale[block.denominator] - log_scale[block.numerator]
+        if a == b:
+            if bound < 0.0:
+                return "a pair bounds an input by a smaller multiple of itself"
+            continue
+        limit[a, b] = min(limit[a, b], bound)
+    both = np.isfinite(limit) & np.isfinite(limit.T)
+    width = np.where(both, limit + limit.T, 0.0)
+    if np.any(both & (width <= 0.0)):
+        return "a pair fixes the ratio of two inputs"
+    forest = minimum_spanning_tree(sp.csr_matrix(np.triu(width))).tocoo()
+    edges = list(zip(forest.row.tolist(), forest.col.tolist(), strict=True))
+    neighbours: list[list[int]] = [[] for _ in range(n)]
+    for a, b in edges:
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    count, labels = connected_components(
+        sp.coo_matrix((np.ones(len(edges)), (forest.row, forest.col)), (n, n))
+    )
+    parent = np.full(n, -1, dtype=np.intp)
+    components = []
+    for c in range(count):
+        root = int(np.flatnonzero(labels == c)[0])
+        order = [root]
+        for x in order:
+            for y in neighbours[x]:
+                if y != root and parent[y] < 0 and y != parent[x]:
+                    parent[y] = x
+                    order.append(y)
+        components.append(np.array(order, dtype=np.intp))
+    reason = _implied(limit, neighbours, labels)
+    if reason is not None:
+        return reason
+    children = np.flatnonzero(parent >= 0)
+    ups, downs = limit[children, parent[children]], limit[parent[children], children]
+    unit = _unit(np.concatenate([ups, downs]))
+    if unit is None:
+        return "its factors are not multiples of one unit"
+    up = np.zeros(n, dtype=np.int64)
+    down = np.zeros(n, dtype=np.int64)
+    up[children] = np.rint(ups / unit).astype(np.int64)
+    down[children] = np.rint(downs / unit).astype(np.int64)
+    return TreeCone(unit, parent, up, down, tuple(components))
+
+
+def _implied(limit: FloatArray, neighbours: list[list[int]], labels: np.ndarray) -> str | None:
+    """Why some pair is not implied by the forest's path between its inputs (``None``: all are)."""
+    n = limit.shape[0]
+    for source in range(n):
+        targets = np.flatnonzero(np.isfinite(limit[source]))
+        targets = targets[targets != source]
+        if targets.size == 0:
+            continue
+        if np.any(labels[targets] != labels[source]):
+            return "a pair joins two components of its forest"
+        path = np.full(n, np.inf)  # w_source <= e^{path[y]} w_y along the forest
+        path[source] = 0.0
+        queue = deque([source])
+        while queue:
+            x = queue.popleft()
+            for y in neighbours[x]:
+                if path[y] == np.inf:
+                    path[y] = path[x] + limit[x, y]
+                    queue.append(y)
+        allowed = limit[source, targets]
+        if np.any(path[targets] > allowed + STRUCTURE_RTOL * (1.0 + np.abs(allowed))):
+            return "its pairs do not form a forest (a pair is tighter than the path joining its inputs)"
+    return None
+
+
+def _unit(values: FloatArray) -> float | None:
+    """The largest ``u`` (the smallest non-zero ``|value|`` over an integer up to ``MAX_DIVISOR``) of which
+    every value is an integer multiple, or ``None``."""
+    magnitudes = np.abs(values[np.abs(values) > 0.0])
+    if magnitudes.size == 0:
+        return None
+    for divisor in range(1, MAX_DIVISOR + 1):
+        unit = float(magnitudes.min()) / divisor
+        steps = values / unit
+        if np.all(np.abs(steps - np.rint(steps)) <= STRUCTURE_RTOL * np.maximum(1.0, np.abs(steps))):
+            return unit
+    return None
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """A representative on the lattice: its levels (grid indices), ``A``, ``P`` and ``R = A/P − log P``."""
+
+    levels: np.ndarray
+    a: float
+    p: float
+
+    @property
+    def ratio(self) -> float:
+        return self.a / self.p - float(np.log(self.p))
+
+
+class _Component:
+    """One component's lattice and its dynamic program over representatives (module docstring)."""
+
+    def __init__(self, structure: TreeCone, inputs: np.ndarray, p: FloatArray) -> None:
+        self.inputs = inputs
+        self.p = p[inputs]
+        local = {int(x): i for i, x in enumerate(inputs)}
+        self.parent = np.array([local.get(int(structure.parent[x]), -1) for x in inputs], dtype=np.intp)
+        self.up, self.down = structure.up[inputs], structure.down[inputs]
+        self.children: list[list[int]] = [[] for _ in inputs]
+        for i, parent in enumerate(self.parent):
+            if parent >= 0:
+                self.children[parent].append(i)
+        unit = structure.unit
+        positive = self.p > 0.0
+        cap = np.full(inputs.size, np.iinfo(np.int64).max // 4, dtype=np.int64)
+        cap[positive] = np.floor(-np.log(self.p[positive]) / unit).astype(np.int64)
+        reach = self._reach()  # reach[i, j]: levels i may be above j
+        capped = np.flatnonzero(positive)
+        high = (cap[capped][None, :] + reach[:, capped]).min(axis=1)
+        low = (cap[capped][None, :] - reach[capped, :].T).min(axis=1)
+        self.offset = int(low.min())
+        self.size = int(high.max()) - self.offset + 1
+        self.cap = np.where(positive, cap - self.offset, -1)  # grid index of the cap (−1: none)
+        self.low0, self.high0 = low - self.offset, high - self.offset
+        self.unit = unit
+        levels = np.arange(self.size if self.size <= MAX_LEVELS else 0) + self.offset
+        self.h = unit * levels.astype(np.float64)
+
+    def _reach(self) -> np.ndarray:
+        """``reach[i, j]``: the most levels input ``i`` may be above input ``j`` (sum of steps on the path)."""
+        m = self.inputs.size
+        step: list[list[tuple[int, int]]] = [[] for _ in range(m)]  # (neighbour, levels it may be above)
+        for i, parent in enumerate(self.parent):
+            if parent >= 0:
+                step[parent].append((i, int(self.up[i])))
+                step[i].append((int(parent), int(self.down[i])))
+        reach = np.zeros((m, m), dtype=np.int64)
+        for j in range(m):
+            seen = np.zeros(m, dtype=bool)
+            seen[j] = True
+            queue = deque([j])
+            while queue:
+                x = queue.popleft()
+                for y, levels in step[x]:
+                    if not seen[y]:
+                        seen[y] = True
+                        reach[y, j] = reach[x, j] + levels
+                        queue.append(y)
+        return reach
+
+    def fits(self) -> bool:
+        top = self.unit * max(abs(self.offset), abs(self.offset + self.size - 1))
+        return self.size <= MAX_LEVELS and top <= MAX_EXPONENT
+
+    def tables(self, lam: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(A, P)`` per input and level: ``e^h (p h − λ)`` and ``p e^h``."""
+        e = np.exp(self.h)[None, :]
+        return e * (self.p[:, None] * self.h[None, :] - lam[self.inputs][:, None]), self.p[:, None] * e
+
+    def best(self, table: FloatArray, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
+        """The largest ``Σ_i table[i, k_i]`` over representatives with ``low <= k <= high``, and its levels
+        (``-inf`` and an empty array when there is none)."""
+        m, size = table.shape
+        grid = np.arange(size)
+        f0: list[FloatArray] = [np.empty(0)] * m
+        f1: list[FloatArray] = [np.empty(0)] * m
+        moves: list[tuple[np.ndarray, np.ndarray]] = [(np.empty(0, bool), np.empty(0, bool))] * m
+        lead: list[np.ndarray] = [np.empty(0, np.intp)] * m
+        with np.errstate(invalid="ignore"):
+            for i in range(m - 1, -1, -1):
+                own = np.where((grid >= low[i]) & (grid <= high[i]), table[i], _NEG)
+                at_cap = grid == self.cap[i]
+                s0, sb = np.zeros(size), np.zeros(size)
+                gain, chosen = np.full(size, _NEG), np.full(size, -1, dtype=np.intp)
+                for c in self.children[i]:
+                    t0, up0 = self._move(f0[c], c)
+                    t1, up1 = self._move(f1[c], c)
+                    moves[c] = (up0, up1)
+                    tb = np.maximum(t0, t1)
+                    s0, sb = s0 + t0, sb + tb
+                    extra = np.where(tb > _NEG, t1 - tb, _NEG)
+                    better = extra > gain
+                    gain, chosen = np.where(better, extra, gain), np.where(better, c, chosen)
+                lead[i] = chosen
+                f0[i] = np.where(at_cap, _NEG, own + s0)
+                f1[i] = np.where(at_cap, own + sb, own + sb + gain)
+        start = int(np.argmax(f1[0]))
+        value = float(f1[0][start])
+        if value == _NEG:
+            return value, np.empty(0, dtype=np.intp)
+        levels = np.empty(m, dtype=np.intp)
+        flags = np.empty(m, dtype=bool)
+        levels[0], flags[0] = start, True
+        for i in range(m):  # parents before children
+            k, flag = int(levels[i]), bool(flags[i])
+            for c in self.children[i]:
+                if not flag:
+                    child_flag = False
+                elif k != self.cap[i] and c == lead[i][k]:
+                    child_flag = True
+                else:  # at the cap, or not the child that carries the flag: the better of both
+                    child_flag = self._moved(f1[c], c, k, moves[c][1]) >= self._moved(
+                        f0[c], c, k, moves[c][0]
+                    )
+                up = moves[c][1 if child_flag else 0][k]
+                levels[c] = k + self.up[c] if up else k - self.down[c]
+                flags[c] = child_flag
+        return value, levels
+
+    def _move(self, f: FloatArray, c: int) -> tuple[FloatArray, np.ndarray]:
+        """``max(f[k + up_c], f[k − down_c])`` for each parent level ``k``, and whether ``up`` was taken."""
+        above, below = _shift(f, int(self.up[c])), _shift(f, -int(self.down[c]))
+        return np.maximum(above, below), above >= below
+
+    def _moved(self, f: FloatArray, c: int, k: int, up: np.ndarray) -> float:
+        child = k + int(self.up[c]) if up[k] else k - int(self.down[c])
+        return float(f[child]) if 0 <= child < f.size else _NEG
+
+    def walk(self, a_table: FloatArray, p_table: FloatArray, levels: np.ndarray) -> _Walk:
+        rows = np.arange(levels.size)
+        return _Walk(levels, float(a_table[rows, levels].sum()), float(p_table[rows, levels].sum()))
+
+    def column(self, levels: np.ndarray, n: int) -> FloatArray:
+        w = np.zeros(n)
+        exponent = self.h[levels]
+        w[self.inputs] = np.exp(exponent - exponent.max())
+        return w / w.sum()
+
+
+def _shift(f: FloatArray, d: int) -> FloatArray:
+    """``g[k] = f[k + d]`` (``-inf`` off the grid)."""
+    g = np.full(f.size, _NEG)
+    if 0 <= d < f.size:
+        g[: f.size - d] = f[d:]
+    elif 0 < -d < f.size:
+        g[-d:] = f[: f.size + d]
+    return g
+
+
+def envelope_bound(lines: list[tuple[float, float]], low: float, high: float) -> tuple[float, float]:
+    """``max_{P ∈ [low, high]} min_i (Φ_i + ν_i P)/P − log P`` for lines ``(ν_i, Φ_i)`` (module docstring),
+    and the ``P`` where it is attained."""
+    nu = np.array([line[0] for line in lines])
+    phi = np.array([line[1] for line in lines])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossings = (phi[None, :] - phi[:, None]) / (nu[:, None] - nu[None, :])
+    points = np.concatenate([[low, high], crossings[np.isfinite(crossings)], -phi])
+    points = points[(points >= low) & (points <= high) & (points > 0.0)]
+    values = (phi[None, :] + nu[None, :] * points[:, None]).min(axis=1) / points - np.log(points)
+    best = int(np.argmax(values))
+    return float(values[best]), float(points[best])
+
+
+@dataclass
+class _Node:
+    """A branch-and-bound node: one component's level ranges, its bound and its two bracketing walks."""
+
+    component: int
+    low: np.ndarray
+    high: np.ndarray
+    upper: float
+    nu: float
+    left: _Walk | None = None
+    right: _Walk | None = None
+
+
+class TreePricer:
+    """Exact pricing of mutual information (or NMI) on a tree cone (module docstring), as certified
+    column generation's pricer (:func:`~privopt.routes.pricing.certificate.certified_pricer`); a "node" is
+    one branch-and-bound node."""
+
+    method = TREE_METHOD
+    exact_every_round = True
+    nodes_per_unit = 1
+    #: The run closes to this share of ``gap_tolerance`` (the checker's own bound may exceed the route's).
+    gap_share = 0.5
+    normalisation = "prior"
+
+    def __init__(self, cone: RowCone, structure: TreeCone, objective: SliceObjective) -> None:
+        self.n = cone.n_inputs
+        self.objective = objective
+        self.weights = objective.weights
+        p = np.asarray(objective.weights, dtype=np.float64)
+        self.components = [
+            _Component(structure, inputs, p) for inputs in structure.components if p[inputs].any()
+        ]
+        self.massless = [inputs for inputs in structure.components if not p[inputs].any()]
+        self.repair = ConeRepair(cone)
+
+    def fits(self) -> bool:
+        return all(component.fits() for component in self.components)
+
+    def prior_free_duals(self) -> list[FloatArray]:
+        """None: no dual vector is known to certify every prior here."""
+        return []
+
+    def price(
+        self,
+        duals: FloatArray,
+        *,
+        tolerance: float,
+        target: float = -np.inf,
+        slack: float = 0.0,
+        deadline: float | None = None,
+        max_nodes: int = 10**7,
+        max_columns: int = 16,
+    ) -> PricingOutcome:
+        start = time.perf_counter()
+        scale = self.objective.scale
+        lam = np.asarray(duals, dtype=np.float64) / scale
+        search = _Search(self, lam)
+        if any(np.any(lam[inputs] < 0.0) for inputs in self.massless):
+            # Columns with pᵀw = 0 and −λᵀw > 0: no finite δ̄ certifies them.
+            search.upper = np.inf
+        else:
+            search.run(tolerance / scale, target / scale, slack, deadline, max_nodes)
+        found = sorted(search.walks, key=lambda item: -item[0])
+        columns: list[PricedColumn] = []
+        for ratio, component, levels in found[: 4 * max_columns]:
+            repaired = self.repair(self.components[component].column(levels, self.n)[:, None])
+            if repaired.shape[1] and not any(
+                np.allclose(repaired[:, 0], c.column, atol=1e-12) for c in columns
+            ):
+                columns.append(PricedColumn(repaired[:, 0], scale * ratio))
+        return PricingOutcome(
+            upper=scale * search.upper,
+            lower=scale * search.incumbent,
+            columns=tuple(columns[:max_columns]),
+            nodes=search.nodes,
+            point_nodes=0,
+            complete=search.complete,
+            tolerance=tolerance,
+            seconds=time.perf_counter() - start,
+        )
+
+
+class _Search:
+    """One branch and bound of :class:`TreePricer` at duals ``λ`` (MI units)."""
+
+    def __init__(self, pricer: TreePricer, lam: FloatArray) -> None:
+        self.pricer = pricer
+        self.tables = [component.tables(lam) for component in pricer.components]
+        self.incumbent = -np.inf
+        self.upper = -np.inf
+        self.nodes = 0
+        self.complete = True
+        self.walks: list[tuple[float, int, np.ndarray]] = []
+
+    def run(
+        self, tolerance: float, target: float, slack: float, deadline: float | None, max_nodes: int
+    ) -> None:
+        heap: list[tuple[float, int, _Node]] = []
+        closed = _NEG
+        for c, component in enumerate(self.pricer.components):
+            node = self._bound(_Node(c, component.low0.copy(), component.high0.copy(), np.inf, 0.0))
+            if node is not None:
+                heapq.heappush(heap, (-node.upper, self.nodes, node))
+        while heap:
+            threshold = max(target, self.incumbent + tolerance + slack * max(self.incumbent, 0.0))
+            if -heap[0][0] <= threshold:
+                break
+            if self.nodes >= max_nodes or (deadline is not None and time.perf_counter() > deadline):
+                self.complete = False
+                break
+            _, _, node = heapq.heappop(heap)
+            split = self._split(node)
+            if split is None:  # no kink: the bound is a walk's ratio (up to rounding)
+                closed = max(closed, node.upper)
+                continue
+            for low, high in split:
+                child = self._bound(_Node(node.component, low, high, node.upper, node.nu))
+                if child is not None:
+                    heapq.heappush(heap, (-child.upper, self.nodes, child))
+        self.upper = max([self.incumbent, closed] + [-item[0] for item in heap])
+
+    def _split(self, node: _Node) -> list[tuple[np.ndarray, np.ndarray]] | None:
+        """Two level ranges separating the node's bracketing walks (on the input where their
+        contributions to ``P`` differ most), or ``None`` when nothing separates them."""
+        if node.left is None or node.right is None:
+            return None
+        k1, k2 = node.left.levels, node.right.levels
+        differ = np.flatnonzero(k1 != k2)
+        if differ.size == 0:
+            return None
+        p_table = self.tables[node.component][1]
+        spread = np.abs(p_table[differ, k1[differ]] - p_table[differ, k2[differ]])
+        i = int(differ[np.argmax(spread)])
+        middle = (int(k1[i]) + int(k2[i])) // 2
+        low_high = node.high.copy()
+        low_high[i] = middle
+        high_low = node.low.copy()
+        high_low[i] = middle + 1
+        return [(node.low.copy(), low_high), (high_low, node.high.copy())]
+
+    def _bound(self, node: _Node) -> _Node | None:
+        """The node with its bound and bracketing walks (``None`` when it holds no representative)."""
+        self.nodes += 1
+        component = self.pricer.components[node.component]
+        a_table, p_table = self.tables[node.component]
+        low, high = node.low, node.high
+        p_max, _ = component.best(p_table, low, high)
+        if p_max == _NEG:
+            return None
+        p_min = -component.best(-p_table, low, high)[0]
+        lines: list[tuple[float, float]] = []
+        left: _Walk | None = None
+        right: _Walk | None = None
+
+        def probe(nu: float) -> tuple[_Walk, float]:
+            value, levels = component.best(a_table - nu * p_table, low, high)
+            walk = component.walk(a_table, p_table, levels)
+            lines.append((nu, value))
+            self._met(walk, node.component)
+            target = min(max(-value, p_min), p_max) if value < 0.0 else p_min
+            return walk, walk.p - target  # > 0: the minimum over ν lies to the right
+
+        nu = node.nu
+        for _ in range(MAX_NU_STEPS):
+            walk, side = probe(nu)
+            if any(
+                known is not None and np.array_equal(walk.levels, known.levels) for known in (left, right)
+            ):
+                if left is None or right is None:  # the same walk again: ν is its stationary point
+                    left = right = None
+                break  # at the crossing of two walks' lines no walk is above them: a kink of the hull
+            if side > 0.0:
+                left = walk
+            elif side < 0.0:
+                right = walk
+            else:
+                left = right = None  # stationary: the bound is this walk's ratio
+                break
+            if left is not None and right is not None:
+                nu = (left.a - right.a) / (left.p - right.p)  # where their lines cross
+            else:
+                nu = walk.a / walk.p + 1.0  # the walk's own stationary ν (Dinkelbach step)
+        bound, _ = envelope_bound(lines, p_min, p_max)
+        grid = np.arange(component.size)
+        allowed = (grid[None, :] >= low[:, None]) & (grid[None, :] <= high[:, None])
+        magnitude = float(np.where(allowed, np.abs(a_table), 0.0).max(axis=1).sum())
+        magnitude += max(abs(nu) for nu, _ in lines) * p_max
+        bound += DUAL_BOUND_RTOL * (1.0 + magnitude / p_min + abs(np.log(p_min)) + abs(np.log(p_max)))
+        node.upper = min(node.upper, bound)
+        node.nu, node.left, node.right = lines[-1][0], left, right
+        return node
+
+    def _met(self, walk: _Walk, component: int) -> None:
+        ratio = walk.ratio
+        self.incumbent = max(self.incumbent, ratio)
+        self.walks.append((ratio, component, walk.levels))
+
+
+def tree_pricer(utility: SubConvexUtility, cone: RowCone) -> TreePricer | str:
+    """The tree pricer of ``(utility, cone)``, or why there is none."""
+    objective = slice_objective(utility)
+    if isinstance(objective, str):
+        return objective
+    if objective.weights.size != cone.n_inputs:
+        return "the utility's distribution does not match the cone's inputs"
+    structure = tree_structure(cone)
+    if isinstance(structure, str):
+        return f"the cone is not a tree cone: {structure}"
+    pricer = TreePricer(cone, structure, objective)
+    if not pricer.fits():
+        return f"the tree cone's lattice has more than {MAX_LEVELS} levels or exponents above {MAX_EXPONENT}"
+    return pricer
