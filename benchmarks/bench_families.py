@@ -76,7 +76,7 @@ def _rows(quick: bool) -> list[tuple[str, Callable[[], po.Problem], bool]]:
         (
             "MetricLDP(0.3, |i−j|), 40-point line, MI, random prior",
             lambda: po.Problem(po.MetricLDP(0.3, line), po.MutualInformation(prior40), **options),
-            False,
+            True,
         ),
         (
             "MetricLDP(0.3, |i−j|), 40-point line, TV(random P0, P1)",

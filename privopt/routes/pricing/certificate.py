@@ -7,7 +7,8 @@ an f-divergence on LDP cones, :mod:`privopt.routes.pricing.staircase`). A :class
 stores ``λ`` and ``δ̄``; :func:`check_pricing_certificate` hands it to the independent checker
 (:mod:`privopt.certificates`), which re-derives ``δ̄`` from ``λ``, the cone and the utility alone and
 refuses a claim it cannot prove. :func:`certified_pricer` picks the pricer of a cone: the staircase
-pricer on LDP cones, the envelope pricer on other envelope cones.
+pricer on LDP cones, the envelope pricer on other envelope cones, the tree pricer on tree cones, the
+f-divergence hull on any other.
 """
 
 from __future__ import annotations
