@@ -13,6 +13,14 @@ Scale it so that ``min_s b_s = b_{s*} = 1`` and let ``ρ = min_{s ≠ s*} b_s``;
 D <= L_sᵀw_s + c_s w_u <= T ∀u}`` with ``(D, T) = (1, Fρ)`` for ``s*`` and ``(ρ, F)`` for the others;
 conversely every point of such a product is in the cone. With self pairs every block is ``B(1, F)``.
 
+**Stars and free inputs.** When the blocks pair one *hub* ``h`` with every other group, both ways, and
+no other groups (Pufferfish's discriminative pairs against one secret), scale ``w`` so that ``b_h = 1``
+and let ``ρ = a_h/F``: then ``a_s <= F b_h = F`` and ``b_s >= a_h/F = ρ`` for the others, and ``a_h = Fρ``,
+so ``w`` is in the same product with ``s* = h``; conversely such a product satisfies every pair
+(``a_h <= Fρ <= F b_s`` and ``a_s <= F <= F b_h``). Here ``ρ ∈ [1/F, F]`` (``1 <= a_h`` and ``b_s <= a_s <=
+F``). Inputs in no group are unconstrained: the cone is the blocks' cone times their orthant, whose
+extreme rays are the blocks' rays and the ``e_x``, so those are checked one by one (:func:`free_rays`).
+
 **Block vertices.** Let ``β = (T − D)/c``, ``z = L·w``, ``σ = c + ΣL`` and ``y_H = Σ_{u∈H} L_u``. At a
 vertex ``k`` linearly independent constraints are active. The active rows of coordinate ``u`` are
 ``e_u`` (``w_u = 0``) or ``L + c e_u`` (``w_u = (D − z)/c`` or ``(T − z)/c``); rows of two coordinates left
@@ -44,7 +52,7 @@ the maximum of ``R`` over the product's vertices — which this module computes 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -76,6 +84,17 @@ class EnvelopeForm:
     slack: FloatArray
     factor: float
     self_pairs: bool
+    hub: int | None = None
+    free: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+
+    @property
+    def low(self) -> float:
+        """The smallest ``ρ`` (module docstring): 1, or ``1/F`` in a star."""
+        return 1.0 if self.hub is None else 1.0 / self.factor
+
+    @property
+    def n_inputs(self) -> int:
+        return sum(block.size for block in self.blocks) + self.free.size
 
 
 def envelope_form(cone: RowCone) -> EnvelopeForm | str:
@@ -88,12 +107,20 @@ def envelope_form(cone: RowCone) -> EnvelopeForm | str:
     groups = sorted({block.numerator for block in cone.blocks} | {block.denominator for block in cone.blocks})
     ordered = {(block.numerator, block.denominator) for block in cone.blocks}
     others = {(g, h) for g in groups for h in groups if g != h}
+    hub = None
     if ordered == others and len(groups) >= 2:
         self_pairs = False
     elif ordered == others | {(g, g) for g in groups}:
         self_pairs = True
     else:
-        return "its blocks are not every ordered pair of one family of groups"
+        spokes = [
+            g
+            for g in groups
+            if ordered == {(g, h) for h in groups if h != g} | {(h, g) for h in groups if h != g}
+        ]
+        if len(groups) < 3 or len(spokes) != 1:
+            return "its blocks are neither every ordered pair of one family of groups nor a star"
+        self_pairs, hub = False, groups.index(spokes[0])
     owner = np.full(cone.n_inputs, -1)
     blocks, lowers, slacks = [], [], []
     for g in groups:
@@ -121,9 +148,10 @@ def envelope_form(cone: RowCone) -> EnvelopeForm | str:
         blocks.append(support)
         lowers.append(lower)
         slacks.append(c)
-    if np.any(owner < 0):
-        return "some inputs belong to no group (they are unconstrained)"
-    return EnvelopeForm(tuple(blocks), tuple(lowers), np.array(slacks), float(factors.max()), self_pairs)
+    free = np.flatnonzero(owner < 0)
+    return EnvelopeForm(
+        tuple(blocks), tuple(lowers), np.array(slacks), float(factors.max()), self_pairs, hub, free
+    )
 
 
 def subset_masks(k: int) -> np.ndarray:
@@ -160,9 +188,9 @@ def block_points(lower: FloatArray, slack: float, D: float, T: float) -> FloatAr
 
 
 def event_points(form: EnvelopeForm, star: int) -> FloatArray:
-    """``ρ`` values in ``[1, F]`` where a block's vertex formulas may change, with ``1`` and ``F``."""
+    """``ρ`` values in ``[low, F]`` where a block's vertex formulas may change, with both ends."""
     F = form.factor
-    found = [np.array([1.0, F])]
+    found = [np.array([form.low, F])]
     for s, lower in enumerate(form.lower):
         y = subset_masks(lower.size) @ lower
         c = form.slack[s]
@@ -172,7 +200,7 @@ def event_points(form: EnvelopeForm, star: int) -> FloatArray:
         else:
             found.append(F * y / (c + y))
     rho = np.concatenate(found)
-    return np.unique(rho[(rho >= 1.0) & (rho <= F)])
+    return np.unique(rho[(rho >= form.low) & (rho <= F)])
 
 
 @dataclass(frozen=True)
@@ -190,7 +218,45 @@ def _configurations(form: EnvelopeForm) -> list[tuple[int, FloatArray]]:
     """``(s*, events)`` for every star block (self pairs: one configuration at ``ρ = 1``)."""
     if form.self_pairs:
         return [(-1, np.array([1.0]))]
-    return [(star, event_points(form, star)) for star in range(len(form.blocks))]
+    stars = range(len(form.blocks)) if form.hub is None else [form.hub]
+    return [(star, event_points(form, star)) for star in stars]
+
+
+@dataclass(frozen=True)
+class FreeRays:
+    """The largest ``R(e_x)`` over the free inputs (``-inf`` if none), its rounding margin and ``e_x``."""
+
+    value: float
+    margin: float
+    column: FloatArray | None
+
+
+def free_rays(
+    form: EnvelopeForm, utility: SubConvexUtility, duals: FloatArray, weights: FloatArray
+) -> FreeRays | str:
+    """``max_x (μ(e_x) − λ_x)/ν_x`` over the free inputs (module docstring), or why it is unbounded."""
+    n = form.n_inputs
+    if form.free.size == 0:
+        return FreeRays(-np.inf, 0.0, None)
+    columns = np.zeros((n, form.free.size))
+    columns[form.free, np.arange(form.free.size)] = 1.0
+    mu = core_mu(utility, columns)
+    gain = mu - duals[form.free]
+    mass = weights[form.free]
+    if np.any((mass <= 0.0) & (gain > 0.0)):
+        return "a free input has νᵀe_x = 0 and a positive reduced cost: the normalisation does not bound it"
+    kept = mass > 0.0
+    if not np.any(kept):
+        return FreeRays(-np.inf, 0.0, None)
+    ratio = gain[kept] / mass[kept]
+    best = int(np.argmax(ratio))
+    x = int(form.free[kept][best])
+    margin = (
+        CHECK_ROUNDING_RTOL
+        * (abs(float(mu[kept][best])) + abs(float(duals[x])) + 1.0)
+        / float(mass[kept][best])
+    )
+    return FreeRays(float(ratio[best]), margin, columns[:, np.flatnonzero(kept)[best]].copy())
 
 
 def _bounds(form: EnvelopeForm, s: int, star: int, rho: float) -> tuple[float, float]:
@@ -219,7 +285,7 @@ def maximise_ratio(
     """``max_w (μ(w) − λᵀw)/νᵀw`` over the cone by enumerating its vertices (module docstring), or why
     it could not be done."""
     start = time.perf_counter()
-    n = sum(block.size for block in form.blocks)
+    n = form.n_inputs
     scale = entropy_scale(utility)
     p = utility.p if isinstance(utility, MutualInformation) else None  # NMI too: μ = MI / H(X)
     best, best_margin, best_column, points = -np.inf, 0.0, np.zeros(n), 0
@@ -247,6 +313,11 @@ def maximise_ratio(
                 best_column = np.zeros(n)
                 for s, index in enumerate(choice):
                     best_column[form.blocks[s]] = parts[s][index]
+    rays = free_rays(form, utility, duals, weights)
+    if isinstance(rays, str):
+        return rays
+    if rays.column is not None and rays.value > best:
+        best, best_margin, best_column = rays.value, rays.margin, rays.column
     best_column = best_column / best_column.sum()
     return EnvelopeMaximum(best, best_margin, best_column, points, time.perf_counter() - start)
 

@@ -107,7 +107,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privopt.certificates.envelope import EnvelopeForm
+from privopt.certificates.envelope import EnvelopeForm, free_rays
 from privopt.certificates.objective import entropy_scale, xlogx
 from privopt.memory import current_limit
 from privopt.tolerances import CHECK_ROUNDING_RTOL
@@ -435,8 +435,10 @@ class _Block:
             np.concatenate(frees), np.concatenate(magnitudes),
         )  # fmt: skip
 
-    def zero_mass_range(self, self_pairs: bool, star: bool, factor: float) -> tuple[float, float] | None:
-        """The ``ρ ∈ [1, F]`` at which the block has a point with ``p_sᵀw_s = 0`` (``None``: none).
+    def zero_mass_range(
+        self, self_pairs: bool, star: bool, factor: float, low: float
+    ) -> tuple[float, float] | None:
+        """The ``ρ ∈ [low, F]`` at which the block has a point with ``p_sᵀw_s = 0`` (``None``: none).
 
         Such a point lives on ``Z = {u : p_u = 0}``; unless ``Z`` is the whole block it has ``w_u = 0``
         off ``Z``, so ``z = L_Zᵀw_Z >= D`` and ``z + c max w <= T``: possible iff ``y_Z >= y* = cD/(T −
@@ -445,7 +447,7 @@ class _Block:
         """
         zero = self.p <= 0.0
         if np.all(zero):
-            return 1.0, factor
+            return low, factor
         y = float(np.sum(self.lower[zero]))
         c = self.slack
         if not (y > 0.0 and factor > 1.0):  # y* = ∞ when D = T
@@ -454,17 +456,17 @@ class _Block:
             return (1.0, factor) if c / (factor - 1.0) <= y else None
         if star:
             return (c + y) / (factor * y), factor
-        return 1.0, factor * y / (c + y)
+        return low, factor * y / (c + y)
 
-    def events(self, star: bool, factor: float) -> _Events:
-        """Every subset's event vertex with its event strictly inside ``(1, F)``."""
+    def events(self, star: bool, factor: float, low: float) -> _Events:
+        """Every subset's event vertex with its event strictly inside ``(low, F)``."""
         chosen = np.flatnonzero(self.y > 0.0)
         y = self.y[chosen]
         if star:  # y* = c/(Fρ − 1) = y_H, where β = 1/y_H
             rho, beta = (self.slack + y) / (factor * y), 1.0 / y
         else:  # y* = ρc/(F − ρ) = y_H, where β = F/(c + y_H)
             rho, beta = factor * y / (self.slack + y), factor / (self.slack + y)
-        keep = (rho > 1.0) & (rho < factor)
+        keep = (rho > low) & (rho < factor)
         chosen, rho, beta = chosen[keep], rho[keep], beta[keep]
         order = np.argsort(rho, kind="stable")
         chosen, rho, beta = chosen[order], rho[order], beta[order]
@@ -623,7 +625,7 @@ class _Search:
         self, form: EnvelopeForm, p: FloatArray, lam: FloatArray, limit: float, deadline: float | None
     ) -> None:
         self.form, self.limit, self.deadline = form, limit, deadline
-        self.n = sum(block.size for block in form.blocks)
+        self.n = form.n_inputs
         self.blocks = [
             _Block(inputs, lower, float(slack), p[inputs], lam[inputs])
             for inputs, lower, slack in zip(form.blocks, form.lower, form.slack, strict=True)
@@ -670,7 +672,7 @@ class _Search:
     def block_events(self, s: int, star: bool) -> _Events:
         key = (s, star)
         if key not in self.events:
-            self.events[key] = self.blocks[s].events(star, self.form.factor)
+            self.events[key] = self.blocks[s].events(star, self.form.factor, self.form.low)
         return self.events[key]
 
     # -- exact points
@@ -715,14 +717,18 @@ class _Search:
         a, b = ranges[block]
         return worst, float(events[block].rho[(a + b) // 2])
 
+    def _stars(self) -> list[int]:
+        """The blocks ``s*`` (every block, or a star's hub; privopt.certificates.envelope)."""
+        return list(range(len(self.blocks))) if self.form.hub is None else [self.form.hub]
+
     def zero_mass(self) -> bool:
         """Whether the cone has a non-zero column with ``pᵀw = 0`` (module docstring, "Positivity")."""
         F = self.form.factor
-        stars = [-1] if self.form.self_pairs else list(range(len(self.blocks)))
+        stars = [-1] if self.form.self_pairs else self._stars()
         for star in stars:
-            low, high = 1.0, F
+            low, high = self.form.low, F
             for s, block in enumerate(self.blocks):
-                found = block.zero_mass_range(star < 0, s == star, F)
+                found = block.zero_mass_range(star < 0, s == star, F, self.form.low)
                 if found is None:
                     break
                 low, high = max(low, found[0]), min(high, found[1])
@@ -738,7 +744,7 @@ class _Search:
             outcome = self.point(-1, 1.0)
             return outcome
         F = self.form.factor
-        heap = [(-np.inf, s, 1.0, F) for s in range(len(self.blocks))]
+        heap = [(-np.inf, s, self.form.low, F) for s in self._stars()]
         done: dict[tuple[int, float], str] = {}
         while heap:
             if _deadline_passed(self.deadline):
@@ -785,6 +791,18 @@ def prove_ratio_bound(
     refused = applicability(form, utility, weights)
     if refused is not None or not isinstance(utility, MutualInformation):
         return RatioProof(False, np.inf, None, -np.inf, str(refused), 0, 0, 0, time.perf_counter() - start)
+    rays = free_rays(form, utility, np.asarray(duals), np.asarray(weights))  # the inputs in no group
+    if isinstance(rays, str) or rays.value + rays.margin > limit:
+        refuted = not isinstance(rays, str) and rays.value - rays.margin > limit
+        reason = (
+            rays
+            if isinstance(rays, str)
+            else "refuted: a free input's column exceeds the limit"
+            if refuted
+            else "a free input's ratio is within rounding of the limit"
+        )
+        column, ratio = (None, -np.inf) if isinstance(rays, str) else (rays.column, rays.value)
+        return RatioProof(False, np.inf, column, ratio, reason, 0, 0, 0, time.perf_counter() - start)
     scale = entropy_scale(utility)
     p = np.asarray(utility.p, dtype=np.float64)
     # ν = p(1 + e), |e| <= η: νᵀw is within a factor 1 ± η of pᵀw, so R_ν <= R_p/(1 ∓ η) (by R's sign).
@@ -797,7 +815,7 @@ def prove_ratio_bound(
         "time": "the time limit was reached",
         "undecided": "a bound is exact to rounding above the limit but no column exceeds it",
     }
-    upper = search.upper / scale
+    upper = max(search.upper / scale, rays.value + rays.margin)
     return RatioProof(
         outcome == "proved",
         upper / (1.0 - eta) if upper >= 0.0 else upper / (1.0 + eta),

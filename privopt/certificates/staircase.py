@@ -90,7 +90,7 @@ class StaircaseMaximum:
 
 def ldp_factor(form: EnvelopeForm) -> float | None:
     """``F`` when the envelope form is an LDP cone (one block over every input, ``L = 0``, self pairs)."""
-    if len(form.blocks) != 1 or not form.self_pairs or np.any(form.lower[0] > 0.0):
+    if len(form.blocks) != 1 or not form.self_pairs or form.free.size or np.any(form.lower[0] > 0.0):
         return None
     return form.factor
 

@@ -102,7 +102,9 @@ def product_pricing(data: ProblemData) -> bool:
     if predicted_vertex_seconds(data, lifted=False) <= PRODUCT_MIN_SECONDS:
         return False
     pricer = envelope_pricer(data.utility, data.cone)
-    if isinstance(pricer, str) or pricer.structure.self_pairs:
+    if isinstance(pricer, str) or pricer.structure.self_pairs or pricer.structure.hub is not None:
+        return False
+    if pricer.structure.free.size:  # the products cover the blocks only
         return False
     sizes = [2**block.size + block.size * 2 ** (block.size - 1) for block in pricer.structure.blocks]
     return float(np.prod(sizes, dtype=np.float64)) <= PRODUCT_EVENT_LIMIT

@@ -167,7 +167,7 @@ class EnvelopePricer:
         self.structure = structure
         self.objective = objective
         self.weights = objective.weights
-        self.n_inputs = sum(block.size for block in structure.blocks)
+        self.n_inputs = sum(block.size for block in structure.blocks) + structure.free.size
         self.tables = [
             BlockTable(lower, float(slack), objective.weights[inputs])
             for inputs, lower, slack in zip(structure.blocks, structure.lower, structure.slack, strict=True)
@@ -205,15 +205,18 @@ class EnvelopePricer:
         ``slack``: stop once ``δ̄ <= (1 + slack)·δ_found + tolerance`` (the bound stays valid; a looser
         bound is enough while the columns found still improve the master a lot).
         """
-        search = _Search(self, np.asarray(duals, dtype=np.float64) / self.objective.scale)
+        lam = np.asarray(duals, dtype=np.float64) / self.objective.scale
+        search = _Search(self, lam)
         scale = self.objective.scale
         result = search.run(tolerance / scale, target / scale, slack, deadline, max_nodes)
         upper, lower, nodes, point_nodes, complete, seconds = result
         columns = search.columns(max_columns)
         search.release()
+        free_upper, free_columns = self._free(lam, max_columns)
+        columns = sorted([*columns, *free_columns], key=lambda c: -c.ratio)[:max_columns]
         return PricingOutcome(
-            upper=scale * upper + ROUNDING_MARGIN,
-            lower=scale * lower,
+            upper=scale * max(upper, free_upper) + ROUNDING_MARGIN,
+            lower=scale * max([lower] + [c.ratio for c in free_columns]),
             columns=tuple(PricedColumn(c.column, scale * c.ratio) for c in columns),
             nodes=nodes,
             point_nodes=point_nodes,
@@ -221,6 +224,25 @@ class EnvelopePricer:
             tolerance=tolerance,
             seconds=seconds,
         )
+
+    def _free(self, lam: FloatArray, limit: int) -> tuple[float, list[PricedColumn]]:
+        """The rays ``e_x`` of the free inputs (the cone is the blocks' cone times their orthant):
+        ``R(e_x) = −log p_x − λ_x/p_x`` (MI units), the largest (``inf`` if an input of ``p_x = 0`` has
+        ``λ_x < 0``: ``pᵀw = 0`` there) and the best ``limit`` columns."""
+        free = self.structure.free
+        p, dual = self.weights[free], lam[free]
+        if np.any((p <= 0.0) & (dual < 0.0)):
+            return np.inf, []
+        inputs, p, dual = free[p > 0.0], p[p > 0.0], dual[p > 0.0]
+        if not inputs.size:
+            return -np.inf, []
+        ratios = -np.log(p) - dual / p
+        columns = []
+        for k in np.argsort(-ratios, kind="stable")[:limit]:
+            column = np.zeros(self.n_inputs)
+            column[inputs[k]] = 1.0
+            columns.append(PricedColumn(column, float(ratios[k])))
+        return float(ratios.max()), columns
 
     def prior_free_duals(self) -> list[FloatArray]:
         """Duals whose certificate holds whatever the prior: none known on envelope cones."""
@@ -437,7 +459,8 @@ class _Search:
         key = (s, star)
         if key not in self.event_hulls:
             rho, _, _ = self.pricer.events[star][s]
-            inside = np.flatnonzero((rho >= 1.0) & (rho <= self.pricer.structure.factor))
+            structure = self.pricer.structure
+            inside = np.flatnonzero((rho >= structure.rho_low) & (rho <= structure.factor))
             mass, value = self._event_vertices(s, star, inside, rho[inside])
             hull = upper_hull(mass, value)
             self.event_hulls[key] = (mass[hull], value[hull])
@@ -592,12 +615,11 @@ class _Search:
         dropped = -np.inf
         if structure.self_pairs:
             roots = [(-1, 1.0, 1.0)]  # every block at D = 1, T = F: one point
-        else:  # a grid of ρ per s*: its points give columns all along [1, F] from the first round
-            grid = structure.factor ** np.linspace(0.0, 1.0, ROOT_INTERVALS + 1)
-            grid[0], grid[-1] = 1.0, structure.factor
-            roots = [
-                (s, float(a), float(b)) for s in range(self.n_blocks) for a, b in itertools.pairwise(grid)
-            ]
+        else:  # a grid of ρ per s*: its points give columns all along [ρ_low, F] from the first round
+            low = structure.rho_low
+            grid = low * (structure.factor / low) ** np.linspace(0.0, 1.0, ROOT_INTERVALS + 1)
+            grid[0], grid[-1] = low, structure.factor
+            roots = [(s, float(a), float(b)) for s in structure.stars for a, b in itertools.pairwise(grid)]
         for star, r1, r2 in roots:
             bound, *_ = self._evaluate(star, r1, r2, tolerance, deadline)
             nodes += 1

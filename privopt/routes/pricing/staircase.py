@@ -83,7 +83,12 @@ def ldp_factor(cone: RowCone) -> float | str:
     structure = envelope_structure(cone)
     if isinstance(structure, str):
         return f"not an LDP cone: {structure}"
-    if structure.n_blocks != 1 or not structure.self_pairs or np.any(structure.lower[0] > 0.0):
+    if (
+        structure.n_blocks != 1
+        or not structure.self_pairs
+        or structure.free.size
+        or np.any(structure.lower[0] > 0.0)
+    ):
         return "not an LDP cone (the staircase pricer needs one group {e_x} with its self pair)"
     return float(structure.factor)
 

@@ -11,14 +11,17 @@ envelope ``D_s = {R ∈ Δ : R >= L_s}`` (Entropy paper eq. 42). Then
 ``a_s = L_sᵀw_s + c_s max_u w_{s,u}`` and ``b_s = L_sᵀw_s + c_s min_u w_{s,u}``.
 
 LDP itself is the case of one group ``{e_x}`` with its self pair (``L = 0``, ``c = 1``); the Γ cone
-of a Rényi ball with the ``"lower"`` envelope is the case of one group per sensitive value.
+of a Rényi ball with the ``"lower"`` envelope is the case of one group per sensitive value. Two
+relatives are recognised too: a *star* (one hub group paired both ways with every other group, and no
+other pairs: Pufferfish's discriminative pairs against one secret), and inputs in no group (*free*
+inputs, unconstrained: Pufferfish's non-secret values).
 :func:`envelope_structure` recognises these cones exactly (within :data:`STRUCTURE_RTOL`) and says
 why when a cone is not one of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -47,6 +50,10 @@ class EnvelopeCone:
         ``F = e^{ε + shift}``.
     self_pairs:
         Whether the pairs ``s = s'`` are imposed too (then ``max_s a_s <= F min_s b_s``).
+    hub:
+        For a star, the block paired with every other one (``None``: every ordered pair).
+    free:
+        The inputs in no group (none may be in ``blocks``).
     """
 
     blocks: tuple[np.ndarray, ...]
@@ -54,10 +61,29 @@ class EnvelopeCone:
     slack: FloatArray
     factor: float
     self_pairs: bool
+    hub: int | None = None
+    free: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
 
     @property
     def n_blocks(self) -> int:
         return len(self.blocks)
+
+    @property
+    def stars(self) -> list[int]:
+        """The blocks ``s*`` of the union over ``(s*, ρ)`` (``[-1]``: self pairs, one product).
+
+        With every ordered pair, ``s*`` is the block of the smallest ``b_s`` (any block). In a star,
+        scaled so that the hub's ``b_h = 1``, with ``ρ = a_h/F``: the hub is in ``B(1, Fρ)`` and every
+        other block in ``B(ρ, F)`` (``a_h <= F b_s`` and ``a_s <= F b_h``), so ``s*`` is the hub.
+        """
+        if self.self_pairs:
+            return [-1]
+        return [self.hub] if self.hub is not None else list(range(self.n_blocks))
+
+    @property
+    def rho_low(self) -> float:
+        """The smallest ``ρ``: 1 (``ρ = min_{s≠s*} b_s >= b_{s*} = 1``), or ``1/F`` in a star (``a_h >= b_h``)."""
+        return 1.0 / self.factor if self.hub is not None else 1.0
 
 
 def envelope_structure(cone: RowCone) -> EnvelopeCone | str:
@@ -71,12 +97,18 @@ def envelope_structure(cone: RowCone) -> EnvelopeCone | str:
     pairs = {(b.numerator, b.denominator) for b in cone.blocks}
     distinct = {(g, h) for g in used for h in used if g != h}
     selfs = {(g, g) for g in used}
+    hub = None
     if pairs == distinct | selfs:
         self_pairs = True
     elif pairs == distinct and len(used) >= 2:
         self_pairs = False
     else:
-        return "its blocks are not all ordered pairs of the same groups (the Γ pattern)"
+        hubs = [
+            g for g in used if pairs == {(g, h) for h in used if h != g} | {(h, g) for h in used if h != g}
+        ]
+        if len(used) < 3 or not hubs:
+            return "its blocks are neither all ordered pairs of the same groups (the Γ pattern) nor a star"
+        self_pairs, hub = False, used.index(hubs[0])
     blocks, lowers, slacks = [], [], []
     covered = np.zeros(cone.n_inputs, dtype=bool)
     for g in used:
@@ -90,9 +122,10 @@ def envelope_structure(cone: RowCone) -> EnvelopeCone | str:
         blocks.append(support)
         lowers.append(lower)
         slacks.append(slack)
-    if not np.all(covered):
-        return "some inputs are in no group (unconstrained inputs)"
-    return EnvelopeCone(tuple(blocks), tuple(lowers), np.array(slacks), float(max(factors)), self_pairs)
+    free = np.flatnonzero(~covered)
+    return EnvelopeCone(
+        tuple(blocks), tuple(lowers), np.array(slacks), float(max(factors)), self_pairs, hub, free
+    )
 
 
 def _envelope_group(vectors: FloatArray) -> tuple[np.ndarray, FloatArray, float] | str:
