@@ -37,7 +37,7 @@ from privopt.utilities import MutualInformation, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Largest number of inputs (the closure is cubic).
-MAX_INPUTS = 400
+MAX_INPUTS = 1000
 
 #: Largest number of lattice levels of one component.
 MAX_LEVELS = 4096

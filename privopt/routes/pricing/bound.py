@@ -260,6 +260,8 @@ class EnvelopePricer:
 def _ratio(value: FloatArray | float, mass: FloatArray | float) -> FloatArray:
     """``(A − P log P)/P``: the ratio ``R`` of a column with ``A = Σ p w log w − λᵀw``, ``P = pᵀw``."""
     mass = np.asarray(mass, dtype=np.float64)
+    if mass.size and float(mass.min()) > 0.0:  # the usual case: one pass fewer, no masking
+        return np.asarray(value) / mass - np.log(mass)
     safe = np.where(mass > 0.0, mass, 1.0)
     return np.where(mass > 0.0, (np.asarray(value) - mass * np.log(safe)) / safe, -np.inf)
 
