@@ -46,7 +46,7 @@ MAX_LEVELS = 4096
 MAX_DENOMINATOR = 16
 
 #: Relative tolerance of the form: essential pairs, closed bounds equal to path sums, the unit.
-FORM_RTOL = 1e-9
+FORM_RTOL = 1e-12
 
 #: The normalisation must be ``p`` to this relative accuracy.
 WEIGHTS_RTOL = 1e-12

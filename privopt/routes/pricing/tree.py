@@ -60,7 +60,7 @@ MAX_LEVELS = 4096
 MAX_DIVISOR = 12
 
 #: Relative tolerance of the structure: a pair implied by its path, a factor a multiple of the unit.
-STRUCTURE_RTOL = 1e-9
+STRUCTURE_RTOL = 1e-12
 
 #: Largest ``|h|`` on the lattice (``e^h`` must stay finite with room for sums).
 MAX_EXPONENT = 600.0
