@@ -381,16 +381,20 @@ def _examine(
     allowed = (index[None, :] >= low[:, None]) & (index[None, :] <= high[:, None])
     size = float(np.where(allowed, np.abs(lattice.A), 0.0).max(axis=1).sum())  # rounding scale of the sums
     walks: list[np.ndarray] = []
+    tangents: list[tuple[float, float, float]] = []  # (ν, slack, supergradient P_walk − P*)
 
     def slack(nu: float) -> float:
         value, levels = lattice.solve(lattice.A - nu * lattice.P, low, high)
+        mass = min(max(math.exp(min(nu - bound - 1.0, 700.0)), p_low), p_high)
         if levels is not None:
             walks.append(levels)
-        mass = min(max(math.exp(min(nu - bound - 1.0, 700.0)), p_low), p_high)
+            tangents.append((nu, 0.0, lattice.totals(levels)[1] - mass))
         floor = mass * (bound - nu + math.log(mass))
         margin = CHECK_ROUNDING_RTOL * (
             1.0 + size + abs(nu) * p_high + p_high * (abs(bound) + abs(math.log(mass)))
         )
+        if levels is not None:
+            tangents[-1] = (nu, floor - value - margin, tangents[-1][2])
         return floor - value - margin
 
     a, b = bound + 1.0 + math.log(p_low), bound + 1.0 + math.log(p_high)
@@ -399,6 +403,8 @@ def _examine(
     for _ in range(GOLDEN_STEPS):
         if s1 >= 0.0 or s2 >= 0.0:
             return True, walks
+        if _hopeless(tangents, a, b):
+            return False, walks
         if s1 >= s2:
             b, x2, s2 = x2, x1, s1
             x1 = b - _GOLDEN * (b - a)
@@ -408,6 +414,22 @@ def _examine(
             x2 = a + _GOLDEN * (b - a)
             s2 = slack(x2)
     return s1 >= 0.0 or s2 >= 0.0, walks
+
+
+def _hopeless(tangents: list[tuple[float, float, float]], a: float, b: float) -> bool:
+    """Whether the slack's tangent lines show it negative on all of ``[a, b]`` (it is concave, up to the
+    rounding margin's own shape, so this only ends a search early: the node is then split, never
+    proved)."""
+    if len(tangents) < 2:
+        return False
+    nu, value, slope = (np.array(column) for column in zip(*tangents, strict=True))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossings = (
+            value[None, :] - value[:, None] + slope[:, None] * nu[:, None] - slope[None, :] * nu[None, :]
+        ) / (slope[:, None] - slope[None, :])
+    points = np.concatenate([[a, b], crossings[np.isfinite(crossings) & (crossings > a) & (crossings < b)]])
+    envelope = (value[None, :] + slope[None, :] * (points[:, None] - nu[None, :])).min(axis=1)
+    return bool(envelope.max() < -1e-9 * (1.0 + float(np.abs(value).max())))
 
 
 def _bisect(

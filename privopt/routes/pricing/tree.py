@@ -227,6 +227,11 @@ class _Component:
         self.unit = unit
         levels = np.arange(self.size if self.size <= MAX_LEVELS else 0) + self.offset
         self.h = unit * levels.astype(np.float64)
+        grid = np.arange(self.h.size)
+        # The child's grid index from each parent level, up or down (``size``: off the grid, -inf).
+        self.above = [np.where(grid + u < self.h.size, grid + u, self.h.size) for u in self.up]
+        self.below = [np.where(grid - d >= 0, grid - d, self.h.size) for d in self.down]
+        self.at_cap = grid[None, :] == self.cap[:, None]
 
     def _reach(self) -> np.ndarray:
         """``reach[i, j]``: the most levels input ``i`` may be above input ``j`` (sum of steps on the path)."""
@@ -261,33 +266,36 @@ class _Component:
 
     def best(self, table: FloatArray, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
         """The largest ``Σ_i table[i, k_i]`` over representatives with ``low <= k <= high``, and its levels
-        (``-inf`` and an empty array when there is none)."""
+        (``-inf`` and an empty array when there is none).
+
+        Each input's states are a ``(2, size + 1)`` array (no input at its cap in the subtree / some
+        input at its cap; the last column ``-inf``, where a move off the grid lands)."""
         m, size = table.shape
         grid = np.arange(size)
-        f0: list[FloatArray] = [np.empty(0)] * m
-        f1: list[FloatArray] = [np.empty(0)] * m
-        moves: list[tuple[np.ndarray, np.ndarray]] = [(np.empty(0, bool), np.empty(0, bool))] * m
+        own = np.where((grid[None, :] >= low[:, None]) & (grid[None, :] <= high[:, None]), table, _NEG)
+        states: list[FloatArray] = [np.empty((2, 0))] * m
+        moves: list[np.ndarray] = [np.empty((2, 0), dtype=bool)] * m  # per child: up taken, per state
         lead: list[np.ndarray] = [np.empty(0, np.intp)] * m
         with np.errstate(invalid="ignore"):
             for i in range(m - 1, -1, -1):
-                own = np.where((grid >= low[i]) & (grid <= high[i]), table[i], _NEG)
-                at_cap = grid == self.cap[i]
                 s0, sb = np.zeros(size), np.zeros(size)
                 gain, chosen = np.full(size, _NEG), np.full(size, -1, dtype=np.intp)
                 for c in self.children[i]:
-                    t0, up0 = self._move(f0[c], c)
-                    t1, up1 = self._move(f1[c], c)
-                    moves[c] = (up0, up1)
-                    tb = np.maximum(t0, t1)
-                    s0, sb = s0 + t0, sb + tb
-                    extra = np.where(tb > _NEG, t1 - tb, _NEG)
+                    above, below = states[c][:, self.above[c]], states[c][:, self.below[c]]
+                    moved = np.maximum(above, below)
+                    moves[c] = above >= below
+                    best_state = np.maximum(moved[0], moved[1])
+                    s0, sb = s0 + moved[0], sb + best_state
+                    extra = np.where(best_state > _NEG, moved[1] - best_state, _NEG)
                     better = extra > gain
                     gain, chosen = np.where(better, extra, gain), np.where(better, c, chosen)
                 lead[i] = chosen
-                f0[i] = np.where(at_cap, _NEG, own + s0)
-                f1[i] = np.where(at_cap, own + sb, own + sb + gain)
-        start = int(np.argmax(f1[0]))
-        value = float(f1[0][start])
+                state = np.full((2, size + 1), _NEG)
+                state[0, :size] = np.where(self.at_cap[i], _NEG, own[i] + s0)
+                state[1, :size] = np.where(self.at_cap[i], own[i] + sb, own[i] + sb + gain)
+                states[i] = state
+        start = int(np.argmax(states[0][1]))
+        value = float(states[0][1, start])
         if value == _NEG:
             return value, np.empty(0, dtype=np.intp)
         levels = np.empty(m, dtype=np.intp)
@@ -296,27 +304,16 @@ class _Component:
         for i in range(m):  # parents before children
             k, flag = int(levels[i]), bool(flags[i])
             for c in self.children[i]:
+                targets = np.where(moves[c][:, k], self.above[c][k], self.below[c][k])
                 if not flag:
                     child_flag = False
                 elif k != self.cap[i] and c == lead[i][k]:
                     child_flag = True
                 else:  # at the cap, or not the child that carries the flag: the better of both
-                    child_flag = self._moved(f1[c], c, k, moves[c][1]) >= self._moved(
-                        f0[c], c, k, moves[c][0]
-                    )
-                up = moves[c][1 if child_flag else 0][k]
-                levels[c] = k + self.up[c] if up else k - self.down[c]
+                    child_flag = bool(states[c][1, targets[1]] >= states[c][0, targets[0]])
+                levels[c] = targets[int(child_flag)]
                 flags[c] = child_flag
         return value, levels
-
-    def _move(self, f: FloatArray, c: int) -> tuple[FloatArray, np.ndarray]:
-        """``max(f[k + up_c], f[k − down_c])`` for each parent level ``k``, and whether ``up`` was taken."""
-        above, below = _shift(f, int(self.up[c])), _shift(f, -int(self.down[c]))
-        return np.maximum(above, below), above >= below
-
-    def _moved(self, f: FloatArray, c: int, k: int, up: np.ndarray) -> float:
-        child = k + int(self.up[c]) if up[k] else k - int(self.down[c])
-        return float(f[child]) if 0 <= child < f.size else _NEG
 
     def walk(self, a_table: FloatArray, p_table: FloatArray, levels: np.ndarray) -> _Walk:
         rows = np.arange(levels.size)
@@ -327,16 +324,6 @@ class _Component:
         exponent = self.h[levels]
         w[self.inputs] = np.exp(exponent - exponent.max())
         return w / w.sum()
-
-
-def _shift(f: FloatArray, d: int) -> FloatArray:
-    """``g[k] = f[k + d]`` (``-inf`` off the grid)."""
-    g = np.full(f.size, _NEG)
-    if 0 <= d < f.size:
-        g[: f.size - d] = f[d:]
-    elif 0 < -d < f.size:
-        g[-d:] = f[: f.size + d]
-    return g
 
 
 def envelope_bound(lines: list[tuple[float, float]], low: float, high: float) -> tuple[float, float]:
