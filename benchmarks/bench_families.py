@@ -36,11 +36,26 @@ def _pufferfish(P: po.JointDistribution, F: po.RenyiBall) -> po.Pufferfish:
     return po.Pufferfish(secrets, [(married, never), (married, divorced)], 1.0, F)
 
 
+def _tree_distance(rng: np.random.Generator, n: int) -> np.ndarray:
+    """The path metric of a random tree (each input's parent drawn among the earlier ones, edge
+    lengths 1 or 2)."""
+    parent = [-1] + [int(rng.integers(0, i)) for i in range(1, n)]
+    depth, ancestors = np.zeros(n), [[0]]
+    for i in range(1, n):
+        depth[i] = depth[parent[i]] + int(rng.integers(1, 3))
+        ancestors.append([*ancestors[parent[i]], i])
+    common = np.array([[max(set(ancestors[i]) & set(ancestors[j])) for j in range(n)] for i in range(n)])
+    return depth[:, None] + depth[None, :] - 2.0 * depth[common]
+
+
 def _rows(quick: bool) -> list[tuple[str, Callable[[], po.Problem], bool]]:
     P, F = _adult()
     rng = np.random.default_rng(25)
     line = np.abs(np.subtract.outer(np.arange(40), np.arange(40))).astype(float)
     prior40 = rng.dirichlet(np.ones(40))
+    tree_rng = np.random.default_rng(3)
+    tree = _tree_distance(tree_rng, 60)
+    prior60 = tree_rng.dirichlet(np.ones(60))
     options = {"timeout": TIMEOUT, "colgen": {"progress": False}}
     rows: list[tuple[str, Callable[[], po.Problem], bool]] = [
         ("LIP(1, P̂), MI", lambda: po.Problem(po.LIP(1.0, P), po.MutualInformation(P), **options), True),
@@ -77,6 +92,11 @@ def _rows(quick: bool) -> list[tuple[str, Callable[[], po.Problem], bool]]:
             "MetricLDP(0.3, |i−j|), 40-point line, MI, random prior",
             lambda: po.Problem(po.MetricLDP(0.3, line), po.MutualInformation(prior40), **options),
             True,
+        ),
+        (
+            "MetricLDP(0.5, d), d a random 60-input tree's distance, MI, random prior",
+            lambda: po.Problem(po.MetricLDP(0.5, tree), po.MutualInformation(prior60), **options),
+            False,
         ),
         (
             "MetricLDP(0.3, |i−j|), 40-point line, TV(random P0, P1)",
