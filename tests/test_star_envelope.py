@@ -50,6 +50,8 @@ def test_pufferfish_is_a_star_with_free_inputs():
     cone = problem.get_problem_data().cone
     structure = envelope_structure(cone)
     assert not isinstance(structure, str)
+    # The hub is the first secret (paired with the other two); the fourth value of S is no secret, so
+    # its inputs (S-major: 6 and 7) are free; ρ starts at 1/F = e^{−ε} with ε = 1.
     assert structure.hub == 0
     assert structure.stars == [0]
     assert list(structure.free) == [6, 7]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import privopt as po
+from benchmarks.bench_families import _tree_distance
 from privopt.certificates import tree as checker
 from privopt.certificates import vertices
 from privopt.routes.pricing.certificate import certified_pricer
@@ -21,28 +22,11 @@ def _line(n: int) -> np.ndarray:
     return np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
 
 
-def _tree_metric(rng: np.random.Generator, n: int) -> np.ndarray:
-    """The path metric of a random tree with edge lengths 1 or 2."""
-    parent = [-1] + [int(rng.integers(0, i)) for i in range(1, n)]
-    length = rng.integers(1, 3, n)
-    depth = np.zeros(n)
-    ancestors = [[0]]
-    for i in range(1, n):
-        depth[i] = depth[parent[i]] + length[i]
-        ancestors.append([*ancestors[parent[i]], i])
-    d = np.zeros((n, n))
-    for i in range(n):
-        for j in range(n):
-            common = max(k for k in ancestors[i] if k in ancestors[j])
-            d[i, j] = depth[i] + depth[j] - 2 * depth[common]
-    return d
-
-
 def _cases(seed: int):
     rng = np.random.default_rng(seed)
     for trial in range(8):
         n = int(rng.integers(3, 8))
-        d = _line(n) if trial % 2 == 0 else _tree_metric(rng, n)
+        d = _line(n) if trial % 2 == 0 else _tree_distance(rng, n)
         p = rng.dirichlet(np.ones(n))
         if trial % 4 == 3:
             p[-1] = 0.0  # an input of prior 0 inside a component

@@ -386,15 +386,13 @@ def _examine(
     def slack(nu: float) -> float:
         value, levels = lattice.solve(lattice.A - nu * lattice.P, low, high)
         mass = min(max(math.exp(min(nu - bound - 1.0, 700.0)), p_low), p_high)
-        if levels is not None:
-            walks.append(levels)
-            tangents.append((nu, 0.0, lattice.totals(levels)[1] - mass))
         floor = mass * (bound - nu + math.log(mass))
         margin = CHECK_ROUNDING_RTOL * (
             1.0 + size + abs(nu) * p_high + p_high * (abs(bound) + abs(math.log(mass)))
         )
         if levels is not None:
-            tangents[-1] = (nu, floor - value - margin, tangents[-1][2])
+            walks.append(levels)
+            tangents.append((nu, floor - value - margin, lattice.totals(levels)[1] - mass))
         return floor - value - margin
 
     a, b = bound + 1.0 + math.log(p_low), bound + 1.0 + math.log(p_high)

@@ -326,9 +326,8 @@ class _Component:
         return w / w.sum()
 
 
-def envelope_bound(lines: list[tuple[float, float]], low: float, high: float) -> tuple[float, float]:
-    """``max_{P ∈ [low, high]} min_i (Φ_i + ν_i P)/P − log P`` for lines ``(ν_i, Φ_i)`` (module docstring),
-    and the ``P`` where it is attained."""
+def envelope_bound(lines: list[tuple[float, float]], low: float, high: float) -> float:
+    """``max_{P ∈ [low, high]} min_i (Φ_i + ν_i P)/P − log P`` for lines ``(ν_i, Φ_i)`` (module docstring)."""
     nu = np.array([line[0] for line in lines])
     phi = np.array([line[1] for line in lines])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -336,8 +335,7 @@ def envelope_bound(lines: list[tuple[float, float]], low: float, high: float) ->
     points = np.concatenate([[low, high], crossings[np.isfinite(crossings)], -phi])
     points = points[(points >= low) & (points <= high) & (points > 0.0)]
     values = (phi[None, :] + nu[None, :] * points[:, None]).min(axis=1) / points - np.log(points)
-    best = int(np.argmax(values))
-    return float(values[best]), float(points[best])
+    return float(values.max())
 
 
 @dataclass
@@ -523,7 +521,7 @@ class _Search:
                 nu = (left.a - right.a) / (left.p - right.p)  # where their lines cross
             else:
                 nu = walk.a / walk.p + 1.0  # the walk's own stationary ν (Dinkelbach step)
-        bound, _ = envelope_bound(lines, p_min, p_max)
+        bound = envelope_bound(lines, p_min, p_max)
         grid = np.arange(component.size)
         allowed = (grid[None, :] >= low[:, None]) & (grid[None, :] <= high[:, None])
         magnitude = float(np.where(allowed, np.abs(a_table), 0.0).max(axis=1).sum())
