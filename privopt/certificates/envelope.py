@@ -159,32 +159,61 @@ def subset_masks(k: int) -> np.ndarray:
     return ((np.arange(2**k)[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
 
 
+class BlockFormulas:
+    """Every candidate point of a block polytope ``B(D, T)`` (module docstring) as ``D·U + T·V``.
+
+    Each formula of the module docstring is affine in ``(D, T)`` for a fixed subset: with ``β = (T −
+    D)/c`` and ``σ = c + ΣL``, the low level ``lo = (D − β y_H)/σ = D (c + y_H)/(cσ) − T y_H/(cσ)``, the
+    high level ``T/(c + y_H)`` and the free coordinate ``(D − β y_H)/L_k = D (c + y_H)/(c L_k) − T y_H/(c
+    L_k)``. The coefficient rows ``U``, ``V`` are built once per block, so the points of many ``(D, T)``
+    cost one multiply-add each.
+    """
+
+    def __init__(self, lower: FloatArray, slack: float) -> None:
+        self.lower, self.slack = lower, slack
+        c = slack
+        sigma = c + float(lower.sum())
+        masks = subset_masks(lower.size).astype(np.float64)
+        y = masks @ lower
+        low_u = ((c + y) / (c * sigma))[:, None] - masks / c
+        low_v = -(y / (c * sigma))[:, None] + masks / c
+        u_parts, v_parts = [low_u, np.zeros_like(masks)], [low_v, masks / (c + y)[:, None]]
+        for free in np.flatnonzero(lower > 0.0):
+            outside = masks[:, free] == 0.0
+            rows, sums = masks[outside], y[outside]
+            u, v = -rows / c, rows / c
+            u[:, free] = (c + sums) / (c * lower[free])
+            v[:, free] = -sums / (c * lower[free])
+            u_parts.append(u)
+            v_parts.append(v)
+        self.U, self.V = np.vstack(u_parts), np.vstack(v_parts)
+        self.sigma = sigma
+
+    def points(self, D: FloatArray, T: FloatArray) -> tuple[FloatArray, np.ndarray]:
+        """For each pair ``(D_e, T_e)``: the candidates (``(E, C, k)``, clipped at 0) and which of them lie
+        in ``B(D_e, T_e)`` within :data:`~privopt.tolerances.CHECK_FEASIBILITY_ATOL` (``(E, C)``). Where
+        ``β`` vanishes the polytope is the single point ``(D/σ) 1``, the only candidate kept."""
+        D, T = np.asarray(D, dtype=np.float64), np.asarray(T, dtype=np.float64)
+        points = D[:, None, None] * self.U + T[:, None, None] * self.V
+        atol = CHECK_FEASIBILITY_ATOL * np.maximum(1.0, T)[:, None, None]
+        sides = (points @ self.lower)[..., None] + self.slack * points
+        feasible = (
+            np.all(points >= -atol, axis=2)
+            & np.all(sides >= D[:, None, None] - atol, axis=2)
+            & np.all(sides <= T[:, None, None] + atol, axis=2)
+        )
+        flat = (T - D) / self.slack <= CHECK_FEASIBILITY_ATOL * np.maximum(1.0, np.abs(D))
+        if np.any(flat):
+            points[flat, 0, :] = (D[flat] / self.sigma)[:, None]
+            feasible[flat] = False
+            feasible[flat, 0] = True
+        return np.clip(points, 0.0, None), feasible  # duplicates (a point of two kinds) only repeat work
+
+
 def block_points(lower: FloatArray, slack: float, D: float, T: float) -> FloatArray:
     """Points of ``B(D, T)`` (rows) including all its vertices (module docstring)."""
-    k = lower.size
-    sigma = slack + float(lower.sum())
-    beta = (T - D) / slack
-    if beta <= CHECK_FEASIBILITY_ATOL * max(1.0, abs(D)):
-        return np.full((1, k), D / sigma)
-    masks = subset_masks(k)
-    y = masks @ lower
-    lo = (D - beta * y) / sigma
-    candidates = [lo[:, None] + beta * masks, np.where(masks, (T / (slack + y))[:, None], 0.0)]
-    for free in np.flatnonzero(lower > 0.0):
-        outside = ~masks[:, free]
-        w = np.where(masks[outside], beta, 0.0)
-        w[:, free] = (D - beta * y[outside]) / lower[free]
-        candidates.append(w)
-    points = np.vstack(candidates)
-    z = points @ lower
-    sides = z[:, None] + slack * points
-    atol = CHECK_FEASIBILITY_ATOL * max(1.0, T)
-    feasible = (
-        np.all(points >= -atol, axis=1)
-        & np.all(sides >= D - atol, axis=1)
-        & np.all(sides <= T + atol, axis=1)
-    )
-    return np.clip(points[feasible], 0.0, None)  # duplicates (a point of two kinds) only repeat work
+    points, feasible = BlockFormulas(lower, slack).points(np.array([D]), np.array([T]))
+    return points[0][feasible[0]]
 
 
 def event_points(form: EnvelopeForm, star: int) -> FloatArray:
@@ -259,10 +288,12 @@ def free_rays(
     return FreeRays(float(ratio[best]), margin, columns[:, np.flatnonzero(kept)[best]].copy())
 
 
-def _bounds(form: EnvelopeForm, s: int, star: int, rho: float) -> tuple[float, float]:
+def _bounds(form: EnvelopeForm, s: int, star: int, rho: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(D, T)`` of block ``s`` at each ``ρ`` (module docstring)."""
+    one, F = np.ones_like(rho), form.factor
     if star < 0:
-        return 1.0, form.factor
-    return (1.0, form.factor * rho) if s == star else (rho, form.factor)
+        return one, F * one
+    return (one, F * rho) if s == star else (rho, F * one)
 
 
 def work_estimate(form: EnvelopeForm) -> float:
@@ -275,6 +306,10 @@ def work_estimate(form: EnvelopeForm) -> float:
     return product * events
 
 
+#: Candidate coordinates (events × candidates × inputs, over the blocks) built at once.
+_CHUNK_ENTRIES = 2_000_000
+
+
 def maximise_ratio(
     form: EnvelopeForm,
     utility: SubConvexUtility,
@@ -283,36 +318,56 @@ def maximise_ratio(
     deadline: float | None,
 ) -> EnvelopeMaximum | str:
     """``max_w (μ(w) − λᵀw)/νᵀw`` over the cone by enumerating its vertices (module docstring), or why
-    it could not be done."""
+    it could not be done. The blocks' candidates are built for many events at once (:class:`BlockFormulas`)."""
     start = time.perf_counter()
     n = form.n_inputs
     scale = entropy_scale(utility)
     p = utility.p if isinstance(utility, MutualInformation) else None  # NMI too: μ = MI / H(X)
+    formulas = [
+        BlockFormulas(lower, float(slack)) for lower, slack in zip(form.lower, form.slack, strict=True)
+    ]
+    per_event = sum(f.U.size for f in formulas)
+    step = max(1, _CHUNK_ENTRIES // per_event)
     best, best_margin, best_column, points = -np.inf, 0.0, np.zeros(n), 0
     for star, events in _configurations(form):
-        for rho in events:
+        for first in range(0, events.size, step):
             if deadline is not None and time.perf_counter() > deadline:
                 return "the time limit was reached"
-            parts = [
-                block_points(form.lower[s], float(form.slack[s]), *_bounds(form, s, star, float(rho)))
-                for s in range(len(form.blocks))
-            ]
-            size = float(np.prod([len(part) for part in parts], dtype=np.float64))
-            if size > MAX_PRODUCT:
-                return f"a product of block vertices has {size:.3g} combinations (limit {MAX_PRODUCT:.3g})"
-            points += 1
-            try:
-                if p is not None:
-                    value, margin, choice = _separable_max(form, parts, p, scale, duals, weights)
-                else:
-                    value, margin, choice = _general_max(form, parts, utility, duals, weights, n)
-            except _NotPositive:
-                return "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
-            if value > best:
-                best, best_margin = value, margin
-                best_column = np.zeros(n)
-                for s, index in enumerate(choice):
-                    best_column[form.blocks[s]] = parts[s][index]
+            rho = events[first : first + step]
+            blocks = [f.points(*_bounds(form, s, star, rho)) for s, f in enumerate(formulas)]
+            sums = (
+                None
+                if p is None
+                else [
+                    _block_sums(form, s, pts, p, scale, duals, weights) for s, (pts, _) in enumerate(blocks)
+                ]
+            )
+            for e in range(rho.size):
+                kept = [feasible[e] for _, feasible in blocks]
+                size = float(np.prod([k.sum() for k in kept], dtype=np.float64))
+                if size > MAX_PRODUCT:
+                    return (
+                        f"a product of block vertices has {size:.3g} combinations (limit {MAX_PRODUCT:.3g})"
+                    )
+                points += 1
+                parts = [pts[e][k] for (pts, _), k in zip(blocks, kept, strict=True)]
+                try:
+                    if sums is not None:
+                        value, margin, choice = _separable_max(
+                            [tuple(x[e][k] for x in block) for block, k in zip(sums, kept, strict=True)],
+                            scale,
+                        )
+                    else:
+                        value, margin, choice = _general_max(form, parts, utility, duals, weights, n)
+                except _NotPositive:
+                    return (
+                        "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
+                    )
+                if value > best:
+                    best, best_margin = value, margin
+                    best_column = np.zeros(n)
+                    for s, index in enumerate(choice):
+                        best_column[form.blocks[s]] = parts[s][index]
     rays = free_rays(form, utility, duals, weights)
     if isinstance(rays, str):
         return rays
@@ -322,26 +377,33 @@ def maximise_ratio(
     return EnvelopeMaximum(best, best_margin, best_column, points, time.perf_counter() - start)
 
 
-def _separable_max(
+def _block_sums(
     form: EnvelopeForm,
-    parts: list[FloatArray],
+    s: int,
+    points: FloatArray,
     p: FloatArray,
     scale: float,
     duals: FloatArray,
     weights: FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Mutual information, per candidate of block ``s`` (arrays over the leading axes of ``points``): ``A_s
+    = Σ p w log w − Hλᵀw``, ``P_s = pᵀw_s``, ``N_s = νᵀw_s`` and the magnitude of ``A_s``'s terms."""
+    inputs = form.blocks[s]
+    ps, lam, nu = p[inputs], scale * duals[inputs], weights[inputs]
+    terms = xlogx(points)
+    return terms @ ps - points @ lam, points @ ps, points @ nu, np.abs(terms) @ ps + points @ np.abs(lam)
+
+
+def _separable_max(
+    parts: list[tuple[FloatArray, FloatArray, FloatArray, FloatArray]], scale: float
 ) -> tuple[float, float, tuple[int, ...]]:
-    """Mutual information: ``R = (Σ_s A_s − P log P)/N`` with per-block sums ``A_s = Σ p w log w − Hλᵀw``,
-    ``P_s = pᵀw_s``, ``N_s = νᵀw_s`` combined over the product by broadcasting."""
+    """Mutual information: ``R = (Σ_s A_s − P log P)/N`` over the product of the blocks' points, from their
+    sums ``(A_s, P_s, N_s, magnitude)`` (:func:`_block_sums`), combined by broadcasting."""
     A = P = N = M = np.zeros(1)
-    for s, points in enumerate(parts):
-        inputs = form.blocks[s]
-        ps, lam, nu = p[inputs], scale * duals[inputs], weights[inputs]
-        entropy_terms = xlogx(points) @ ps
-        a = entropy_terms - points @ lam
-        magnitude = np.abs(xlogx(points)) @ ps + points @ np.abs(lam)
+    for a, ps, nu, magnitude in parts:
         A = (A[..., None] + a).reshape(-1)
-        P = (P[..., None] + points @ ps).reshape(-1)
-        N = (N[..., None] + points @ nu).reshape(-1)
+        P = (P[..., None] + ps).reshape(-1)
+        N = (N[..., None] + nu).reshape(-1)
         M = (M[..., None] + magnitude).reshape(-1)
     if not np.all(N > 0.0):
         raise _NotPositive
@@ -353,7 +415,7 @@ def _separable_max(
         * (M[index] + abs(xlogx(np.array([P[index]]))[0]) + abs(f[index]))
         / (scale * N[index])
     )
-    choice = tuple(int(i) for i in np.unravel_index(index, [len(x) for x in parts]))
+    choice = tuple(int(i) for i in np.unravel_index(index, [len(x[0]) for x in parts]))
     return float(ratio[index]), float(margin), choice
 
 
