@@ -70,6 +70,10 @@ MAX_NU_STEPS = 60
 
 _NEG = -np.inf
 
+#: The states' axis (no input at its cap / some input at its cap), shaped to broadcast over kids and
+#: levels.
+_STATE_AXIS = np.arange(2)[None, :, None]
+
 
 @dataclass(frozen=True, eq=False)
 class TreeCone:
@@ -199,6 +203,29 @@ class _Walk:
         return self.a / self.p - float(np.log(self.p))
 
 
+@dataclass(frozen=True, eq=False)
+class _Generation:
+    """The children of the nodes at one depth: ``kids`` grouped by their parents ``owners`` (the groups
+    start at ``starts``; ``parents_with_kids`` is ``owners[starts]``)."""
+
+    kids: np.ndarray
+    owners: np.ndarray
+    starts: np.ndarray
+    parents_with_kids: np.ndarray
+    #: per kid: its group, its position, its row and its grid index up / down from each parent level
+    #: (``rows``, ``above`` and ``below`` broadcast with :data:`_STATE_AXIS` to index the states)
+    group: np.ndarray
+    positions: np.ndarray
+    rows: np.ndarray
+    above: np.ndarray
+    below: np.ndarray
+
+    @property
+    def single(self) -> bool:
+        """Whether every parent has one child."""
+        return self.starts.size == self.kids.size
+
+
 class _Component:
     """One component's lattice and its dynamic program over representatives (module docstring)."""
 
@@ -229,9 +256,46 @@ class _Component:
         self.h = unit * levels.astype(np.float64)
         grid = np.arange(self.h.size)
         # The child's grid index from each parent level, up or down (``size``: off the grid, -inf).
-        self.above = [np.where(grid + u < self.h.size, grid + u, self.h.size) for u in self.up]
-        self.below = [np.where(grid - d >= 0, grid - d, self.h.size) for d in self.down]
+        self.above = np.where(
+            grid[None, :] + self.up[:, None] < self.h.size, grid[None, :] + self.up[:, None], self.h.size
+        )
+        self.below = np.where(
+            grid[None, :] - self.down[:, None] >= 0, grid[None, :] - self.down[:, None], self.h.size
+        )
         self.at_cap = grid[None, :] == self.cap[:, None]
+        self.generations = self._generations()
+        self.leaves = np.array([not kids for kids in self.children], dtype=bool)
+
+    def _generations(self) -> list[_Generation]:
+        """The children of the nodes at each depth, grouped by parent (in the order of
+        ``self.children``), deepest last: the dynamic program moves one generation at a time."""
+        depth = np.zeros(self.inputs.size, dtype=np.intp)
+        for i in range(1, self.inputs.size):  # parents before children
+            depth[i] = depth[self.parent[i]] + 1
+        found = []
+        for d in range(int(depth.max()) + 1 if depth.size else 0):
+            parents = np.flatnonzero(depth == d)
+            kids = [c for i in parents for c in self.children[i]]
+            if not kids:
+                break
+            owners = np.array([i for i in parents for _ in self.children[i]], dtype=np.intp)
+            kids_array = np.array(kids, dtype=np.intp)
+            starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+            group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, kids_array.size]))
+            found.append(
+                _Generation(
+                    kids_array,
+                    owners,
+                    starts,
+                    owners[starts],
+                    group,
+                    np.arange(kids_array.size)[:, None],
+                    kids_array[:, None, None],
+                    self.above[kids_array][:, None, :],
+                    self.below[kids_array][:, None, :],
+                )
+            )
+        return found
 
     def _reach(self) -> np.ndarray:
         """``reach[i, j]``: the most levels input ``i`` may be above input ``j`` (sum of steps on the path)."""
@@ -269,51 +333,89 @@ class _Component:
         (``-inf`` and an empty array when there is none).
 
         Each input's states are a ``(2, size + 1)`` array (no input at its cap in the subtree / some
-        input at its cap; the last column ``-inf``, where a move off the grid lands)."""
+        input at its cap; the last column ``-inf``, where a move off the grid lands). One generation
+        (the children of every node at one depth) moves at a time."""
         m, size = table.shape
         grid = np.arange(size)
         own = np.where((grid[None, :] >= low[:, None]) & (grid[None, :] <= high[:, None]), table, _NEG)
-        states: list[FloatArray] = [np.empty((2, 0))] * m
-        moves: list[np.ndarray] = [np.empty((2, 0), dtype=bool)] * m  # per child: up taken, per state
-        lead: list[np.ndarray] = [np.empty(0, np.intp)] * m
+        states = np.full((m, 2, size + 1), _NEG)
+        moves = np.zeros((m, 2, size), dtype=bool)  # per child: up taken, per state
+        lead = np.full((m, size), -1, dtype=np.intp)  # per node and level: the child carrying the flag
+        leaves = self.leaves
         with np.errstate(invalid="ignore"):
-            for i in range(m - 1, -1, -1):
-                s0, sb = np.zeros(size), np.zeros(size)
-                gain, chosen = np.full(size, _NEG), np.full(size, -1, dtype=np.intp)
-                for c in self.children[i]:
-                    above, below = states[c][:, self.above[c]], states[c][:, self.below[c]]
-                    moved = np.maximum(above, below)
-                    moves[c] = above >= below
-                    best_state = np.maximum(moved[0], moved[1])
-                    s0, sb = s0 + moved[0], sb + best_state
-                    extra = np.where(best_state > _NEG, moved[1] - best_state, _NEG)
-                    better = extra > gain
-                    gain, chosen = np.where(better, extra, gain), np.where(better, c, chosen)
-                lead[i] = chosen
-                state = np.full((2, size + 1), _NEG)
-                state[0, :size] = np.where(self.at_cap[i], _NEG, own[i] + s0)
-                state[1, :size] = np.where(self.at_cap[i], own[i] + sb, own[i] + sb + gain)
-                states[i] = state
-        start = int(np.argmax(states[0][1]))
-        value = float(states[0][1, start])
+            states[leaves, 0, :size] = np.where(self.at_cap[leaves], _NEG, own[leaves])
+            states[leaves, 1, :size] = np.where(self.at_cap[leaves], own[leaves], _NEG)
+            for generation in reversed(self.generations):
+                kids, parents = generation.kids, generation.parents_with_kids
+                if kids.size == 1:  # a chain: scalar indices are cheaper
+                    self._link(int(kids[0]), int(parents[0]), own, states, moves, lead)
+                    continue
+                above = states[generation.rows, _STATE_AXIS, generation.above]
+                below = states[generation.rows, _STATE_AXIS, generation.below]
+                moved = np.maximum(above, below)
+                moves[kids] = above >= below
+                best_state = np.maximum(moved[:, 0], moved[:, 1])
+                extra = np.where(best_state > _NEG, moved[:, 1] - best_state, _NEG)
+                if generation.single:  # one child per parent
+                    s0, sb, gain = moved[:, 0], best_state, extra
+                    lead[parents] = np.where(extra > _NEG, kids[:, None], -1)
+                else:
+                    s0 = np.add.reduceat(moved[:, 0], generation.starts, axis=0)
+                    sb = np.add.reduceat(best_state, generation.starts, axis=0)
+                    gain = np.maximum.reduceat(extra, generation.starts, axis=0)
+                    # the first child reaching the gain carries the flag
+                    first = np.where(
+                        (extra == gain[generation.group]) & (extra > _NEG), generation.positions, kids.size
+                    )
+                    first = np.minimum.reduceat(first, generation.starts, axis=0)
+                    lead[parents] = np.where(first < kids.size, kids[np.minimum(first, kids.size - 1)], -1)
+                cap = self.at_cap[parents]
+                states[parents, 0, :size] = np.where(cap, _NEG, own[parents] + s0)
+                states[parents, 1, :size] = np.where(cap, own[parents] + sb, own[parents] + sb + gain)
+        start = int(np.argmax(states[0, 1]))
+        value = float(states[0, 1, start])
         if value == _NEG:
             return value, np.empty(0, dtype=np.intp)
         levels = np.empty(m, dtype=np.intp)
         flags = np.empty(m, dtype=bool)
         levels[0], flags[0] = start, True
-        for i in range(m):  # parents before children
-            k, flag = int(levels[i]), bool(flags[i])
-            for c in self.children[i]:
-                targets = np.where(moves[c][:, k], self.above[c][k], self.below[c][k])
-                if not flag:
-                    child_flag = False
-                elif k != self.cap[i] and c == lead[i][k]:
-                    child_flag = True
-                else:  # at the cap, or not the child that carries the flag: the better of both
-                    child_flag = bool(states[c][1, targets[1]] >= states[c][0, targets[0]])
-                levels[c] = targets[int(child_flag)]
-                flags[c] = child_flag
+        for generation in self.generations:  # parents before children
+            kids, owners = generation.kids, generation.owners
+            if kids.size == 1:
+                c, i = int(kids[0]), int(owners[0])
+                k = int(levels[i])
+                targets = np.where(moves[c][:, k], self.above[c, k], self.below[c, k])
+                flags[c] = bool(flags[i]) and (
+                    (k != self.cap[i] and lead[i, k] == c)
+                    or bool(states[c, 1, targets[1]] >= states[c, 0, targets[0]])
+                )
+                levels[c] = targets[int(flags[c])]
+                continue
+            k, flag = levels[owners], flags[owners]
+            moved_up = moves[kids, :, k]  # (kids, 2)
+            up, down = self.above[kids, k], self.below[kids, k]
+            targets = np.where(moved_up, up[:, None], down[:, None])
+            better = states[kids, 1, targets[:, 1]] >= states[kids, 0, targets[:, 0]]
+            carries = (k != self.cap[owners]) & (lead[owners, k] == kids)
+            child_flag = flag & (carries | better)
+            levels[kids] = np.where(child_flag, targets[:, 1], targets[:, 0])
+            flags[kids] = child_flag
         return value, levels
+
+    def _link(
+        self, c: int, i: int, own: FloatArray, states: FloatArray, moves: np.ndarray, lead: np.ndarray
+    ) -> None:
+        """:meth:`best`'s step for a parent ``i`` whose only child is ``c``."""
+        size = own.shape[1]
+        above, below = states[c][:, self.above[c]], states[c][:, self.below[c]]
+        moved = np.maximum(above, below)
+        moves[c] = above >= below
+        best_state = np.maximum(moved[0], moved[1])
+        extra = np.where(best_state > _NEG, moved[1] - best_state, _NEG)
+        lead[i] = np.where(extra > _NEG, c, -1)
+        cap = self.at_cap[i]
+        states[i, 0, :size] = np.where(cap, _NEG, own[i] + moved[0])
+        states[i, 1, :size] = np.where(cap, own[i] + best_state, own[i] + best_state + extra)
 
     def walk(self, a_table: FloatArray, p_table: FloatArray, levels: np.ndarray) -> _Walk:
         rows = np.arange(levels.size)
