@@ -122,3 +122,23 @@ def test_realized_eps_against_true_distribution(example1):
     report = po.realized_eps(W, po.SensitiveLDP(np.log(2), po.RenyiBall.confidence(example1)), p_star)
     cond = p_star.conditional_x_given_s() @ W.matrix
     assert report.eps == pytest.approx(np.max(np.abs(np.log(cond[0] / cond[1]))), abs=1e-12)
+
+
+def test_frontier_lower_end_matches_the_local_search(rng, monkeypatch):
+    # On small balls (local search) and with the frontier forced: the frontier is the exact reduction of
+    # a pair to one share of the budget, so it is at least the local search's lower end (to the grid's
+    # precision) and never above the upper end.
+    import importlib
+
+    robust = importlib.import_module("privopt.audit.robust")
+    for trial in range(12):
+        shape = [(2, 3), (3, 3), (2, 5)][trial % 3]
+        P = po.JointDistribution(rng.dirichlet(np.ones(shape[0] * shape[1])).reshape(shape), n=400)
+        F = po.RenyiBall.confidence(P) if trial % 2 else po.RenyiBall(P, 0.05, order=1.0)
+        W = random_mechanism(rng, P.n_x, 4)
+        local = po.audit(W, po.SensitiveLDP(1.0, F))
+        monkeypatch.setattr(robust, "_LOCAL_SEARCH_MAX_INPUTS", 0)
+        frontier = po.audit(W, po.SensitiveLDP(1.0, F))
+        monkeypatch.undo()
+        assert frontier.upper == local.upper
+        assert local.lower - 1e-6 <= frontier.lower <= frontier.upper + 1e-12

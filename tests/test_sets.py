@@ -270,3 +270,54 @@ def test_bad_sets(example1):
         po.L1Ball([0.9, 0.1], 0.3).vertices()
     with pytest.raises(po.ValidationError, match=r"delta: expected a failure probability in \(0, 1\)"):
         po.sets.weissman_radius(4, 100, 1.5)
+
+
+@pytest.mark.parametrize("order", [0.5, 1.0, 2.0])
+def test_shared_radii_meet_the_ball_boundary(rng, order):
+    # Two conditionals at the shared radii, the marginal at its minimiser: the joint is on the sphere
+    # D_α(P̂ || P) = B (the derivation of Theorem 1 with two conditionals moved); θ = 1 gives the
+    # projection radius (Theorem 1 itself) and nothing to the other side.
+    for _ in range(6):
+        P = po.JointDistribution(rng.dirichlet(np.ones(12)).reshape(3, 4), n=300)
+        F = po.RenyiBall(P, 0.03, order=order)
+        s, t = rng.choice(3, size=2, replace=False)
+        ends = F.shared_radii(int(s), int(t), np.array([1.0, 0.0]))
+        assert ends[0][0] == pytest.approx(F.projection_radius(int(s)), rel=1e-12)
+        assert ends[0][1] == pytest.approx(0.0, abs=1e-15)
+        assert ends[1][0] == pytest.approx(0.0, abs=1e-15)
+        theta = rng.uniform(0.05, 0.95)
+        radius_s, radius_t = F.shared_radii(int(s), int(t), np.array([theta]))
+        conditional = P.conditional_u_given_s()
+        _, _, _, R_s = linear_extremes(conditional[s], radius_s[0], order, rng.normal(size=(1, 4)))
+        _, _, _, R_t = linear_extremes(conditional[t], radius_t[0], order, rng.normal(size=(1, 4)))
+        joint = F.closest_with_conditionals({int(s): R_s[0], int(t): R_t[0]})
+        assert F.divergence(joint) == pytest.approx(F.radius, rel=1e-9)
+        rows = joint.reshape(3, 4)
+        assert rows[s] / rows[s].sum() == pytest.approx(R_s[0], abs=1e-12)
+        assert rows[t] / rows[t].sum() == pytest.approx(R_t[0], abs=1e-12)
+
+
+def test_closest_with_one_conditional_is_theorem1s_construction(rng):
+    # P(·, s) = x R, the other rows scaled by (1 − x)/(1 − P̂_s), x = k/(k + 1 − P̂_s) with
+    # k = P̂_s e^{(α−1) D_α(P̂(·|s) || R)/α} (Entropy paper Lemma A2).
+    P = po.JointDistribution(rng.dirichlet(np.ones(9)).reshape(3, 3), n=300)
+    F = po.RenyiBall(P, 0.05, order=2.0)
+    R = rng.dirichlet(np.ones(3))
+    k = P.p_s[1] * np.exp(renyi_divergence(P.conditional_u_given_s()[1], R, 2.0) / 2.0)
+    x = k / (k + 1.0 - P.p_s[1])
+    expected = P.probabilities * (1.0 - x) / (1.0 - P.p_s[1])
+    expected[1] = x * R
+    assert F.closest_with_conditionals({1: R}) == pytest.approx(expected.reshape(-1), abs=1e-15)
+
+
+def test_linear_extremes_take_one_radius_per_row(rng):
+    p = rng.dirichlet(np.ones(5))
+    p[0] = 0.0
+    p /= p.sum()
+    C = rng.normal(size=(4, 5))
+    radii = np.array([0.0, 0.05, 0.4, np.inf])
+    together = linear_extremes(p, radii, 2.0, C)
+    for k in range(4):
+        alone = linear_extremes(p, float(radii[k]), 2.0, C[k : k + 1])
+        for joint, single in zip(together, alone, strict=True):
+            assert joint[k] == pytest.approx(single[0], abs=1e-12)

@@ -18,8 +18,9 @@ here:
     product contains ``F``'s conditionals, so this bounds the true worst case from above.
   - *lower*: the ratio at distributions that lie in ``F`` itself — ``P̂`` and, for every extreme
     conditional found above, the closest distribution of ``F`` with that conditional (the
-    construction behind Theorem 1) — refined by a local search (SLSQP with exact gradients) and
-    re-checked to lie in ``F`` before it counts. For a polytope, its vertices.
+    construction behind Theorem 1) — refined by a local search (SLSQP with exact gradients), or on
+    balls of more than ``_LOCAL_SEARCH_MAX_INPUTS`` inputs searched along the pairs' budget frontiers
+    (:func:`_frontier`), and re-checked to lie in ``F`` before it counts. For a polytope, its vertices.
 
 ``satisfied`` is decided on the upper end, so an interval audit is never optimistic.
 
@@ -48,7 +49,7 @@ from privopt.sets.counterparts import Layout
 from privopt.sets.l1 import L1Ball
 from privopt.sets.polytope import Polytope
 from privopt.sets.renyi import RenyiBall, renyi_divergence
-from privopt.sets.renyi_extremes import is_order
+from privopt.sets.renyi_extremes import is_order, linear_maximum
 from privopt.tolerances import ZERO_RTOL
 from privopt.validation import FloatArray
 
@@ -60,9 +61,14 @@ IntervalSet = RenyiBall | Polytope | L1Ball
 _LOCAL_SEARCHES = 3
 #: Outputs (by upper end) whose extreme conditionals become lower-bound candidates.
 _CANDIDATE_OUTPUTS = 4
-#: Above this many inputs the lower bound uses the constructions only (SLSQP over |X| variables is slow);
-#: the pass/fail verdict depends on the upper end and is unaffected.
+#: Above this many inputs the lower bound uses the constructions and the pairs' budget frontiers
+#: (:func:`_frontier`) instead of a local search (SLSQP over |X| variables is slow); the pass/fail verdict
+#: depends on the upper end and is unaffected.
 _LOCAL_SEARCH_MAX_INPUTS = 64
+#: Shares of the budget per stage of the frontier search, and its stages (each refines the grid around
+#: the previous stage's best share).
+_FRONTIER_POINTS = 17
+_FRONTIER_STAGES = 3
 
 
 @dataclass(frozen=True)
@@ -351,9 +357,11 @@ def _lower_bound(
             s = statistic.sensitive_value
             if s is not None and layout.s_position(s) in args:
                 position = layout.s_position(s)
-                candidates.append(
-                    _closest_with_conditional(F, position, np.clip(args[position][y], 0.0, None))
-                )
+                candidates.append(F.closest_with_conditionals({position: args[position][y]}))
+    if F.n_x > _LOCAL_SEARCH_MAX_INPUTS:  # no local search: the pairs' frontiers instead
+        outputs = [int(y) for y in np.argsort(-upper_per_output)[:_CANDIDATE_OUTPUTS]]
+        locations = [(*found, y) for y in outputs if (found := where[y]) is not None]
+        candidates.extend(_frontier(F, pairs, layout, W, locations))
     scored = []
     for index, P in enumerate(candidates):
         if F.contains(P):
@@ -382,31 +390,66 @@ def _lower_bound(
     return best, best_at
 
 
-def _closest_with_conditional(F: RenyiBall, s: int, R: np.ndarray) -> np.ndarray:
-    """The distribution closest to ``P̂`` (in ``D_α``) whose conditional on ``s`` is ``R``.
+def _frontier(
+    F: RenyiBall,
+    pairs: Sequence[RatioPair],
+    layout: Layout,
+    W: FloatArray,
+    locations: Sequence[tuple[int, int, int, int]],
+) -> list[FloatArray]:
+    """For each location ``(pair, left, right, y)`` whose sides are conditional on two different ``s``,
+    ``t``: the distribution of ``F`` with the largest log-ratio found along the budget frontier.
 
-    ``P(·, s) = x R`` and ``P(·, s') = (1 − x)/(1 − P̂_s) · P̂(·, s')`` elsewhere. Minimising
-    ``D_α(P̂ || P)`` over ``x`` (Hölder) gives ``x = k / (k + 1 − P̂_s)`` with
-    ``k = P̂_s e^{(α−1) D_α(P̂(·|s) || R) / α}`` (``k = P̂_s`` for α = 1), and then
-    ``D_α(P̂ || P) = α/(α−1) · log(k + 1 − P̂_s)``, which is ``<= B`` exactly when ``R ∈ F_{U|s}``: the
-    construction behind Theorem 1 (Lemmas A2 and A4). At the boundary ``x = (C^{1/α} − 1 + P̂_s)/C^{1/α}``
-    and the other rows are scaled by ``C^{−1/α}``; the extracted text of Lemma A2 reads ``C^{1/α}``,
-    which leaves the ball (verified numerically: the divergence exceeds B).
+    Only those two conditionals enter the ratio, and ``F`` holds them together exactly at the radii of
+    :meth:`~privopt.sets.RenyiBall.shared_radii` (every other conditional at the centre's, the marginal
+    the minimiser), so the pair's worst case over ``F`` is a maximum over the share ``θ`` alone: each
+    side at its exact extreme for its radius (:func:`~privopt.sets.renyi_extremes.linear_maximum`, every
+    ``θ`` of a stage in one call per conditional). ``θ`` runs over a grid dense at both ends (where a
+    side's extreme grows like the square root of its radius), refined around its best point.
     """
-    joint = F.center.probabilities.copy()
-    alpha = F.order
-    p_s = float(F.center.p_s[s])
-    R = R / R.sum()
-    if is_order(alpha, 1.0):
-        x = p_s
-    else:
-        d = renyi_divergence(F.center.conditional_u_given_s()[s], R, alpha)
-        k = p_s * np.exp((alpha - 1.0) * d / alpha)
-        x = k / (k + 1.0 - p_s)
-    if p_s < 1.0:
-        joint *= (1.0 - x) / (1.0 - p_s)
-    joint[s] = x * R
-    return np.clip(joint.reshape(-1), 0.0, None) / joint.sum()
+    centre = F.center.conditional_u_given_s()
+    jobs = []
+    for index, i, j, y in locations:
+        top, bottom = (
+            _Side.of(st, F, layout, W[:, y]) for st in (pairs[index].left[i], pairs[index].right[j])
+        )
+        s, t = top.position, bottom.position
+        if s is None or t is None or s == t or top.joint is not None or bottom.joint is not None:
+            continue
+        if top.coefficient != 0.0 and bottom.coefficient != 0.0:
+            jobs.append((top, bottom, s, t))
+    found = []
+    for top, bottom, s, t in jobs:
+        low, high = 0.0, 1.0
+        best, chosen = -np.inf, None
+        for _ in range(_FRONTIER_STAGES):
+            u = np.linspace(low, high, _FRONTIER_POINTS)
+            theta = 0.5 - 0.5 * np.cos(np.pi * u)
+            radius_s, radius_t = F.shared_radii(s, t, theta)
+            # the top side at its largest coefficient·Rᵀw, the bottom at its smallest
+            _, R_top = linear_maximum(
+                centre[s], radius_s, F.order, np.tile(np.sign(top.coefficient) * top.block, (u.size, 1))
+            )
+            _, R_bottom = linear_maximum(
+                centre[t],
+                radius_t,
+                F.order,
+                np.tile(-np.sign(bottom.coefficient) * bottom.block, (u.size, 1)),
+            )
+            numerator = top.constant + top.coefficient * (R_top @ top.block)
+            denominator = bottom.constant + bottom.coefficient * (R_bottom @ bottom.block)
+            usable = (numerator > 0.0) & (denominator > 0.0)
+            if not np.any(usable):
+                break
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(usable, np.log(numerator) - np.log(denominator), -np.inf)
+            k = int(np.argmax(ratio))
+            if ratio[k] > best:
+                best, chosen = float(ratio[k]), (R_top[k], R_bottom[k])
+            low, high = u[max(k - 1, 0)], u[min(k + 1, u.size - 1)]
+        if chosen is not None:
+            found.append(F.closest_with_conditionals({s: chosen[0], t: chosen[1]}))
+    return found
 
 
 @dataclass(frozen=True)

@@ -166,6 +166,55 @@ class RenyiBall(UncertaintySet):
     def projection_radii(self) -> FloatArray:
         return np.array([self.projection_radius(s) for s in range(self.n_s)])
 
+    def shared_radii(self, s: int, t: int, share: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Radii ``(B_s, B_t)`` that the conditionals given ``s`` and ``t ≠ s`` reach *together* in the
+        ball, every other conditional at the centre's: for each ``θ`` in ``share``, ``θ`` of the budget
+        to ``s``.
+
+        Theorem 1's derivation with two conditionals moved: for ``P`` with conditionals ``R_s`` at
+        ``d_s = D_α(P̂(·|s) || R_s)``, the smallest ``D_α(P̂ || P)`` over its marginal (Hölder: the
+        marginal ``∝ P̂_s e^{(α−1)d_s/α}``) is ``α/(α−1) · log Σ_s P̂_s e^{(α−1)d_s/α}`` (``Σ_s P̂_s d_s`` for
+        α = 1). It is at most ``B`` exactly when the excesses ``P̂_s (e^{(α−1)d_s/α} − 1)`` sum to at most
+        ``X = e^{(α−1)B/α} − 1`` (in sign: both are negative for α < 1). Giving ``θX`` to ``s`` and ``(1 −
+        θ)X`` to ``t``: ``d_s = α/(α−1) · log(1 + θX/P̂_s)`` (``θB/P̂_s`` for α = 1), ``+inf`` where the
+        logarithm's argument is not positive or ``P̂_s = 0`` (that conditional is free). ``θ = 1`` gives
+        ``projection_radius(s)``.
+        """
+        theta = np.asarray(share, dtype=np.float64)
+        alpha, B = self.order, self.radius
+        radii = []
+        for index, part in ((s, theta), (t, 1.0 - theta)):
+            p_s = float(self.center.p_s[index])
+            if p_s <= 0.0:
+                radii.append(np.full(theta.shape, np.inf))
+            elif is_order(alpha, 1.0):
+                radii.append(part * B / p_s)
+            else:
+                inner = 1.0 + part * np.expm1((alpha - 1.0) * B / alpha) / p_s
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    radius = alpha / (alpha - 1.0) * np.log(np.where(inner > 0.0, inner, 1.0))
+                radii.append(np.where(inner > 0.0, np.clip(radius, 0.0, None), np.inf))
+        return radii[0], radii[1]
+
+    def closest_with_conditionals(self, conditionals: dict[int, FloatArray]) -> FloatArray:
+        """The distribution (flat) closest to ``P̂`` in ``D_α`` whose conditionals given the keys ``s`` are
+        the values ``R_s`` and the others the centre's: its marginal is ``∝ P̂_s e^{(α−1)d_s/α}``, ``d_s =
+        D_α(P̂(·|s) || R_s)`` (:meth:`shared_radii`; ``P̂_s`` for α = 1), the construction behind Theorem 1
+        (Lemmas A2 and A4). (The extracted text of Lemma A2 scales the other rows by ``C^{1/α}`` at the
+        boundary, which leaves the ball, verified numerically; the marginal here is the minimiser.)"""
+        alpha = self.order
+        joint = self.center.conditional_u_given_s().astype(np.float64).copy()
+        weights = self.center.p_s.astype(np.float64).copy()
+        for s, R in conditionals.items():
+            R = np.clip(np.asarray(R, dtype=np.float64), 0.0, None)
+            R = R / R.sum()
+            if not is_order(alpha, 1.0) and weights[s] > 0.0:
+                weights[s] *= np.exp((alpha - 1.0) * renyi_divergence(joint[s], R, alpha) / alpha)
+            joint[s] = R
+        joint = np.nan_to_num(joint) * (weights / weights.sum())[:, None]
+        flat = np.clip(joint.reshape(-1), 0.0, None)
+        return flat / flat.sum()
+
     # ------------------------------------------------------------------ ξ±
     def _phi(self, rho: FloatArray, xi: FloatArray, b_s: float) -> FloatArray:
         """``φ_{B_s}(ρ, ξ)`` of eq. (26), in log space so that the boundaries give ±inf, not NaN."""

@@ -60,9 +60,10 @@ def _tilted_at(p: FloatArray, c: FloatArray, delta: FloatArray, alpha: float) ->
 
 
 def _full_support_max(
-    p: FloatArray, c: FloatArray, budget: float, alpha: float
+    p: FloatArray, c: FloatArray, budget: FloatArray, alpha: float
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """``max cᵀR`` over ``{R ∈ Δ : D_α(p||R) <= budget}`` with ``p > 0`` everywhere; rows of ``c``.
+    """``max cᵀR`` over ``{R ∈ Δ : D_α(p||R) <= budget}`` with ``p > 0`` everywhere; rows of ``c``, each
+    with its own (finite) budget.
 
     Returns values, maximisers and the multipliers ``λ`` (``+inf`` where ``c`` is constant).
     """
@@ -74,13 +75,14 @@ def _full_support_max(
     if not np.any(rest):
         value[:] = c[:, 0]
         return value, arg, lam
-    cr, topr, scaler = c[rest], top[rest], scale[rest]
+    cr, topr, scaler, budgetr = c[rest], top[rest], scale[rest], budget[rest]
     lo = np.full(cr.shape[0], _LOG_GAP_RANGE[0])
     hi = np.full(cr.shape[0], _LOG_GAP_RANGE[1])
 
     def excess(t: FloatArray, rows: np.ndarray) -> FloatArray:
         """``D(p || R(λ)) − budget`` at ``log(λ − max c) = t`` (decreasing in ``t``)."""
-        return _divergence(p, _tilted_at(p, cr[rows], np.exp(t) * scaler[rows], alpha), alpha) - budget
+        tilted = _tilted_at(p, cr[rows], np.exp(t) * scaler[rows], alpha)
+        return _divergence(p, tilted, alpha) - budgetr[rows]
 
     # D(p || R(λ)) decreases in λ: move right while the constraint is violated.
     every = np.arange(cr.shape[0])
@@ -122,9 +124,10 @@ def _full_support_max(
 
 
 def linear_maximum(
-    p: FloatArray, budget: float, alpha: float, c: FloatArray
+    p: FloatArray, budget: float | FloatArray, alpha: float, c: FloatArray
 ) -> tuple[FloatArray, FloatArray]:
     """``max cᵀR`` over ``{R ∈ Δ : D_α(p || R) <= budget}`` for each row of ``c``; values and maximisers.
+    ``budget`` is one radius, or one per row (``+inf``: the whole simplex).
 
     Off the support of ``p`` only the best coordinate ``u_off`` matters, and by stationarity it gets
     mass only if ``λ = c_off``. So: solve on the support; if its ``λ* >= c_off`` that is optimal (KKT
@@ -133,39 +136,43 @@ def linear_maximum(
     """
     c = np.atleast_2d(np.asarray(c, dtype=np.float64))
     k = c.shape[0]
-    if not np.isfinite(budget):
-        arg = np.zeros_like(c)
-        arg[np.arange(k), np.argmax(c, axis=1)] = 1.0
-        return c.max(axis=1), arg
+    budgets = np.broadcast_to(np.asarray(budget, dtype=np.float64), (k,))
+    value, arg = c.max(axis=1), np.zeros_like(c)
+    arg[np.arange(k), np.argmax(c, axis=1)] = 1.0  # an infinite budget: the best coordinate
+    finite = np.isfinite(budgets)
+    if not np.any(finite):
+        return value, arg
+    c, budgets = c[finite], budgets[finite]
     support = p > 0
     ps = p[support] / p[support].sum()
     cs = c[:, support]
-    value_s, arg_s, lam = _full_support_max(ps, cs, budget, alpha)
-    arg = np.zeros_like(c)
-    arg[:, support] = arg_s
-    if np.all(support):
-        return value_s, arg
-    c_off = c[:, ~support].max(axis=1)
-    off_index = np.flatnonzero(~support)[np.argmax(c[:, ~support], axis=1)]
-    top_s = cs.max(axis=1)
-    switch = (c_off > lam) | ((~np.isfinite(lam)) & (c_off > top_s))
-    if np.any(switch):
-        rows = np.flatnonzero(switch)
-        tilted = _tilted_at(ps, cs[rows], c_off[rows] - top_s[rows], alpha)
-        mass = np.minimum(np.exp(_divergence(ps, tilted, alpha) - budget), 1.0)
-        arg[rows] = 0.0
-        arg[rows[:, None], np.flatnonzero(support)[None, :]] = mass[:, None] * tilted
-        arg[rows, off_index[rows]] += 1.0 - mass
-        value_s[rows] = mass * np.einsum("ku,ku->k", cs[rows], tilted) + (1.0 - mass) * c_off[rows]
-    return value_s, arg
+    value_s, arg_s, lam = _full_support_max(ps, cs, budgets, alpha)
+    found = np.zeros_like(c)
+    found[:, support] = arg_s
+    if not np.all(support):
+        c_off = c[:, ~support].max(axis=1)
+        off_index = np.flatnonzero(~support)[np.argmax(c[:, ~support], axis=1)]
+        top_s = cs.max(axis=1)
+        switch = (c_off > lam) | ((~np.isfinite(lam)) & (c_off > top_s))
+        if np.any(switch):
+            rows = np.flatnonzero(switch)
+            tilted = _tilted_at(ps, cs[rows], c_off[rows] - top_s[rows], alpha)
+            mass = np.minimum(np.exp(_divergence(ps, tilted, alpha) - budgets[rows]), 1.0)
+            found[rows] = 0.0
+            found[rows[:, None], np.flatnonzero(support)[None, :]] = mass[:, None] * tilted
+            found[rows, off_index[rows]] += 1.0 - mass
+            value_s[rows] = mass * np.einsum("ku,ku->k", cs[rows], tilted) + (1.0 - mass) * c_off[rows]
+    value[finite], arg[finite] = value_s, found
+    return value, arg
 
 
 def linear_extremes(
-    p: FloatArray, budget: float, alpha: float, c: FloatArray
+    p: FloatArray, budget: float | FloatArray, alpha: float, c: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """``(min, max, argmin, argmax)`` of ``cᵀR`` over the Rényi ball, for each row of ``c`` (one vectorised
-    solve for the rows of ``c`` and ``−c``)."""
+    """``(min, max, argmin, argmax)`` of ``cᵀR`` over the Rényi ball (one radius, or one per row), for
+    each row of ``c`` (one vectorised solve for the rows of ``c`` and ``−c``)."""
     rows = np.atleast_2d(np.asarray(c, dtype=np.float64))
     k = rows.shape[0]
-    values, args = linear_maximum(p, budget, alpha, np.vstack([rows, -rows]))
+    budgets = np.broadcast_to(np.asarray(budget, dtype=np.float64), (k,))
+    values, args = linear_maximum(p, np.concatenate([budgets, budgets]), alpha, np.vstack([rows, -rows]))
     return -values[k:], values[:k], args[k:], args[:k]
