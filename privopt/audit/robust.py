@@ -408,7 +408,7 @@ def _frontier(
     side's extreme grows like the square root of its radius), refined around its best point.
     """
     centre = F.center.conditional_u_given_s()
-    jobs = []
+    found = []
     for index, i, j, y in locations:
         top, bottom = (
             _Side.of(st, F, layout, W[:, y]) for st in (pairs[index].left[i], pairs[index].right[j])
@@ -416,10 +416,6 @@ def _frontier(
         s, t = top.position, bottom.position
         if s is None or t is None or s == t or top.joint is not None or bottom.joint is not None:
             continue
-        if top.coefficient != 0.0 and bottom.coefficient != 0.0:
-            jobs.append((top, bottom, s, t))
-    found = []
-    for top, bottom, s, t in jobs:
         low, high = 0.0, 1.0
         best, chosen = -np.inf, None
         for _ in range(_FRONTIER_STAGES):
