@@ -120,28 +120,26 @@ def test_colgen_works_for_every_definition_that_compiles_to_a_cone(build, rng):
     assert "(no certified pricing bound" in solution.reason
 
 
-def test_colgen_certifies_a_policy_that_leaves_some_inputs_free(rng):
-    # Only s = 0 vs s = 1 is protected: an envelope cone on those blocks, s = 2's inputs unconstrained.
-    # The envelope pricer prices the blocks and the free inputs' rays e_x, and the checker proves it.
-    problem = _ratio_problem(rng)
+@pytest.mark.parametrize(
+    ("build", "label", "normalisation", "method"),
+    [
+        # Only s = 0 vs s = 1 is protected: an envelope cone on those blocks, s = 2's inputs
+        # unconstrained. The envelope pricer prices the blocks and the free inputs' rays e_x.
+        (_ratio_problem, "RatioConstraints", "prior", "envelope pricing bound"),
+        # LDP cones price f-divergences exactly (staircase pricing): a bound on the slice
+        # ((P0 + P1)/2)ᵀw = 1, where the simplicial bound used to be the only one.
+        (_fdivergence_problem, "TV", "mixture", "staircase pricing bound"),
+    ],
+    ids=["free-inputs", "f-divergence-on-LDP"],
+)
+def test_colgen_certifies_cones_with_an_exact_pricer(build, label, normalisation, method, rng):
+    problem = build(rng)
     exact, _, solution = _compare_with_exact(problem)
-    _check(exact, solution, "RatioConstraints")
+    _check(exact, solution, label)
     bound = solution.certificate.bound
     assert isinstance(bound, SliceBound)
-    assert bound.normalisation == "prior"
-    assert "envelope pricing bound" in bound.method
-    assert solution.certificate.checked
-
-
-def test_colgen_certifies_an_f_divergence_on_an_ldp_cone(rng):
-    # LDP cones price f-divergences exactly (staircase pricing): a checked bound on the slice
-    # ((P0 + P1)/2)ᵀw = 1, where the simplicial bound used to be the only one.
-    problem = _fdivergence_problem(rng)
-    exact, _, solution = _compare_with_exact(problem)
-    _check(exact, solution, "TV")
-    bound = solution.certificate.bound
-    assert isinstance(bound, SliceBound)
-    assert bound.normalisation == "mixture"
+    assert bound.normalisation == normalisation
+    assert method in bound.method
     assert solution.certificate.checked
     assert solution.status is po.Status.OPTIMAL
 

@@ -11,7 +11,7 @@ from scipy.optimize import linprog, minimize
 
 import privopt as po
 from privopt.sets.renyi import renyi_divergence
-from privopt.sets.renyi_extremes import linear_extremes
+from privopt.sets.renyi_extremes import linear_extremes, linear_maximum
 from tests.conftest import random_distribution
 
 
@@ -310,14 +310,15 @@ def test_closest_with_one_conditional_is_theorem1s_construction(rng):
     assert F.closest_with_conditionals({1: R}) == pytest.approx(expected.reshape(-1), abs=1e-15)
 
 
-def test_linear_extremes_take_one_radius_per_row(rng):
+def test_linear_maximum_takes_one_radius_per_row(rng):
+    # One call with a radius per row (0, finite, +inf; a centre with a zero) equals a call per row.
     p = rng.dirichlet(np.ones(5))
     p[0] = 0.0
     p /= p.sum()
     C = rng.normal(size=(4, 5))
     radii = np.array([0.0, 0.05, 0.4, np.inf])
-    together = linear_extremes(p, radii, 2.0, C)
+    values, args = linear_maximum(p, radii, 2.0, C)
     for k in range(4):
-        alone = linear_extremes(p, float(radii[k]), 2.0, C[k : k + 1])
-        for joint, single in zip(together, alone, strict=True):
-            assert joint[k] == pytest.approx(single[0], abs=1e-12)
+        value, arg = linear_maximum(p, float(radii[k]), 2.0, C[k : k + 1])
+        assert values[k] == pytest.approx(value[0], abs=1e-12)
+        assert args[k] == pytest.approx(arg[0], abs=1e-12)

@@ -96,6 +96,14 @@ class EnvelopeForm:
     def n_inputs(self) -> int:
         return sum(block.size for block in self.blocks) + self.free.size
 
+    @property
+    def stars(self) -> list[int]:
+        """The blocks ``s*`` of the union of products (module docstring): every block, a star's hub, or
+        ``[-1]`` with self pairs (one product, every block in ``B(1, F)``)."""
+        if self.self_pairs:
+            return [-1]
+        return list(range(len(self.blocks))) if self.hub is None else [self.hub]
+
 
 def envelope_form(cone: RowCone) -> EnvelopeForm | str:
     """The cone's envelope form, or why it has none."""
@@ -247,8 +255,7 @@ def _configurations(form: EnvelopeForm) -> list[tuple[int, FloatArray]]:
     """``(s*, events)`` for every star block (self pairs: one configuration at ``ρ = 1``)."""
     if form.self_pairs:
         return [(-1, np.array([1.0]))]
-    stars = range(len(form.blocks)) if form.hub is None else [form.hub]
-    return [(star, event_points(form, star)) for star in stars]
+    return [(star, event_points(form, star)) for star in form.stars]
 
 
 @dataclass(frozen=True)

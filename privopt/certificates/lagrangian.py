@@ -717,15 +717,10 @@ class _Search:
         a, b = ranges[block]
         return worst, float(events[block].rho[(a + b) // 2])
 
-    def _stars(self) -> list[int]:
-        """The blocks ``s*`` (every block, or a star's hub; privopt.certificates.envelope)."""
-        return list(range(len(self.blocks))) if self.form.hub is None else [self.form.hub]
-
     def zero_mass(self) -> bool:
         """Whether the cone has a non-zero column with ``pᵀw = 0`` (module docstring, "Positivity")."""
         F = self.form.factor
-        stars = [-1] if self.form.self_pairs else self._stars()
-        for star in stars:
+        for star in self.form.stars:
             low, high = self.form.low, F
             for s, block in enumerate(self.blocks):
                 found = block.zero_mass_range(star < 0, s == star, F, self.form.low)
@@ -744,7 +739,7 @@ class _Search:
             outcome = self.point(-1, 1.0)
             return outcome
         F = self.form.factor
-        heap = [(-np.inf, s, self.form.low, F) for s in self._stars()]
+        heap = [(-np.inf, s, self.form.low, F) for s in self.form.stars]
         done: dict[tuple[int, float], str] = {}
         while heap:
             if _deadline_passed(self.deadline):

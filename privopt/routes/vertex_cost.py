@@ -102,11 +102,12 @@ def product_pricing(data: ProblemData) -> bool:
     if predicted_vertex_seconds(data, lifted=False) <= PRODUCT_MIN_SECONDS:
         return False
     pricer = envelope_pricer(data.utility, data.cone)
-    if isinstance(pricer, str) or pricer.structure.self_pairs or pricer.structure.hub is not None:
+    if isinstance(pricer, str):
         return False
-    if pricer.structure.free.size:  # the products cover the blocks only
+    structure = pricer.structure
+    if structure.self_pairs or structure.hub is not None or structure.free.size:  # products of blocks only
         return False
-    sizes = [2**block.size + block.size * 2 ** (block.size - 1) for block in pricer.structure.blocks]
+    sizes = [2**block.size + block.size * 2 ** (block.size - 1) for block in structure.blocks]
     return float(np.prod(sizes, dtype=np.float64)) <= PRODUCT_EVENT_LIMIT
 
 

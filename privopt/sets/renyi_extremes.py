@@ -167,12 +167,11 @@ def linear_maximum(
 
 
 def linear_extremes(
-    p: FloatArray, budget: float | FloatArray, alpha: float, c: FloatArray
+    p: FloatArray, budget: float, alpha: float, c: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """``(min, max, argmin, argmax)`` of ``cᵀR`` over the Rényi ball (one radius, or one per row), for
-    each row of ``c`` (one vectorised solve for the rows of ``c`` and ``−c``)."""
+    """``(min, max, argmin, argmax)`` of ``cᵀR`` over the Rényi ball, for each row of ``c`` (one vectorised
+    solve for the rows of ``c`` and ``−c``)."""
     rows = np.atleast_2d(np.asarray(c, dtype=np.float64))
     k = rows.shape[0]
-    budgets = np.broadcast_to(np.asarray(budget, dtype=np.float64), (k,))
-    values, args = linear_maximum(p, np.concatenate([budgets, budgets]), alpha, np.vstack([rows, -rows]))
+    values, args = linear_maximum(p, budget, alpha, np.vstack([rows, -rows]))
     return -values[k:], values[:k], args[k:], args[:k]
