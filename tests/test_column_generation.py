@@ -9,7 +9,7 @@ import pytest
 import privopt as po
 from privopt.certificates import SliceBound
 from privopt.routes.bounds import chain_rule_bound, ldp_mutual_information_max
-from privopt.routes.colgen import ColumnGenerationOptions, _Master
+from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster
 from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing.slice_lp import SliceLP
 from tests.test_independent_reporting import random_ball
@@ -273,7 +273,7 @@ def test_master_pruning_keeps_the_value_the_duals_and_the_support():
     n = 6
     columns = list(rng.dirichlet(np.ones(n), size=40)) + list(np.eye(n))
     values = list(rng.uniform(0.0, 1.0, size=len(columns)))
-    pruned, full = _Master(n, cap=12), _Master(n, cap=10**6)
+    pruned, full = RestrictedMaster(n, cap=12), RestrictedMaster(n, cap=10**6)
     for master in (pruned, full):
         master.add(columns, values)
     value, theta, duals = pruned.solve()
@@ -296,13 +296,13 @@ def test_master_pruning_keeps_the_value_the_duals_and_the_support():
 
 def test_colgen_with_a_small_master_still_reaches_the_exact_optimum(monkeypatch):
     calls = []
-    original = _Master._prune
+    original = RestrictedMaster._prune
 
     def spy(self, reduced, theta):
         calls.append(len(self.columns))
         return original(self, reduced, theta)
 
-    monkeypatch.setattr(_Master, "_prune", spy)
+    monkeypatch.setattr(RestrictedMaster, "_prune", spy)
     F = random_ball(np.random.default_rng(7), (3, 3), 1000)
     problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center),
                          colgen={**FAST, "master_columns": 20})  # fmt: skip

@@ -4,6 +4,7 @@ certified column generation, certificates and their re-check, the vertex route's
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ import privopt as po
 from privopt.app.serialization import from_json, to_json
 from privopt.certificates import SliceBound
 from privopt.compiler.cone import CompileOptions, RowCone
-from privopt.routes.colgen import ColumnGenerationOptions
+from privopt.routes.colgen import ColumnGenerationOptions, start_master, starting_columns
 from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing import EnvelopePricer, envelope_structure
 from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull
@@ -22,8 +23,10 @@ from privopt.routes.pricing.certified import (
     DUAL_WINDOW,
     STALL_GROWTH,
     DualAverage,
+    _BoundPhase,
     _box_due,
     _stalled,
+    _State,
 )
 from privopt.routes.pricing.stabilization import GROW, INITIAL_RADIUS, MIN_CUTS, SHRINK, BoxStep
 from tests.test_independent_reporting import random_ball
@@ -362,12 +365,10 @@ def test_every_vertex_back_end_is_checked_independently(backend):
     assert po.check_certificate(problem, solution).valid
 
 
-def test_final_certificate_prices_averaged_and_final_duals_with_zeros_on_inputs_of_zero_weight(
-    monkeypatch,
-):
-    # Any λ certifies; on inputs with p_x = 0 the master's duals are noise, so the final certification
-    # prices the recent rounds' mean duals and the final ones, both set to 0 there, and keeps the
-    # better certificate, which must re-check independently.
+def test_bound_phase_prices_the_averaged_duals_with_zeros_on_inputs_of_zero_weight(monkeypatch):
+    # Any λ certifies; on inputs with p_x = 0 the master's duals are noise, so the bound phase prices
+    # the recent rounds' mean duals set to 0 there (a run stopped by its iteration budget takes no box
+    # steps), and its certificate must re-check independently.
     from privopt.routes.pricing import bound
 
     counts = np.array([[30, 0, 12, 9], [5, 25, 0, 14], [8, 11, 19, 3]])
@@ -385,15 +386,59 @@ def test_final_certificate_prices_averaged_and_final_duals_with_zeros_on_inputs_
     cone = _cone(F, 1.0)
     result = column_generation(utility, cone, ColumnGenerationOptions(max_iterations=3, progress=False))
     zero = utility.p == 0.0
-    final = result.duals
-    assert np.any(final[zero])  # the zeroed duals are another point
-    averaged, at_zeroed_final = priced[-2], priced[-1]
-    np.testing.assert_array_equal(at_zeroed_final, np.where(zero, 0.0, final))
+    averaged = priced[-1]
     assert not np.any(averaged[zero])
-    assert not np.allclose(averaged, at_zeroed_final)  # three rounds' mean, not the last duals
+    assert np.any(result.duals[zero])  # the master's own duals are not what was priced
+    assert not np.allclose(averaged, np.where(zero, 0.0, result.duals))  # three rounds' mean
     assert check_pricing_certificate(result.certificate, cone, utility).valid
-    at_final = price(envelope_pricer(utility, cone), at_zeroed_final, tolerance=1e-9)
-    assert result.upper <= float(np.sum(at_zeroed_final)) + max(0.0, at_final.upper) + 1e-7
+    at_averaged = price(envelope_pricer(utility, cone), averaged, tolerance=1e-9)
+    assert result.upper <= float(np.sum(averaged)) + max(0.0, at_averaged.upper) + 1e-7
+
+
+def test_bound_phase_box_steps_reach_the_exact_optimum():
+    # Box steps with the exact oracle minimise U(λ) = 1ᵀλ + δ(λ)⁺, whose minimum is the optimum (LP
+    # duality over every column): from the first basis's duals they close the gap to the vertex
+    # route's optimum, and their columns raise the master to it.
+    F = random_ball(np.random.default_rng(3), (3, 3), 1000)
+    cone, utility = _cone(F, 1.0), po.MutualInformation(F.center)
+    exact = (
+        po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), backend="ppl")
+        .solve(route="vertex")
+        .value
+    )
+    pricer = envelope_pricer(utility, cone)
+    assert isinstance(pricer, EnvelopePricer)
+    options = ColumnGenerationOptions(progress=False)
+    master = start_master(utility, starting_columns(cone, None), 1000)
+    first = master.solve()[0]
+    box = BoxStep(pricer.weights)
+    box.add(np.column_stack(master.columns), np.asarray(master.values))
+    state = _State(utility, pricer, options)
+    phase = _BoundPhase(utility, state, master, box, time.perf_counter() + 60.0, options.max_columns)
+    assert phase.run([master.solve()[2]], 1e-6, steps=True)
+    assert box.serious >= 1
+    assert exact - 1e-9 <= state.upper <= exact * (1.0 + 1e-6) + 1e-9
+    assert first < master.solve()[0] <= exact + 1e-9
+    assert phase.generated > 0
+    assert check_pricing_certificate(state.best, cone, utility).valid
+
+
+def test_a_ceiling_stops_the_search_once_a_column_reaches_it_and_the_bound_stays_valid():
+    rng = np.random.default_rng(4)
+    F = random_ball(rng, (3, 3), 1000)
+    cone, utility = _cone(F, 0.5), po.MutualInformation(F.center)
+    pricer = envelope_pricer(utility, cone)
+    assert isinstance(pricer, EnvelopePricer)
+    duals = np.full(9, 0.02)
+    exact = _brute_delta(utility, _slice_vertices(cone), duals)
+    full = pricer.price(duals, tolerance=1e-9)
+    assert full.complete
+    assert full.lower == pytest.approx(exact, abs=1e-9)
+    early = pricer.price(duals, tolerance=1e-9, ceiling=0.5 * exact)
+    assert early.lower >= 0.5 * exact  # the column that reached the ceiling
+    assert early.nodes < full.nodes
+    assert not early.complete
+    assert early.upper >= exact - 1e-12
 
 
 def test_dual_average_is_the_mean_over_the_rounds_within_the_window():
@@ -426,6 +471,8 @@ def test_box_step_minimises_the_model_in_the_box_and_moves_only_on_a_serious_ste
     box.add(columns, values)
     centre = rng.uniform(0.0, 0.3, size=n)
     box.start(centre)
+    # The box is measured in units of the normalisation: its half-width on input x is D·n·p_x.
+    np.testing.assert_allclose(box.scale, n * p, rtol=1e-12)
     # Û(λ) = 1ᵀλ + max(0, max_k (μ_k − λᵀw_k)/pᵀw_k), computed directly.
     scaled = values / (p @ columns)
     direct = centre.sum() + max(0.0, float(np.max(scaled - centre @ (columns / (p @ columns)))))
@@ -437,7 +484,10 @@ def test_box_step_minimises_the_model_in_the_box_and_moves_only_on_a_serious_ste
         np.ones(n + 1),
         A_ub=-np.vstack([cuts, np.ones(k)]).T,
         b_ub=-scaled,
-        bounds=[(c - INITIAL_RADIUS, c + INITIAL_RADIUS) for c in centre] + [(0.0, None)],
+        bounds=[
+            (c - INITIAL_RADIUS * n * q, c + INITIAL_RADIUS * n * q) for c, q in zip(centre, p, strict=True)
+        ]
+        + [(0.0, None)],
     )
     assert predicted == pytest.approx(lp.fun, abs=1e-9)
     assert box.model(point) == pytest.approx(predicted, abs=1e-9)  # r is folded into λ along p
@@ -495,7 +545,8 @@ def test_the_box_step_cut_pool_stays_bounded_and_keeps_the_model_at_its_centre()
         np.ones(n + 1),
         A_ub=-np.vstack([box.cuts, np.ones(k)]).T,
         b_ub=-box.values,
-        bounds=[(c - box.radius, c + box.radius) for c in box.centre] + [(0.0, None)],
+        bounds=[(c - box.radius * h, c + box.radius * h) for c, h in zip(box.centre, box.scale, strict=True)]
+        + [(0.0, None)],
     )
     assert predicted == pytest.approx(lp.fun, abs=1e-9)
     # Every prune keeps the half of the cuts tightest at the centre, so the tightest max_cuts / 2 of all

@@ -191,6 +191,8 @@ class CertifiedHullPricer:
     #: The run closes to this share of ``gap_tolerance`` (the checker's own bound may exceed the route's
     #: by its LPs' accuracy).
     gap_share = 0.5
+    #: The checker's time as a multiple of the pricing's (:attr:`EnvelopePricer.check_ratio`).
+    check_ratio = 1.0
     normalisation = "mixture"
 
     def __init__(self, cone: RowCone, utility: FDivergence, weights: FloatArray) -> None:
@@ -211,7 +213,10 @@ class CertifiedHullPricer:
         deadline: float | None = None,
         max_nodes: int = 10**7,
         max_columns: int = 16,
+        ceiling: float = np.inf,
     ) -> PricingOutcome:
+        """The arguments of :meth:`~privopt.routes.pricing.bound.EnvelopePricer.price`; ``ceiling`` only
+        permits an early stop, and the hull's search does not take it."""
         start = time.perf_counter()
         delta, found, complete = self.hull.search(duals, max(3, min(MAX_LPS, max_nodes)))
         columns = tuple(self.hull.repair_priced(found[: 4 * max_columns]))[:max_columns]

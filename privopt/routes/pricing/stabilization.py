@@ -8,7 +8,17 @@ box step (Marsten, Hogan and Blankenship, 1975) minimises the model only within 
 radius ``D`` around a stability centre ``λ̂``: pricing at that point gives columns for the master and
 an estimate of ``U``; if the estimate falls by a share of what the model predicted, the point becomes
 the centre (a serious step) and the box grows, otherwise the new columns refine the model and the box
-shrinks (a null step). The certificate is then priced exactly at the final centre.
+shrinks (a null step). With an inexact oracle (the stabilised rounds) the certificate is then priced
+exactly at the final centre; with an exact one (the bound phase of
+:func:`~privopt.routes.pricing.certified.certified_column_generation`) every point is a certificate.
+
+The box is measured in units of the normalisation: ``|λ_x − λ̂_x| <= D·n·ν_x/Σν``. The duals scale
+like ``ν`` (the prior-free duals of mutual information are ``μ*·p``), and a column of ``νᵀw = 1`` can
+put a weight of order ``1/ν_x`` on a rare input, so an unscaled box lets the rare inputs' duals move
+``U`` by far more than the common ones'. Marital-status × education, ε = 1, exact box steps from
+one 100 s run's best certificate (1.3899), two runs side by side: 1.3303 after 60 s unscaled, then
+stuck (the radius shrinking to its floor on null steps), against 1.3178 after 54 s and 1.3045 after
+150 s scaled. Inputs of zero weight keep ``λ_x = 0``.
 
 Occupation × education, ε = 1, 540 s with ``ColumnGenerationOptions.stabilized_fraction`` = 0.6 (the
 default): lower 0.560521, certified upper 0.581892 (gap 3.7 %) against 0.548440 / 0.610703 (10.2 %)
@@ -53,6 +63,8 @@ class BoxStep:
     def __init__(self, weights: FloatArray) -> None:
         self.weights = weights
         self.n = weights.size
+        #: Per input, the box's half-width per unit of radius (module docstring).
+        self.scale = self.n * weights / weights.sum()
         self.centre = np.zeros(self.n)
         self.estimate = np.inf  # Û at the centre, with the cuts known when it became the centre
         self.radius = INITIAL_RADIUS
@@ -66,8 +78,15 @@ class BoxStep:
         self.highs.changeColsCost(self.n + 1, np.arange(self.n + 1, dtype=np.int32), np.ones(self.n + 1))
 
     def add(self, columns: FloatArray, values: FloatArray) -> None:
-        """Cuts ``λᵀw + r >= μ(w)`` for the columns of ``columns`` (any scale) and their utilities."""
+        """Cuts ``λᵀw + r >= μ(w)`` for the columns of ``columns`` (any scale) and their utilities.
+
+        Columns of ``νᵀw = 0`` (inputs of zero weight alone, where ``λ = 0`` and ``μ = 0``) give no cut on
+        the slice and are skipped."""
         scale = self.weights @ columns
+        on_slice = scale > 0.0
+        if not np.any(on_slice):
+            return
+        columns, values, scale = columns[:, on_slice], values[on_slice], scale[on_slice]
         cuts, values = columns / scale, values / scale
         rows = sp.csr_matrix(np.vstack([cuts, np.ones((1, cuts.shape[1]))]).T)
         self.highs.addRows(
@@ -108,8 +127,8 @@ class BoxStep:
         """The model's minimiser in the box around the centre, and the model's value there."""
         import highspy
 
-        lower = np.append(self.centre - self.radius, 0.0)
-        upper = np.append(self.centre + self.radius, np.inf)
+        lower = np.append(self.centre - self.radius * self.scale, 0.0)
+        upper = np.append(self.centre + self.radius * self.scale, np.inf)
         self.highs.changeColsBounds(self.n + 1, np.arange(self.n + 1, dtype=np.int32), lower, upper)
         self.highs.run()
         if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
@@ -119,15 +138,24 @@ class BoxStep:
         point = solution[: self.n] + solution[self.n] * self.weights
         return point, float(solution.sum())
 
-    def start(self, centre: FloatArray) -> None:
-        """Centre the box at ``centre`` (after adding the cuts priced there)."""
-        self.centre, self.estimate = centre, self.model(centre)
+    def start(self, centre: FloatArray, estimate: float | None = None) -> None:
+        """Centre the box at ``centre`` (zero on inputs of zero weight, after adding the cuts priced
+        there), whose value is ``estimate`` (by default the model's), with the first radius again."""
+        self.centre = np.where(self.weights > 0.0, centre, 0.0)
+        self.radius = INITIAL_RADIUS
+        self.estimate = self.model(self.centre) if estimate is None else estimate
 
-    def update(self, point: FloatArray, predicted: float) -> None:
+    def null_from(self, predicted: float) -> float:
+        """The value of ``U`` at the point (whose model value is ``predicted``) from which the step is
+        null: the centre's less ``SERIOUS_SHARE`` of the predicted decrease."""
+        return self.estimate - SERIOUS_SHARE * (self.estimate - predicted)
+
+    def update(self, point: FloatArray, predicted: float, value: float | None = None) -> None:
         """After adding the cuts priced at ``point`` (the last :meth:`point`, whose model value was
-        ``predicted``): move the centre there if ``Û`` fell enough, and resize the box."""
-        estimate = self.model(point)
-        if estimate < self.estimate - SERIOUS_SHARE * (self.estimate - predicted):
+        ``predicted``): move the centre there if ``U`` fell enough, and resize the box. ``value`` is
+        ``U(point)`` from an exact oracle; by default the model's value with the new cuts estimates it."""
+        estimate = self.model(point) if value is None else value
+        if estimate < self.null_from(predicted):
             self.centre, self.estimate = point, estimate
             self.serious += 1
             self.radius *= GROW

@@ -142,6 +142,9 @@ class StaircasePricer:
     #: The run closes to this share of ``gap_tolerance``: the checker proves a staircase claim at ``δ̄`` plus
     #: a share of its allowance (:mod:`privopt.certificates.staircase`), which the solution then reports.
     gap_share = 0.5
+    #: The checker's time as a multiple of the pricing's (:attr:`EnvelopePricer.check_ratio`; both take
+    #: milliseconds).
+    check_ratio = 1.0
     weights: FloatArray
     normalisation: str
 
@@ -193,7 +196,10 @@ class KnapsackPricer(StaircasePricer):
         deadline: float | None = None,
         max_nodes: int = 10**7,
         max_columns: int = 16,
+        ceiling: float = np.inf,
     ) -> PricingOutcome:
+        """The arguments of :meth:`~privopt.routes.pricing.bound.EnvelopePricer.price`; ``ceiling`` only
+        permits an early stop, and the knapsack frontier (milliseconds) does not take it."""
         scale = 1.0 if self.entropy is None else 1.0 / self.entropy
         lam = np.asarray(duals, dtype=np.float64) / scale
         found = _Knapsack(self, lam).run(tolerance / scale, target / scale, slack, deadline, max_nodes)
@@ -420,7 +426,10 @@ class SlopePricer(StaircasePricer):
         deadline: float | None = None,
         max_nodes: int = 10**7,
         max_columns: int = 16,
+        ceiling: float = np.inf,
     ) -> PricingOutcome:
+        """The arguments of :meth:`~privopt.routes.pricing.bound.EnvelopePricer.price`; ``ceiling`` only
+        permits an early stop, and the slope search (a few Dinkelbach steps) does not take it."""
         start = time.perf_counter()
         lam = np.asarray(duals, dtype=np.float64)
         mass = float(self.weights.sum())

@@ -463,6 +463,9 @@ class TreePricer:
     nodes_per_unit = 1
     #: The run closes to this share of ``gap_tolerance`` (the checker's own bound may exceed the route's).
     gap_share = 0.5
+    #: The checker's time as a multiple of the pricing's (:attr:`EnvelopePricer.check_ratio`): the
+    #: 60-input tree of ``bench_families``, 13.7 s against 4.0 s.
+    check_ratio = 4.0
     normalisation = "prior"
 
     def __init__(self, cone: RowCone, structure: TreeCone, objective: SliceObjective) -> None:
@@ -493,7 +496,9 @@ class TreePricer:
         deadline: float | None = None,
         max_nodes: int = 10**7,
         max_columns: int = 16,
+        ceiling: float = np.inf,
     ) -> PricingOutcome:
+        """The arguments of :meth:`~privopt.routes.pricing.bound.EnvelopePricer.price`."""
         start = time.perf_counter()
         scale = self.objective.scale
         lam = np.asarray(duals, dtype=np.float64) / scale
@@ -502,7 +507,7 @@ class TreePricer:
             # Columns with pᵀw = 0 and −λᵀw > 0: no finite δ̄ certifies them.
             search.upper = np.inf
         else:
-            search.run(tolerance / scale, target / scale, slack, deadline, max_nodes)
+            search.run(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
         found = sorted(search.walks, key=lambda item: -item[0])
         columns: list[PricedColumn] = []
         for ratio, component, levels in found[: 4 * max_columns]:
@@ -536,7 +541,13 @@ class _Search:
         self.walks: list[tuple[float, int, np.ndarray]] = []
 
     def run(
-        self, tolerance: float, target: float, slack: float, deadline: float | None, max_nodes: int
+        self,
+        tolerance: float,
+        target: float,
+        slack: float,
+        deadline: float | None,
+        max_nodes: int,
+        ceiling: float = np.inf,
     ) -> None:
         heap: list[tuple[float, int, _Node]] = []
         closed = _NEG
@@ -548,7 +559,11 @@ class _Search:
             threshold = max(target, self.incumbent + tolerance + slack * max(self.incumbent, 0.0))
             if -heap[0][0] <= threshold:
                 break
-            if self.nodes >= max_nodes or (deadline is not None and time.perf_counter() > deadline):
+            if (
+                self.incumbent >= ceiling
+                or self.nodes >= max_nodes
+                or (deadline is not None and time.perf_counter() > deadline)
+            ):
                 self.complete = False
                 break
             _, _, node = heapq.heappop(heap)
