@@ -67,6 +67,29 @@ def test_tree_pricing_and_the_checker_match_exact_enumeration(seed):
         assert cone.violation(lowered.column[:, None]) <= 1e-9
 
 
+def test_a_ceiling_stops_the_tree_search_early_and_the_bound_stays_valid():
+    from privopt.routes.colgen import ColumnGenerationOptions
+    from privopt.routes.colgen_route import column_generation
+
+    n = 30
+    p = np.random.default_rng(8).dirichlet(np.ones(n))
+    utility = po.MutualInformation(p)
+    distance = _tree_distance(np.random.default_rng(3), n)
+    cone = po.Problem(po.MetricLDP(0.5, distance), utility).get_problem_data().cone
+    pricer = tree_pricer(utility, cone)
+    assert isinstance(pricer, TreePricer)
+    # The duals of a short run, where the search branches (21 nodes to close).
+    duals = column_generation(utility, cone, ColumnGenerationOptions(max_iterations=20, progress=False)).duals
+    full = pricer.price(duals, tolerance=1e-10)
+    assert full.complete
+    assert full.nodes > 10
+    early = pricer.price(duals, tolerance=1e-10, ceiling=0.9 * full.lower)
+    assert early.lower >= 0.9 * full.lower  # a column reached the ceiling
+    assert early.nodes < full.nodes
+    assert not early.complete
+    assert early.upper >= full.lower - 1e-12
+
+
 def test_a_forest_with_an_input_in_no_pair():
     """Dropping the pairs of input 0 leaves it a component alone: its ray ``e_0`` is priced too."""
     rng = np.random.default_rng(11)

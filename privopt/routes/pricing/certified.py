@@ -342,9 +342,9 @@ class _BoundPhase:
     prices that point exactly: its bound is a certificate, its value ``U`` decides the step (the
     serious-step test on exact values), and its columns are cuts of the model and columns of the
     master, whose value keeps rising. Marital-status × education, ε = 1, from one 100 s run's columns
-    and best certificate (1.3899; the final duals' gave 1.4432): 1.3178 after 10 steps (54 s), 1.3045
-    after 25 (150 s), where the three certified points of the earlier bound phase gave 1.3899
-    (docs/compiler.md, "Certified pricing on envelope cones").
+    and best certificate (1.3899; the final duals' gave 1.4432): 1.3108 after 55 s and 1.3054 after
+    86 s, where the certified points of the earlier bound phase stopped at 1.3899 (docs/compiler.md,
+    "Certified pricing on envelope cones").
     """
 
     def __init__(
