@@ -164,7 +164,7 @@ def test_bound_with_self_pairs_and_for_normalized_mi():
         assert exact - 1e-12 <= outcome.upper <= exact + 1e-8
 
 
-def test_node_budget_holds_and_an_unfinished_bound_stays_valid():
+def test_node_budget_and_ceiling_stop_the_search_and_an_unfinished_bound_stays_valid():
     rng = np.random.default_rng(4)
     F = random_ball(rng, (3, 3), 1000)
     cone, utility = _cone(F, 0.5), po.MutualInformation(F.center)
@@ -177,6 +177,15 @@ def test_node_budget_holds_and_an_unfinished_bound_stays_valid():
         # Each pop adds at most two children (and the roots are always evaluated).
         assert outcome.nodes <= max(budget, 3) + 2
         assert outcome.upper >= exact - 1e-12
+    # A ceiling stops the search once a column reaches it: fewer nodes, incomplete, still a bound.
+    full = pricer.price(duals, tolerance=1e-9)
+    assert full.complete
+    assert full.lower == pytest.approx(exact, abs=1e-9)
+    early = pricer.price(duals, tolerance=1e-9, ceiling=0.5 * exact)
+    assert early.lower >= 0.5 * exact
+    assert early.nodes < full.nodes
+    assert not early.complete
+    assert early.upper >= exact - 1e-12
 
 
 # ----------------------------------------------------------------- certified column generation
@@ -421,24 +430,6 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
     assert first < master.solve()[0] <= exact + 1e-9
     assert phase.generated > 0
     assert check_pricing_certificate(state.best, cone, utility).valid
-
-
-def test_a_ceiling_stops_the_search_once_a_column_reaches_it_and_the_bound_stays_valid():
-    rng = np.random.default_rng(4)
-    F = random_ball(rng, (3, 3), 1000)
-    cone, utility = _cone(F, 0.5), po.MutualInformation(F.center)
-    pricer = envelope_pricer(utility, cone)
-    assert isinstance(pricer, EnvelopePricer)
-    duals = np.full(9, 0.02)
-    exact = _brute_delta(utility, _slice_vertices(cone), duals)
-    full = pricer.price(duals, tolerance=1e-9)
-    assert full.complete
-    assert full.lower == pytest.approx(exact, abs=1e-9)
-    early = pricer.price(duals, tolerance=1e-9, ceiling=0.5 * exact)
-    assert early.lower >= 0.5 * exact  # the column that reached the ceiling
-    assert early.nodes < full.nodes
-    assert not early.complete
-    assert early.upper >= exact - 1e-12
 
 
 def test_dual_average_is_the_mean_over_the_rounds_within_the_window():

@@ -122,6 +122,28 @@ class PricingOutcome:
 
 
 @dataclass(frozen=True)
+class SearchLimits:
+    """When a pricing search stops, in the search's own units (the arguments of
+    :meth:`EnvelopePricer.price` divided by the objective's scale)."""
+
+    tolerance: float
+    target: float
+    slack: float
+    deadline: float | None
+    max_nodes: int
+    ceiling: float
+
+    def closed(self, bound: float, found: float) -> bool:
+        """Whether the bound left (``bound``) is close enough to the best ratio ``found``: at most the
+        target, or within the tolerance and the slack of it."""
+        return bound <= max(self.target, found + self.tolerance + self.slack * max(found, 0.0))
+
+    def spent(self, nodes: int) -> bool:
+        """Whether the node budget or the deadline is spent."""
+        return nodes >= self.max_nodes or (self.deadline is not None and time.perf_counter() > self.deadline)
+
+
+@dataclass(frozen=True)
 class _Config:
     """The bounds ``(D, T)`` of one block as functions of ``ρ`` ("other" or "star" role)."""
 
@@ -214,7 +236,9 @@ class EnvelopePricer:
         lam = np.asarray(duals, dtype=np.float64) / self.objective.scale
         search = _Search(self, lam)
         scale = self.objective.scale
-        result = search.run(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
+        result = search.run(
+            SearchLimits(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
+        )
         upper, lower, nodes, point_nodes, complete, seconds = result
         columns = search.columns(max_columns)
         search.release()
@@ -613,16 +637,9 @@ class _Search:
         unstable, events, block = self._unstable(star, r1, r2, tolerance)
         return max(ends, unstable), unstable, events, block
 
-    def run(
-        self,
-        tolerance: float,
-        target: float,
-        slack: float,
-        deadline: float | None,
-        max_nodes: int,
-        ceiling: float = np.inf,
-    ) -> tuple[float, float, int, int, bool, float]:
+    def run(self, limits: SearchLimits) -> tuple[float, float, int, int, bool, float]:
         start = time.perf_counter()
+        tolerance, deadline = limits.tolerance, limits.deadline
         structure = self.pricer.structure
         nodes, counter = 0, itertools.count()
         heap: list[tuple[float, int, int, float, float]] = []
@@ -640,11 +657,10 @@ class _Search:
             heapq.heappush(heap, (-bound, next(counter), star, r1, r2))
 
         def stop() -> bool:
-            found = self.incumbent()
-            return -heap[0][0] <= max(target, found + tolerance + slack * max(found, 0.0))
+            return limits.closed(-heap[0][0], self.incumbent())
 
-        while heap and not stop() and self.incumbent() < ceiling:
-            if nodes >= max_nodes or (deadline is not None and time.perf_counter() > deadline):
+        while heap and not stop() and self.incumbent() < limits.ceiling:
+            if limits.spent(nodes):
                 break
             neg, _, star, r1, r2 = heapq.heappop(heap)
             bound, unstable, events, block = self._evaluate(star, r1, r2, tolerance, deadline)

@@ -41,7 +41,13 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
 from privopt.compiler.cone import RowCone
-from privopt.routes.pricing.bound import PricedColumn, PricingOutcome, SliceObjective, slice_objective
+from privopt.routes.pricing.bound import (
+    PricedColumn,
+    PricingOutcome,
+    SearchLimits,
+    SliceObjective,
+    slice_objective,
+)
 from privopt.routes.pricing.slice_lp import ConeRepair
 from privopt.tolerances import DUAL_BOUND_RTOL
 from privopt.utilities import SubConvexUtility
@@ -507,7 +513,9 @@ class TreePricer:
             # Columns with pᵀw = 0 and −λᵀw > 0: no finite δ̄ certifies them.
             search.upper = np.inf
         else:
-            search.run(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
+            search.run(
+                SearchLimits(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
+            )
         found = sorted(search.walks, key=lambda item: -item[0])
         columns: list[PricedColumn] = []
         for ratio, component, levels in found[: 4 * max_columns]:
@@ -540,15 +548,7 @@ class _Search:
         self.complete = True
         self.walks: list[tuple[float, int, np.ndarray]] = []
 
-    def run(
-        self,
-        tolerance: float,
-        target: float,
-        slack: float,
-        deadline: float | None,
-        max_nodes: int,
-        ceiling: float = np.inf,
-    ) -> None:
+    def run(self, limits: SearchLimits) -> None:
         heap: list[tuple[float, int, _Node]] = []
         closed = _NEG
         for c, component in enumerate(self.pricer.components):
@@ -556,14 +556,9 @@ class _Search:
             if node is not None:
                 heapq.heappush(heap, (-node.upper, self.nodes, node))
         while heap:
-            threshold = max(target, self.incumbent + tolerance + slack * max(self.incumbent, 0.0))
-            if -heap[0][0] <= threshold:
+            if limits.closed(-heap[0][0], self.incumbent):
                 break
-            if (
-                self.incumbent >= ceiling
-                or self.nodes >= max_nodes
-                or (deadline is not None and time.perf_counter() > deadline)
-            ):
+            if self.incumbent >= limits.ceiling or limits.spent(self.nodes):
                 self.complete = False
                 break
             _, _, node = heapq.heappop(heap)
