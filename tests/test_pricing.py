@@ -420,7 +420,7 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
     options = ColumnGenerationOptions(progress=False)
     master = start_master(utility, starting_columns(cone, None), 1000)
     first = master.solve()[0]
-    box = BoxStep(pricer.weights)
+    box = BoxStep(pricer.weights, scaled=True)
     box.add(np.column_stack(master.columns), np.asarray(master.values))
     state = _State(utility, pricer, options)
     phase = _BoundPhase(utility, state, master, box, time.perf_counter() + 60.0, options.max_columns)
@@ -458,11 +458,12 @@ def test_box_step_minimises_the_model_in_the_box_and_moves_only_on_a_serious_ste
     n, k = 4, 12
     p = rng.dirichlet(np.ones(n))
     columns, values = rng.uniform(0.1, 1.0, size=(n, k)), rng.uniform(0.0, 0.5, size=k)
-    box = BoxStep(p)
+    np.testing.assert_array_equal(BoxStep(p).scale, np.ones(n))  # the stabilised rounds' ∞-norm box
+    box = BoxStep(p, scaled=True)
     box.add(columns, values)
     centre = rng.uniform(0.0, 0.3, size=n)
     box.start(centre)
-    # The box is measured in units of the normalisation: its half-width on input x is D·n·p_x.
+    # The exact steps' box is measured in units of the normalisation: its half-width on x is D·n·p_x.
     np.testing.assert_allclose(box.scale, n * p, rtol=1e-12)
     # Û(λ) = 1ᵀλ + max(0, max_k (μ_k − λᵀw_k)/pᵀw_k), computed directly.
     scaled = values / (p @ columns)

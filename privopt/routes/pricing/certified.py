@@ -194,10 +194,11 @@ def certified_column_generation(
     trace.append((time.perf_counter() - start, value))
     if stopped != "converged":
         starts = ([] if box is None else [box.centre]) + [average.mean(value)]
-        if box is None:
-            box = BoxStep(pricer.weights)
-            box.add(np.column_stack(master.columns), np.asarray(master.values))
-        phase = _BoundPhase(utility, state, master, box, deadline, options.max_columns - generated)
+        steps = BoxStep(pricer.weights, scaled=True)  # the exact steps' box: in units of p
+        steps.add(np.column_stack(master.columns), np.asarray(master.values))
+        if box is not None:  # the stabilised rounds' cuts (already on the slice pᵀw = 1)
+            steps.add(box.cuts, box.values)
+        phase = _BoundPhase(utility, state, master, steps, deadline, options.max_columns - generated)
         # Box steps only spend the time budget: a run stopped by its iteration or column budget
         # certifies its starting points and ends.
         if phase.run(starts, options.gap_tolerance * pricer.gap_share, steps=stopped == "time limit"):

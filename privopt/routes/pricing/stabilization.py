@@ -12,7 +12,8 @@ shrinks (a null step). With an inexact oracle (the stabilised rounds) the certif
 exactly at the final centre; with an exact one (the bound phase of
 :func:`~privopt.routes.pricing.certified.certified_column_generation`) every point is a certificate.
 
-The box is measured in units of the normalisation: ``|λ_x − λ̂_x| <= D·n·ν_x/Σν``. The duals scale
+With the exact oracle the box is measured in units of the normalisation (``scaled=True``:
+``|λ_x − λ̂_x| <= D·n·ν_x/Σν``; the stabilised rounds keep the ∞-norm box they were tuned with). The duals scale
 like ``ν`` (the prior-free duals of mutual information are ``μ*·p``), and a column of ``νᵀw = 1`` can
 put a weight of order ``1/ν_x`` on a rare input, so an unscaled box lets the rare inputs' duals move
 ``U`` by far more than the common ones'. Marital-status × education, ε = 1, exact box steps from
@@ -60,11 +61,11 @@ class BoxStep:
     ``λ + r·p``.
     """
 
-    def __init__(self, weights: FloatArray) -> None:
+    def __init__(self, weights: FloatArray, scaled: bool = False) -> None:
         self.weights = weights
         self.n = weights.size
         #: Per input, the box's half-width per unit of radius (module docstring).
-        self.scale = self.n * weights / weights.sum()
+        self.scale = self.n * weights / weights.sum() if scaled else np.ones(self.n)
         self.centre = np.zeros(self.n)
         self.estimate = np.inf  # Û at the centre, with the cuts known when it became the centre
         self.radius = INITIAL_RADIUS
