@@ -432,6 +432,34 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
     assert check_pricing_certificate(state.best, cone, utility).valid
 
 
+def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
+    # A step starts only while the time left covers one more pricing and check_ratio times it for the
+    # independent check: with the best certificate's pricing taking (say) 10 s and 5 s left, nothing
+    # more is priced, and the certificate stays the one found.
+    F = random_ball(np.random.default_rng(3), (3, 3), 1000)
+    cone, utility = _cone(F, 1.0), po.MutualInformation(F.center)
+    pricer = envelope_pricer(utility, cone)
+    assert isinstance(pricer, EnvelopePricer)
+    options = ColumnGenerationOptions(progress=False)
+    master = start_master(utility, starting_columns(cone, None), 1000)
+    state = _State(utility, pricer, options)
+    state.evaluate(master.solve()[0], master.solve()[2], time.perf_counter() + 60.0)
+    best = state.best
+    state.best_seconds = 10.0
+    calls = []
+    monkeypatch.setattr(state, "evaluate", lambda *args, **kwargs: calls.append(args) or (np.inf, []))
+    box = BoxStep(pricer.weights, scaled=True)
+    phase = _BoundPhase(utility, state, master, box, time.perf_counter() + 5.0, options.max_columns)
+    phase.run([master.solve()[2]], 1e-6, steps=True)
+    assert not calls
+    assert state.best is best
+    # With the same 5 s left and a pricing of 1 s (1 + 0.5 check: 1.5 s), the start is priced.
+    state.best_seconds = 1.0
+    phase = _BoundPhase(utility, state, master, box, time.perf_counter() + 5.0, options.max_columns)
+    phase.run([master.solve()[2]], 1e-6, steps=False)
+    assert len(calls) == 1
+
+
 def test_dual_average_is_the_mean_over_the_rounds_within_the_window():
     rng = np.random.default_rng(5)
     values = np.linspace(0.1, 1.0, 100)  # grows by more than a checkpoint step every round

@@ -194,11 +194,11 @@ def certified_column_generation(
     trace.append((time.perf_counter() - start, value))
     if stopped != "converged":
         starts = ([] if box is None else [box.centre]) + [average.mean(value)]
-        steps = BoxStep(pricer.weights, scaled=True)  # the exact steps' box: in units of p
-        steps.add(np.column_stack(master.columns), np.asarray(master.values))
+        exact_box = BoxStep(pricer.weights, scaled=True)  # the exact steps' box: in units of p
+        exact_box.add(np.column_stack(master.columns), np.asarray(master.values))
         if box is not None:  # the stabilised rounds' cuts (already on the slice pᵀw = 1)
-            steps.add(box.cuts, box.values)
-        phase = _BoundPhase(utility, state, master, steps, deadline, options.max_columns - generated)
+            exact_box.add(box.cuts, box.values)
+        phase = _BoundPhase(utility, state, master, exact_box, deadline, options.max_columns - generated)
         # Box steps only spend the time budget: a run stopped by its iteration or column budget
         # certifies its starting points and ends.
         if phase.run(starts, options.gap_tolerance * pricer.gap_share, steps=stopped == "time limit"):
@@ -337,8 +337,8 @@ class _State:
 class _BoundPhase:
     """The last ``bound_fraction`` of the budget: box steps with the exact oracle.
 
-    The first centre is the best certified of ``starts`` (the stabilised box's centre, the mean of the
-    recent duals), each priced exactly in turn. Then each step minimises the cutting-plane model of
+    It prices ``starts`` (the stabilised box's centre, the mean of the recent duals) exactly in turn and
+    centres the box at the best certificate so far. Then each step minimises the cutting-plane model of
     ``U`` in the box around the centre (:class:`~privopt.routes.pricing.stabilization.BoxStep`) and
     prices that point exactly: its bound is a certificate, its value ``U`` decides the step (the
     serious-step test on exact values), and its columns are cuts of the model and columns of the
@@ -367,17 +367,22 @@ class _BoundPhase:
         it, master columns."""
         value, _, duals = self.master.solve()
         upper, columns = self.state.evaluate(value, at, self.deadline, ceiling)
+        self._take(columns, duals)
+        return upper
+
+    def _take(self, columns: list[FloatArray], duals: FloatArray) -> None:
+        """``columns`` become cuts of the model and, those improving the master at ``duals`` (as many as
+        ``room`` allows), master columns; the master's value is traced."""
         if columns:
             block = np.column_stack(columns)
-            self.box.add(block, self.utility.mu(block))
-            new = [
-                c for c, good in zip(columns, _improving(self.utility, columns, duals), strict=True) if good
-            ][: max(self.room - self.generated, 0)]
-            if new:
-                self.master.add(new, list(self.utility.mu(np.column_stack(new))))
-                self.generated += len(new)
+            values = self.utility.mu(block)
+            self.box.add(block, values)
+            improving = np.flatnonzero(_improving(self.utility, columns, duals))
+            improving = improving[: max(self.room - self.generated, 0)]
+            if improving.size:
+                self.master.add([columns[i] for i in improving], list(values[improving]))
+                self.generated += int(improving.size)
         self.trace.append((time.perf_counter(), self.master.solve()[0]))
-        return upper
 
     def _room(self) -> bool:
         """Whether there is time for one more pricing and the independent check of the best certificate
@@ -408,15 +413,12 @@ class _BoundPhase:
             if predicted >= self.box.estimate - tolerance * max(abs(predicted), 1e-12):
                 # No descent within the box: the centre minimises U (a convex function), so the bound
                 # is the optimum's and the time left raises the master by exact rounds at its duals.
-                while self._room() and not self._closed(tolerance):
+                while self._room() and not self._closed(tolerance) and self.generated < self.room:
                     value, _, duals = self.master.solve()
                     new = self.state.exact_round(value, duals, self.deadline)
-                    new = new[: max(self.room - self.generated, 0)]
                     if not new:
                         break
-                    self.master.add(new, list(self.utility.mu(np.column_stack(new))))
-                    self.generated += len(new)
-                    self.trace.append((time.perf_counter(), self.master.solve()[0]))
+                    self._take(new, duals)
                 break
             # A null step needs only a column showing U >= the serious-step threshold, not the bound.
             self.box.update(point, predicted, self._price(point, self.box.null_from(predicted)))

@@ -17,9 +17,9 @@ With the exact oracle the box is measured in units of the normalisation (``scale
 like ``ν`` (the prior-free duals of mutual information are ``μ*·p``), and a column of ``νᵀw = 1`` can
 put a weight of order ``1/ν_x`` on a rare input, so an unscaled box lets the rare inputs' duals move
 ``U`` by far more than the common ones'. Marital-status × education, ε = 1, exact box steps from
-one 100 s run's best certificate (1.3899), two runs side by side: 1.3303 after 60 s unscaled, then
-stuck (the radius shrinking to its floor on null steps), against 1.3178 after 54 s and 1.3045 after
-150 s scaled. Inputs of zero weight keep ``λ_x = 0``.
+one 100 s run's best certificate (1.3899): 1.3303 after 60 s unscaled (alone), then stuck (the radius
+shrinking to its floor on null steps), against 1.3178 after 54 s and 1.3045 after 150 s scaled
+(beside another run). Inputs of zero weight keep ``λ_x = 0``.
 
 Occupation × education, ε = 1, 540 s with ``ColumnGenerationOptions.stabilized_fraction`` = 0.6 (the
 default): lower 0.560521, certified upper 0.581892 (gap 3.7 %) against 0.548440 / 0.610703 (10.2 %)
