@@ -3,6 +3,7 @@ shared by monotonicity, the same table from every backend, the CLI, the plot, an
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -49,6 +50,24 @@ def test_every_point_equals_a_cold_solve_and_is_checked(ball):
     assert len(mechanisms) == len(eps)
     for mechanism, e in zip(mechanisms, eps, strict=True):
         assert po.audit(mechanism, po.SensitiveLDP(e, ball)).satisfied
+
+
+def test_points_are_audited_without_the_lower_end_search(ball, monkeypatch):
+    # A curve's table reads each audit's verdict (its upper end), not its lower end: the local search
+    # behind the lower end is skipped, and every design still passes its audit.
+    robust = importlib.import_module("privopt.audit.robust")  # po.audit is also a function's name
+    lower_bound, searched = robust._lower_bound, []
+
+    def record(*args):
+        searched.append(args[-1])
+        return lower_bound(*args)
+
+    monkeypatch.setattr(robust, "_lower_bound", record)
+    table = _problem(ball).curve(eps=[0.5, 1.0, 2.0])
+    assert (table["status"] == "optimal").all()
+    assert searched == [False, False, False]
+    _problem(ball).solve()
+    assert searched[-1] is True  # a single solve's audit searches
 
 
 def test_warm_start_changes_nothing_but_the_work(ball):

@@ -82,6 +82,14 @@ def test_block_vertices_contain_every_exact_vertex_and_nothing_infeasible():
         np.testing.assert_allclose(found.mass, points @ table.weights, atol=1e-12)
         xlogx = np.where(points > 0, points * np.log(np.where(points > 0, points, 1.0)), 0.0)
         np.testing.assert_allclose(found.value, xlogx @ table.weights - points @ duals, atol=1e-12)
+        # The vectorised rows, over several (D, T) at once: the same vertices (subset ones in mask
+        # order), scaled with (D, T) (the block is a cone in (w, D, T)), and D·1 alone where D = T.
+        many = table.points(np.array([D, 2.0 * D, 1.5]), np.array([T, 2.0 * T, 1.5]))
+        assert many[0].shape == points.shape
+        np.testing.assert_allclose(many[0][: 2**k], points[: 2**k], atol=1e-12)
+        assert np.max(np.min(np.abs(many[0][:, None, :] - points[None]).max(axis=2), axis=1)) <= 1e-12
+        np.testing.assert_allclose(many[1], 2.0 * many[0], atol=1e-12)
+        np.testing.assert_allclose(many[2], np.full((1, k), 1.5))
 
 
 def test_upper_hull_gives_every_linear_maximum():

@@ -67,10 +67,43 @@ def test_a_exact_pricer_that_loses_vertices_falls_back_to_enumeration(monkeypatc
     points = BlockTable.points
 
     def subset_vertices_only(self, D, T):
-        return points(self, D, T)[: self.y.size]
+        return [rows[: self.y.size] for rows in points(self, D, T)]
 
     monkeypatch.setattr(BlockTable, "points", subset_vertices_only)
     solution = problem.solve(route="vertex")
     assert solution.value == pytest.approx(reference.value, abs=1e-9)
     assert solution.certificate.checked
     assert solution.stats.backend != "block-vertex products (exact pricing)"
+
+
+def test_the_flat_combinations_price_as_each_configuration_enumerated_and_respect_the_budget():
+    # The flat pricing against a plain enumeration of every configuration's product at the same duals,
+    # and its tables refused (before the allocation) under a memory budget smaller than them.
+    from privopt import memory
+    from privopt.errors import LimitError
+    from privopt.routes.pricing.blocks import xlogx
+    from privopt.routes.pricing.certificate import envelope_pricer
+    from privopt.routes.pricing.products import ProductPricer
+
+    F = random_ball(np.random.default_rng(4), (3, 3), 1000)
+    problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center))
+    pricer = envelope_pricer(problem.utility, problem.get_problem_data().cone)
+    assert not isinstance(pricer, str)
+    products = ProductPricer(pricer)
+    with memory.limited(products.work * 8), pytest.raises(LimitError, match="combinations"):
+        products.price(np.zeros(9), 4, 0.0)
+    p, blocks, scale = pricer.objective.weights, pricer.structure.blocks, pricer.objective.scale
+    lam = np.random.default_rng(0).uniform(-0.5, 0.5, 9)
+    best = -np.inf
+    for configuration in products.configurations:
+        for chosen in np.ndindex(*configuration.shape):
+            w = np.zeros(9)
+            for s, k in enumerate(chosen):
+                w[blocks[s]] = configuration.points[s][k]
+            mass = p @ w
+            best = max(best, (p @ xlogx(w) - lam @ w / scale) / mass - np.log(mass))
+    top, columns = products.price(lam, 4, -np.inf)
+    assert top == pytest.approx(scale * best, rel=1e-12)
+    w = columns[0]  # the best column first, normalised to Σ w = 1
+    assert w.sum() == pytest.approx(1.0)
+    assert (p @ xlogx(w) - lam @ w / scale) / (p @ w) - np.log(p @ w) == pytest.approx(best, rel=1e-12)

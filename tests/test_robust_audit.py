@@ -62,6 +62,18 @@ def test_renyi_interval_brackets_sampled_distributions(rng):
         # least as good as sampling (local search beats random points).
         assert sampled <= report.upper + 1e-9
         assert report.lower >= sampled - 1e-9
+        # Without the local search: the same upper end and verdict, a lower end that is still attained
+        # in F (at least the candidates'), and no better than the searched one.
+        quick = po.audit(W, po.SensitiveLDP(1.0, F), search=False)
+        assert quick.upper == pytest.approx(report.upper, rel=1e-15)
+        assert quick.satisfied == report.satisfied
+        assert 0.0 <= quick.lower <= report.lower + 1e-12
+        assert quick.lower >= po.audit(W, po.SensitiveLDP(1.0, F.center)).eps - 1e-12  # P̂ is a candidate
+
+
+def test_audit_search_takes_a_bool():
+    with pytest.raises(po.ValidationError, match="search"):
+        po.audit(np.eye(2), po.LDP(1.0), search="no")
 
 
 def test_designed_polyopt_passes_robust_audit(example1):

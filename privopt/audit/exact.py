@@ -43,6 +43,7 @@ def audit(
     definition: PrivacyDefinition,
     *,
     tolerance: float = AUDIT_EPS_ATOL,
+    search: bool = True,
 ) -> AuditReport:
     """Realized ε of ``mechanism`` under ``definition``, pass/fail, and the witness.
 
@@ -51,6 +52,10 @@ def audit(
     mechanism's rows are matched to the definition's inputs by label, in any order; labels that match
     nothing raise a :class:`~privopt.errors.ShapeError` (an unlabelled matrix keeps its positional
     meaning).
+
+    ``search=False`` skips the local search behind the lower end of an interval audit (Rényi balls):
+    the lower end is then the best of the candidate distributions (:mod:`privopt.audit.robust`). The
+    upper end, and with it ``satisfied``, is the same; a curve audits its points so.
 
     Examples
     --------
@@ -66,7 +71,9 @@ def audit(
         )
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not tolerance >= 0.0:
         raise ValidationError("tolerance", "a number >= 0", repr(tolerance))
-    return _audit_aligned(_aligned(mechanism, definition), definition, float(tolerance))
+    if not isinstance(search, bool):
+        raise ValidationError("search", "True or False", repr(search))
+    return _audit_aligned(_aligned(mechanism, definition), definition, float(tolerance), search)
 
 
 def _as_mechanism(value: Any) -> Mechanism:
@@ -104,11 +111,15 @@ def _aligned(mechanism: Mechanism, definition: PrivacyDefinition) -> Mechanism:
     return mechanism if labels is None else align_rows(mechanism, labels)
 
 
-def _audit_aligned(mechanism: Mechanism, definition: PrivacyDefinition, tolerance: float) -> AuditReport:
+def _audit_aligned(
+    mechanism: Mechanism, definition: PrivacyDefinition, tolerance: float, search: bool = True
+) -> AuditReport:
     """The audit of a mechanism whose rows are in the order of the definition's inputs: each pair by
     the rule that compiles it (module docstring)."""
     return _report(
-        definition, audit_parts(Columns.of(mechanism), definition, mechanism.input_labels), tolerance
+        definition,
+        audit_parts(Columns.of(mechanism), definition, mechanism.input_labels, search),
+        tolerance,
     )
 
 
@@ -142,9 +153,10 @@ def plain_rows(definition: PrivacyDefinition, layout: Layout, plain: list[RatioP
 
 
 def audit_parts(
-    columns: Columns, definition: PrivacyDefinition, labels: tuple[Hashable, ...]
+    columns: Columns, definition: PrivacyDefinition, labels: tuple[Hashable, ...], search: bool = True
 ) -> list[AuditPart]:
-    """Each group of the definition's pairs audited on ``columns`` (rows in the order of ``labels``)."""
+    """Each group of the definition's pairs audited on ``columns`` (rows in the order of ``labels``);
+    ``search``: the interval parts' lower ends refined by a local search (:func:`audit`)."""
     layout, plain, l1, interval = split_pairs(definition, labels)
     F = definition.uncertainty
     parts = []
@@ -156,7 +168,7 @@ def audit_parts(
     if interval:
         if not isinstance(F, (RenyiBall, Polytope, L1Ball)):
             raise NotSupportedError(f"{definition}: no audit for an inexact counterpart over {F!r}")
-        parts.append(rectangular_part(F, interval, columns, layout))
+        parts.append(rectangular_part(F, interval, columns, layout, search))
     return parts
 
 

@@ -238,9 +238,10 @@ def joint_map(statistic: Statistic, F: IntervalSet, layout: Layout) -> FloatArra
 
 
 def rectangular_part(
-    F: IntervalSet, pairs: Sequence[RatioPair], columns: Columns, layout: Layout
+    F: IntervalSet, pairs: Sequence[RatioPair], columns: Columns, layout: Layout, search: bool = True
 ) -> AuditPart:
-    """Interval audit of pairs of conditionals over a Rényi ball or a polytope (module docstring)."""
+    """Interval audit of pairs of conditionals over a Rényi ball or a polytope (module docstring);
+    ``search=False``: the lower end from the candidate distributions, without the local search."""
     extremes = _SideExtremes(F, columns, layout)
     n_out = columns.n_outputs
     scales = columns.scales
@@ -257,7 +258,9 @@ def rectangular_part(
     upper = float(upper_per_output.max()) if n_out else 0.0
     lower, worst = 0.0, None
     if columns.exact:
-        lower, worst = _lower_bound(F, columns.numerators, pairs, layout, extremes, upper_per_output, where)
+        lower, worst = _lower_bound(
+            F, columns.numerators, pairs, layout, extremes, upper_per_output, where, search
+        )
         lower = min(lower, upper)
     y = int(np.argmax(upper_per_output)) if n_out else 0
     witness = None
@@ -328,8 +331,10 @@ def _lower_bound(
     extremes: _SideExtremes,
     upper_per_output: FloatArray,
     where: list[tuple[int, int, int] | None],
+    search: bool,
 ) -> tuple[float, FloatArray | None]:
-    """The best ratio found at distributions of ``F`` and the distribution (flat) where it is found."""
+    """The best ratio found at distributions of ``F`` and the distribution (flat) where it is found
+    (refined by local searches when ``search``)."""
     target = float(upper_per_output.max()) if upper_per_output.size else 0.0
     if not isinstance(F, RenyiBall):  # a polytope or an ℓ1 ball: its vertices
         scored_vertices = [
@@ -371,7 +376,7 @@ def _lower_bound(
     if not scored:
         return 0.0, None
     best, best_at = scored[0][0], candidates[scored[0][1]]
-    if F.n_x > _LOCAL_SEARCH_MAX_INPUTS:
+    if F.n_x > _LOCAL_SEARCH_MAX_INPUTS or not search:
         return best, best_at
     seen: set[tuple[int, int, int, int]] = set()
     for _, index, location in scored:

@@ -69,7 +69,7 @@ class CurveProblem(Protocol):
 
     def _run(
         self, route: str = "auto", *, solver: str | None = None, verbose: bool = False,
-        warm_columns: FloatArray | None = None,
+        warm_columns: FloatArray | None = None, audit_search: bool = True,
     ) -> tuple[Solution, RouteResult]: ...  # fmt: skip
 
 
@@ -156,7 +156,7 @@ def _solve_chunk(
     for index in order:
         start = time.perf_counter()
         at = problem.with_definition(definition_at(problem.definition, axis, values[index]))
-        solution, result = at._run(route, warm_columns=pool if warm else None)
+        solution, result = at._run(route, warm_columns=pool if warm else None, audit_search=False)
         pool = result.pool if result.pool is not None else np.asarray(solution.mechanism.matrix)
         points[index] = _Point(solution.value, solution, time.perf_counter() - start)
     return [points[index] for index in range(len(values))]

@@ -348,9 +348,11 @@ class Problem:
         solver: str | None = None,
         verbose: bool = False,
         warm_columns: FloatArray | None = None,
+        audit_search: bool = True,
     ) -> tuple[Solution, RouteResult]:
         """:meth:`solve`, starting from ``warm_columns`` (columns of this cone), with the route's result
-        (its final columns start a curve's next point, :mod:`privopt.problem.curve`)."""
+        (its final columns start a curve's next point, :mod:`privopt.problem.curve`); ``audit_search``
+        is the audit's ``search`` (:func:`~privopt.audit`)."""
         options = replace(self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose))
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
@@ -378,7 +380,8 @@ class Problem:
             else:
                 result = ROUTES[planned].solve(data, deadline)
         solution = replace(
-            self._finish(data, planned, reason, result, compile_seconds, deadline), problem=self
+            self._finish(data, planned, reason, result, compile_seconds, deadline, audit_search),
+            problem=self,
         )
         if verbose:
             footer(solution)
@@ -430,10 +433,11 @@ class Problem:
         result: RouteResult,
         compile_seconds: float,
         deadline: float | None,
+        audit_search: bool = True,
     ) -> Solution:
         mechanism = Mechanism(result.matrix, data.input_labels, None, name="optimal")
         start = time.perf_counter()
-        report = audit(mechanism, self.definition)
+        report = audit(mechanism, self.definition, search=audit_search)
         audit_seconds = time.perf_counter() - start
         if not report.satisfied:
             raise SolverError(f"the designed mechanism fails its own audit — {report}")

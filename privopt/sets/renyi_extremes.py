@@ -10,7 +10,8 @@ Derivation (KKT). On the support ``S`` of ``p``, stationarity of the Lagrangian 
     R_u(λ) ∝ p_u (λ − c_u)^{−1/α},      λ > max_{u∈S} c_u,
 
 and ``D_α(p || R(λ))`` decreases from its limit at ``λ ↓ max c`` to 0 as ``λ → ∞``; the optimum is the
-``λ`` where the constraint is active, found by bisection on ``log(λ − max c)`` (or ``R`` concentrated on
+``λ`` where the constraint is active, found on ``log(λ − max c)`` by regula falsi from a bracket around
+a small-budget guess (:func:`_bracket`) (or ``R`` concentrated on
 the argmax when even that limit is feasible, which happens only for α < 1). Coordinates outside ``S``
 do not enter the divergence, and scaling the support part by ``m`` shifts it by ``−log m``:
 ``D_α(p || m R̃) = D_α(p || R̃) − log m``. See :func:`linear_maximum` for how that settles them.
@@ -18,12 +19,14 @@ do not enter the divergence, and scaling the support part by ``m`` shifts it by 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from privopt.tolerances import ORDER_ATOL
 from privopt.validation import FloatArray
 
-_BISECTION_STEPS = 16  # bisection first: the bracket of log(λ − max c) shrinks from 120 to 120·2^-16
+_FIRST_STEP = 0.5  # the bracket around the first guess of log(λ − max c) widens by this, doubled each time
 _ILLINOIS_STEPS = 60  # then regula falsi (Illinois), which converges superlinearly, to the bracket's end
 _LOG_GAP_RANGE = (-60.0, 60.0)  # log(λ − max c) is searched in this range (scaled by the spread of c)
 
@@ -59,6 +62,50 @@ def _tilted_at(p: FloatArray, c: FloatArray, delta: FloatArray, alpha: float) ->
     return np.exp(log_w)
 
 
+def _bracket(
+    p: FloatArray,
+    c: FloatArray,
+    scale: FloatArray,
+    budget: FloatArray,
+    alpha: float,
+    excess: Callable[[FloatArray, np.ndarray], FloatArray],
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """``(lo, hi, excess(lo), excess(hi))`` per row: ``t = log((λ − max c)/scale)`` with the constraint
+    violated at ``lo`` and met at ``hi`` (``lo = hi`` at an end of :data:`_LOG_GAP_RANGE` that does not
+    change sign).
+
+    The first guess is the small-budget expansion: ``R − p ≈ p (c − pᵀc)/(α (λ − max c))`` near ``p``,
+    where ``D_α(p || R) ≈ (α/2) χ²(R || p)``, so ``D ≈ Var_p(c) / (2 α (λ − max c)²)``. From it the
+    bracket widens by :data:`_FIRST_STEP`, doubling, until the sign changes (at most 9 widenings
+    reach the range's ends).
+    """
+    low_end, high_end = _LOG_GAP_RANGE
+    k = c.shape[0]
+    mean = c @ p
+    variance = ((c - mean[:, None]) ** 2) @ p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        guess = 0.5 * np.log(variance / (2.0 * alpha * budget)) - np.log(scale)
+    guess = np.clip(np.nan_to_num(guess, nan=high_end, posinf=high_end, neginf=low_end), low_end, high_end)
+    lo, hi = np.full(k, np.nan), np.full(k, np.nan)
+    g_lo, g_hi = np.full(k, np.nan), np.full(k, np.nan)
+    probe, rows, step = guess, np.arange(k), _FIRST_STEP
+    while rows.size:
+        g = excess(probe, rows)
+        violated = g > 0.0
+        lo[rows] = np.where(violated, probe, lo[rows])
+        g_lo[rows] = np.where(violated, g, g_lo[rows])
+        hi[rows] = np.where(violated, hi[rows], probe)
+        g_hi[rows] = np.where(violated, g_hi[rows], g)
+        stuck = (violated & (probe >= high_end)) | (~violated & (probe <= low_end))
+        lo[rows[stuck]], hi[rows[stuck]] = probe[stuck], probe[stuck]  # no sign change in the range
+        g_lo[rows[stuck]], g_hi[rows[stuck]] = g[stuck], g[stuck]
+        rows = np.flatnonzero(np.isnan(lo) | np.isnan(hi))
+        missing_hi = np.isnan(hi[rows])
+        probe = np.clip(np.where(missing_hi, lo[rows] + step, hi[rows] - step), low_end, high_end)
+        step *= 2.0
+    return lo, hi, g_lo, g_hi
+
+
 def _full_support_max(
     p: FloatArray, c: FloatArray, budget: FloatArray, alpha: float
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -76,26 +123,19 @@ def _full_support_max(
         value[:] = c[:, 0]
         return value, arg, lam
     cr, topr, scaler, budgetr = c[rest], top[rest], scale[rest], budget[rest]
-    lo = np.full(cr.shape[0], _LOG_GAP_RANGE[0])
-    hi = np.full(cr.shape[0], _LOG_GAP_RANGE[1])
 
     def excess(t: FloatArray, rows: np.ndarray) -> FloatArray:
         """``D(p || R(λ)) − budget`` at ``log(λ − max c) = t`` (decreasing in ``t``)."""
         tilted = _tilted_at(p, cr[rows], np.exp(t) * scaler[rows], alpha)
         return _divergence(p, tilted, alpha) - budgetr[rows]
 
-    # D(p || R(λ)) decreases in λ: move right while the constraint is violated.
-    every = np.arange(cr.shape[0])
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        violated = excess(mid, every) > 0.0
-        lo = np.where(violated, mid, lo)
-        hi = np.where(violated, hi, mid)
+    lo, hi, g_lo, g_hi = _bracket(p, cr, scaler, budgetr, alpha, excess)
     # Illinois regula falsi on the bracket [lo (violated), hi (feasible)], to double precision.
-    g_lo, g_hi = excess(lo, every), excess(hi, every)
     side = np.zeros(cr.shape[0], dtype=np.int64)  # which end was kept last (for the Illinois halving)
     for _ in range(_ILLINOIS_STEPS):
-        active = np.flatnonzero((hi - lo) > 4.0 * np.finfo(np.float64).eps * np.maximum(1.0, np.abs(hi)))
+        tiny = 4.0 * np.finfo(np.float64).eps
+        open_ = ((hi - lo) > tiny * np.maximum(1.0, np.abs(hi))) & (-g_hi > tiny * np.maximum(1.0, budgetr))
+        active = np.flatnonzero(open_)
         if active.size == 0:
             break
         a, b, ga, gb = lo[active], hi[active], g_lo[active], g_hi[active]

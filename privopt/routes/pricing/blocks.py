@@ -173,26 +173,33 @@ class BlockTable:
             mass, value, np.concatenate(subsets), np.concatenate(frees), upper_hull(mass, value)
         )
 
-    def points(self, D: float, T: float) -> FloatArray:
-        """Every vertex of the block at ``(D, T)`` as a row (the entries on ``X_s``; module docstring):
-        the ``2^|X_s|`` subset vertices in mask order, then the fractional ones."""
+    def points(self, D: FloatArray, T: FloatArray) -> list[FloatArray]:
+        """Every vertex of the block at each ``(D_i, T_i)`` as rows (the entries on ``X_s``; module
+        docstring): the ``2^|X_s|`` subset vertices in mask order, then the fractional ones by free
+        coordinate; one array per pair, all pairs in a fixed number of array operations."""
+        D, T = np.asarray(D, dtype=np.float64), np.asarray(T, dtype=np.float64)
+        n_subsets = self.y.size
+        members = ((np.arange(n_subsets)[:, None] >> np.arange(self.size)[None, :]) & 1).astype(bool)
         beta = (T - D) / self.slack
-        if beta <= 0.0:
-            return np.full((1, self.size), D)
-        members = ((np.arange(self.y.size)[:, None] >> np.arange(self.size)[None, :]) & 1).astype(bool)
-        tight = self.y <= D / beta
-        lo = np.where(tight, np.maximum(D - beta * self.y, 0.0), 0.0)
-        hi = np.where(tight, lo + beta, T / (self.slack + self.y))
-        rows = [np.where(members, hi[:, None], lo[:, None])]
+        flat = beta <= 0.0  # D = T: the single vertex w = D·1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tight = self.y[None, :] <= (D / beta)[:, None]
+        lo = np.where(tight, np.maximum(D[:, None] - beta[:, None] * self.y, 0.0), 0.0)
+        hi = np.where(tight, lo + beta[:, None], T[:, None] / (self.slack + self.y))
+        rows = [np.where(members[None], hi[:, :, None], lo[:, :, None]).reshape(-1, self.size)]
+        owners = [np.repeat(np.arange(D.size), n_subsets)]
         for k in np.flatnonzero(self.lower > 0.0):
-            outside = ~members[:, k]
-            w_k = (D - self.y[outside] * beta) / self.lower[k]
-            keep = (w_k > 0.0) & (w_k < beta)
-            if np.any(keep):
-                fractional = np.where(members[outside][keep], beta, 0.0)
-                fractional[:, k] = w_k[keep]
-                rows.append(fractional)
-        return np.vstack(rows)
+            outside = np.flatnonzero(~members[:, k])
+            w_k = (D[:, None] - self.y[outside][None, :] * beta[:, None]) / self.lower[k]
+            at, which = np.nonzero((w_k > 0.0) & (w_k < beta[:, None]) & ~flat[:, None])
+            fractional = members[outside[which]] * beta[at, None]
+            fractional[:, k] = w_k[at, which]
+            rows.append(fractional)
+            owners.append(at)
+        owner = np.concatenate(owners)
+        order = np.argsort(owner, kind="stable")
+        split = np.split(np.vstack(rows)[order], np.cumsum(np.bincount(owner, minlength=D.size))[:-1])
+        return [np.full((1, self.size), D[i]) if flat[i] else split[i] for i in range(D.size)]
 
     def point(self, D: float, T: float, subset: int, free: int) -> FloatArray:
         """The block's column (its entries on ``X_s``) at vertex ``(subset, free)``."""

@@ -17,10 +17,12 @@ enumeration does not apply) as column generation with exact pricing: no vertex e
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
+from privopt.memory import require
 from privopt.routes.pricing.blocks import xlogx
 from privopt.routes.pricing.bound import EnvelopePricer
 from privopt.validation import FloatArray
@@ -31,16 +33,61 @@ MAX_WORK = 3_000_000
 
 @dataclass(frozen=True, eq=False)
 class _Configuration:
-    """One ``(s*, ρ)``: each block's vertices (rows, on the block's inputs) and their ``pᵀw`` and
-    ``Σ p w log w``, which do not depend on the duals."""
+    """One ``(s*, ρ)``: each block's vertices (rows, on the block's inputs)."""
 
     points: tuple[FloatArray, ...]
-    mass: tuple[FloatArray, ...]
-    entropy: tuple[FloatArray, ...]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(points) for points in self.points)
 
     @property
     def size(self) -> int:
-        return int(np.prod([len(points) for points in self.points]))
+        return int(np.prod(self.shape))
+
+
+@dataclass(frozen=True, eq=False)
+class _Combinations:
+    """Every combination of every configuration, flat: per block ``s`` the configurations' vertices
+    stacked (``points[s]``, with their ``λ``-free term ``Σ p w log w`` in ``entropy[s]``) and, per
+    combination, the row it takes in each block (``index[s]``); the combinations' ``pᵀw`` enter as
+    ``1/pᵀw`` and ``log pᵀw``, which do not depend on the duals. Configuration ``k`` holds the
+    combinations ``starts[k]:starts[k+1]``. A pricing is then one product per block and one gather
+    per block, whatever the number of configurations."""
+
+    points: tuple[FloatArray, ...]
+    entropy: tuple[FloatArray, ...]
+    index: tuple[np.ndarray, ...]
+    inverse_mass: FloatArray
+    log_mass: FloatArray
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, configurations: list[_Configuration], weights: tuple[FloatArray, ...]) -> _Combinations:
+        n_blocks = len(weights)
+        points = tuple(np.vstack([c.points[s] for c in configurations]) for s in range(n_blocks))
+        offsets = np.zeros(n_blocks, dtype=np.intp)
+        index: list[list[np.ndarray]] = [[] for _ in range(n_blocks)]
+        for configuration in configurations:
+            shape = configuration.shape
+            for s, chosen in enumerate(np.indices(shape, dtype=np.intp).reshape(n_blocks, -1)):
+                index[s].append(chosen + offsets[s])
+            offsets += shape
+        flat = tuple(np.concatenate(parts) for parts in index)
+        mass = np.zeros(flat[0].size)
+        for s in range(n_blocks):
+            mass += (points[s] @ weights[s])[flat[s]]
+        with np.errstate(divide="ignore"):
+            inverse, log_mass = 1.0 / mass, np.log(mass)
+        sizes = [c.size for c in configurations]
+        return cls(
+            points,
+            tuple(xlogx(points[s]) @ weights[s] for s in range(n_blocks)),
+            flat,
+            inverse,
+            log_mass,
+            np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp),
+        )
 
 
 class ProductPricer:
@@ -53,22 +100,30 @@ class ProductPricer:
         self.pricer = pricer
         structure = pricer.structure
         factor = structure.factor
-        weights = pricer.objective.weights
-        self.configurations: list[_Configuration] = []
         stars = [-1] if structure.self_pairs else list(range(structure.n_blocks))
-        for star in stars:
-            for rho in self._events(star):
-                points, mass, entropy = [], [], []
-                for s, table in enumerate(pricer.tables):
-                    D, T = (
-                        (1.0, factor) if star < 0 else ((1.0, factor * rho) if s == star else (rho, factor))
-                    )
-                    block = table.points(D, T)
-                    p = weights[structure.blocks[s]]
-                    points.append(block)
-                    mass.append(block @ p)
-                    entropy.append(xlogx(block) @ p)
-                self.configurations.append(_Configuration(tuple(points), tuple(mass), tuple(entropy)))
+        events = [(star, rho) for star in stars for rho in self._events(star)]
+        per_block = []
+        for s, table in enumerate(pricer.tables):
+            bounds = [
+                (1.0, factor) if star < 0 else ((1.0, factor * rho) if s == star else (rho, factor))
+                for star, rho in events
+            ]
+            D, T = np.array(bounds).T
+            per_block.append(table.points(D, T))
+        self.configurations = [_Configuration(points) for points in zip(*per_block, strict=True)]
+
+    @functools.cached_property
+    def _combinations(self) -> _Combinations:
+        """Built at the first pricing: the route reads :attr:`work` first and refuses above
+        :data:`MAX_WORK` without the allocation."""
+        weights = self.pricer.objective.weights
+        blocks = self.pricer.structure.blocks
+        require(
+            self.work * (len(blocks) + 3) * 8,
+            f"exact pricing over {self.work:,} block-vertex combinations",
+            "route='colgen' (column generation with a certified bound)",
+        )
+        return _Combinations.of(self.configurations, tuple(weights[block] for block in blocks))
 
     def _events(self, star: int) -> FloatArray:
         """``ρ`` in ``[1, F]`` where some block's vertex kinds change when ``star`` is ``s*``, with 1 and F."""
@@ -96,35 +151,30 @@ class ProductPricer:
         """``(max R, columns)``: the largest ratio over the cone at ``duals`` (in the utility's units)
         and up to ``limit`` columns (``Σ w = 1``) of ratio above ``threshold``: the best of each
         ``(s*, ρ)``, best first (columns from many ``ρ`` cut the rounds column generation needs)."""
-        structure = self.pricer.structure
+        blocks = self.pricer.structure.blocks
         scale = self.pricer.objective.scale
         lam = np.asarray(duals, dtype=np.float64) / scale
-        tops = np.empty(len(self.configurations))
-        where = np.empty(len(self.configurations), dtype=np.intp)
-        for k, configuration in enumerate(self.configurations):
-            A = P = np.zeros(1)
-            for s, points in enumerate(configuration.points):
-                a = configuration.entropy[s] - points @ lam[structure.blocks[s]]
-                A = (A[:, None] + a[None, :]).reshape(-1)
-                P = (P[:, None] + configuration.mass[s][None, :]).reshape(-1)
-            ratio = A / P - np.log(P)
-            where[k] = int(np.argmax(ratio))
-            tops[k] = ratio[where[k]]
-        order = np.argsort(-tops)
+        flat = self._combinations
+        A = np.zeros(flat.log_mass.size)
+        for s, block in enumerate(blocks):
+            A += (flat.entropy[s] - flat.points[s] @ lam[block])[flat.index[s]]
+        ratio = A * flat.inverse_mass - flat.log_mass
+        tops = np.maximum.reduceat(ratio, flat.starts)
+        stops = np.append(flat.starts[1:], ratio.size)
         columns: list[FloatArray] = []
-        for k in order[:limit]:
+        for k in np.argsort(-tops)[:limit]:
             if scale * tops[k] <= threshold:
                 break
-            column = self._column(self.configurations[k], int(where[k]))
+            start = int(flat.starts[k])
+            column = self._column(start + int(np.argmax(ratio[start : stops[k]])))
             if not any(np.max(np.abs(column - kept)) < 1e-12 for kept in columns):
                 columns.append(column)
         return scale * float(tops.max()), columns
 
-    def _column(self, configuration: _Configuration, index: int) -> FloatArray:
-        """The column (``Σ w = 1``) of combination ``index`` of ``configuration``."""
-        structure = self.pricer.structure
+    def _column(self, combination: int) -> FloatArray:
+        """The column (``Σ w = 1``) of one combination (an index into :attr:`_combinations`)."""
+        flat = self._combinations
         column = np.zeros(self.pricer.n_inputs)
-        shape = [len(points) for points in configuration.points]
-        for s, chosen in enumerate(np.unravel_index(index, shape)):
-            column[structure.blocks[s]] = configuration.points[s][chosen]
+        for s, block in enumerate(self.pricer.structure.blocks):
+            column[block] = flat.points[s][flat.index[s][combination]]
         return column / column.sum()
