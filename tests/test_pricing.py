@@ -3,6 +3,7 @@ certified column generation, certificates and their re-check, the vertex route's
 
 from __future__ import annotations
 
+import importlib
 import json
 import time
 
@@ -27,6 +28,7 @@ from privopt.routes.pricing.certified import (
     _box_due,
     _stalled,
     _State,
+    certified_column_generation,
 )
 from privopt.routes.pricing.stabilization import GROW, INITIAL_RADIUS, MIN_CUTS, SHRINK, BoxStep
 from tests.test_independent_reporting import random_ball
@@ -440,6 +442,32 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
     assert check_pricing_certificate(state.best, cone, utility).valid
 
 
+def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkeypatch):
+    # Made to look settled from the start (any growth counts as settled, from the first round): the
+    # search stops after one round and the bound phase's exact box steps take the run to the exact
+    # optimum — both bounds, with its columns raising the master.
+    certified = importlib.import_module("privopt.routes.pricing.certified")
+    monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
+    monkeypatch.setattr(certified, "SETTLED_GROWTH", np.inf)
+    F = random_ball(np.random.default_rng(3), (3, 3), 1000)
+    cone, utility = _cone(F, 1.0), po.MutualInformation(F.center)
+    exact = (
+        po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), backend="ppl")
+        .solve(route="vertex")
+        .value
+    )
+    pricer = envelope_pricer(utility, cone)
+    assert isinstance(pricer, EnvelopePricer)
+    options = ColumnGenerationOptions(progress=False, time_limit=60.0, gap_tolerance=1e-6)
+    result = certified_column_generation(
+        utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
+    )
+    assert result.iterations == 1
+    assert result.stopped == "converged"  # by the bound phase
+    assert exact - 1e-9 <= result.upper <= exact * (1.0 + 1e-6) + 1e-9
+    assert exact * (1.0 - 1e-6) - 1e-9 <= result.lower <= exact + 1e-9
+
+
 def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     # A step starts only while the time left covers one more pricing and check_ratio times it for the
     # independent check: with the best certificate's pricing taking (say) 10 s and 5 s left, nothing
@@ -618,10 +646,10 @@ def test_stabilized_rounds_reach_the_exact_optimum_with_a_certificate(monkeypatc
 def test_stabilised_rounds_wait_for_the_master_to_stall():
     # The value at 75 s (the start of the last quarter of a 100 s run) against the last one.
     rising = [(0.0, 0.1), (50.0, 0.4), (75.0, 0.5), (100.0, 0.5 * (1.0 + 2.0 * STALL_GROWTH))]
-    assert not _stalled(rising)
+    assert not _stalled(rising, STALL_GROWTH)
     flat = [*rising[:3], (90.0, 0.5), (100.0, 0.5 * (1.0 + 0.5 * STALL_GROWTH))]
-    assert _stalled(flat)
-    assert _stalled([(0.3, 0.2)])  # a single solve has not grown
+    assert _stalled(flat, STALL_GROWTH)
+    assert _stalled([(0.3, 0.2)], STALL_GROWTH)  # a single solve has not grown
 
 
 def test_stabilised_rounds_do_not_start_once_exact_rounds_have_certified():

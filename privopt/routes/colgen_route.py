@@ -175,6 +175,7 @@ class ColumnGenerationRoute:
             reason += f"; a tighter theorem bound: {theorem.description}"
         limited = result.stopped in (
             "time limit",
+            "master settled",  # then the bound phase ran to the time limit
             "iteration limit",
             "column limit",
             "bound budget (node limit)",

@@ -74,30 +74,41 @@ def upper_hull(mass: FloatArray, value: FloatArray) -> np.ndarray:
     """
     if mass.size <= 2:
         return np.arange(mass.size)
-    low, high = float(mass.min()), float(mass.max())
-    left = int(np.flatnonzero(mass == low)[np.argmax(value[mass == low])])
-    right = int(np.flatnonzero(mass == high)[np.argmax(value[mass == high])])
+    left, right = _end(mass, value, int(np.argmin(mass))), _end(mass, value, int(np.argmax(mass)))
     if left == right:
         return np.array([left])
     chain = [left]
-    stack: list[tuple[int, int, np.ndarray]] = [(left, right, np.arange(mass.size))]
+    # Each part carries its candidates' indices and coordinates (gathered once, as they shrink).
+    stack: list[tuple[int, int, np.ndarray, FloatArray, FloatArray]] = [
+        (left, right, np.arange(mass.size), mass, value)
+    ]
     # Depth-first, left part first: vertices are emitted left to right.
     while stack:
-        a, b, candidates = stack.pop()
+        a, b, candidates, m, v = stack.pop()
         if a < 0:  # a marker: emit vertex b
             chain.append(b)
             continue
         dm, dv = mass[b] - mass[a], value[b] - value[a]
-        height = dm * (value[candidates] - value[a]) - dv * (mass[candidates] - mass[a])
-        above = candidates[height > 0.0]
-        if above.size == 0:
+        height = dm * (v - value[a]) - dv * (m - mass[a])  # exactly 0 at a and at b
+        above = height > 0.0
+        if not np.any(above):
             continue
-        c = int(above[np.argmax(height[height > 0.0])])
-        stack.append((c, b, above))
-        stack.append((-1, c, above[:0]))
-        stack.append((a, c, above))
+        candidates, m, v, height = candidates[above], m[above], v[above], height[above]
+        c = int(candidates[np.argmax(height)])
+        stack.append((c, b, candidates, m, v))
+        stack.append((-1, c, candidates[:0], m[:0], v[:0]))
+        stack.append((a, c, candidates, m, v))
     chain.append(right)
     return np.array(chain, dtype=np.intp)
+
+
+def _end(mass: FloatArray, value: FloatArray, index: int) -> int:
+    """Among the points with the mass of ``index`` (an end of the hull), the highest."""
+    ties = mass == mass[index]
+    if np.count_nonzero(ties) == 1:
+        return index
+    found = np.flatnonzero(ties)
+    return int(found[np.argmax(value[found])])
 
 
 class BlockTable:

@@ -20,7 +20,8 @@ not escalated, and a ``PROBE_NODES``-node branch and bound), and at the master's
 improves the master (Wentges' mis-pricing rule, which keeps the master's convergence).
 
 The lower bound is the master's value (monotone), the upper bound the smallest certified one. The
-last ``bound_fraction`` of the budget certifies the box's centre and the mean of the recent rounds'
+last ``bound_fraction`` of the budget (from half of it, once the master has settled:
+``EARLY_BOUND_FRACTION``, ``SETTLED_GROWTH``) certifies the box's centre and the mean of the recent rounds'
 duals (:class:`DualAverage`), then takes box steps from the better of the two with the exact oracle
 (:class:`_BoundPhase`), all with zeros on inputs of zero weight (:meth:`_State.evaluate`); their
 columns keep raising the master. The run stops when the
@@ -75,6 +76,14 @@ PROBE_NODES = 5
 #: machine) 30 %.
 STALL_GROWTH = 0.03
 
+#: The bound phase starts early, once at most this share of the budget is left, when the master has
+#: settled: its value grew by less than ``SETTLED_GROWTH`` over the last quarter of the run.
+#: Marital-status × education, ε = 1 (NMI, 120 s): the master grew 0.09 % between 45 s and 60 s and
+#: 0.4 % in the 60 s after; the exact box steps, from a 100 s run's state, took the bound from 1.3899
+#: to 1.3108 in 55 s (MI units) where the default tenth of 120 s leaves 12 s.
+EARLY_BOUND_FRACTION = 0.5
+SETTLED_GROWTH = 0.002
+
 #: Share of the time budget kept for the final master solve and the caller's audit.
 _RESERVE = 0.02
 
@@ -99,6 +108,9 @@ def certified_column_generation(
     """Run column generation from ``columns`` (a feasible basis), pricing with ``pricer`` (module doc)."""
     deadline = start + options.time_limit * (1.0 - _RESERVE)
     search_deadline = start + options.time_limit * (1.0 - _RESERVE - options.bound_fraction)
+    settle_from = start + options.time_limit * (
+        1.0 - _RESERVE - max(EARLY_BOUND_FRACTION, options.bound_fraction)
+    )
     stabilize_from = search_deadline - options.time_limit * options.stabilized_fraction
     master = start_master(utility, columns, options.master_cap(cone.n_inputs))
     lp = SliceLP(cone)
@@ -131,6 +143,9 @@ def certified_column_generation(
             trace.append((time.perf_counter() - start, value))
             if time.perf_counter() + master.seconds > search_deadline:
                 stopped = "time limit"
+                break
+            if time.perf_counter() >= settle_from and _stalled(trace, SETTLED_GROWTH):
+                stopped = "master settled"
                 break
             new: list[FloatArray] = []
             if box is None and time.perf_counter() >= stabilize_from and _box_due(trace, state.best):
@@ -200,8 +215,9 @@ def certified_column_generation(
             exact_box.add(box.cuts, box.values)
         phase = _BoundPhase(utility, state, master, exact_box, deadline, options.max_columns - generated)
         # Box steps only spend the time budget: a run stopped by its iteration or column budget
-        # certifies its starting points and ends.
-        if phase.run(starts, options.gap_tolerance * pricer.gap_share, steps=stopped == "time limit"):
+        # certifies its starting points and ends; one whose master settled steps to the deadline.
+        steps = stopped in ("time limit", "master settled")
+        if phase.run(starts, options.gap_tolerance * pricer.gap_share, steps=steps):
             stopped = "converged"
         generated += phase.generated
         trace.extend((seconds - start, lower) for seconds, lower in phase.trace)
@@ -234,15 +250,15 @@ def _box_due(trace: list[tuple[float, float]], best: PricingCertificate | None) 
     exact oracle, stabilised), and the box step's cheaper probes slow them down: marital-status ×
     education, ε = 1, 300 s, gap 7.2 % with the box step against 1.8 % without (docs/compiler.md).
     """
-    return best is None and _stalled(trace)
+    return best is None and _stalled(trace, STALL_GROWTH)
 
 
-def _stalled(trace: list[tuple[float, float]]) -> bool:
-    """Whether the master's value grew by less than ``STALL_GROWTH`` over the last quarter of the run."""
+def _stalled(trace: list[tuple[float, float]], growth: float) -> bool:
+    """Whether the master's value grew by less than ``growth`` (a share) over the last quarter of the run."""
     seconds, value = trace[-1]
     index = bisect.bisect_right(trace, 0.75 * seconds, key=lambda point: point[0]) - 1
     then = trace[max(index, 0)][1]
-    return value - then < STALL_GROWTH * max(abs(value), 1e-12)
+    return value - then < growth * max(abs(value), 1e-12)
 
 
 def _improving(utility: SubConvexUtility, columns: list[FloatArray], duals: FloatArray) -> list[bool]:
