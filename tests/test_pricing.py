@@ -443,12 +443,19 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
 
 
 def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkeypatch):
-    # Made to look settled from the start (any growth counts as settled, from the first round): the
-    # search stops after one round and the bound phase's exact box steps take the run to the exact
-    # optimum — both bounds, with its columns raising the master.
+    # Made to look settled from the start (any growth counts as settled): the search stops once an
+    # exact pricing has completed, and the bound phase's exact box steps — which a run converging in
+    # its search never reaches — take the run to the exact optimum, both bounds.
     certified = importlib.import_module("privopt.routes.pricing.certified")
     monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
     monkeypatch.setattr(certified, "SETTLED_GROWTH", np.inf)
+    run, phases = certified._BoundPhase.run, []
+
+    def record(self, starts, tolerance, steps):
+        phases.append((self.state.complete, steps))
+        return run(self, starts, tolerance, steps)
+
+    monkeypatch.setattr(certified._BoundPhase, "run", record)
     F = random_ball(np.random.default_rng(3), (3, 3), 1000)
     cone, utility = _cone(F, 1.0), po.MutualInformation(F.center)
     exact = (
@@ -462,10 +469,16 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     result = certified_column_generation(
         utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
     )
-    assert result.iterations == 1
+    assert phases == [(True, True)]  # entered settled, after a complete pricing, with steps
     assert result.stopped == "converged"  # by the bound phase
     assert exact - 1e-9 <= result.upper <= exact * (1.0 + 1e-6) + 1e-9
     assert exact * (1.0 - 1e-6) - 1e-9 <= result.lower <= exact + 1e-9
+    monkeypatch.setattr(certified, "SETTLED_GROWTH", 0.0)  # never settled: converges in its search
+    phases.clear()
+    certified_column_generation(
+        utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
+    )
+    assert phases == []
 
 
 def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
