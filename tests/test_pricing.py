@@ -452,7 +452,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     run, phases = certified._BoundPhase.run, []
 
     def record(self, starts, tolerance, steps):
-        phases.append((self.state.complete, steps))
+        phases.append(steps)
         return run(self, starts, tolerance, steps)
 
     monkeypatch.setattr(certified._BoundPhase, "run", record)
@@ -469,7 +469,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     result = certified_column_generation(
         utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
     )
-    assert phases == [(True, True)]  # entered settled, after a complete pricing, with steps
+    assert phases == [True]  # entered settled, with steps
     assert result.stopped == "converged"  # by the bound phase
     assert exact - 1e-9 <= result.upper <= exact * (1.0 + 1e-6) + 1e-9
     assert exact * (1.0 - 1e-6) - 1e-9 <= result.lower <= exact + 1e-9
@@ -479,6 +479,28 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
         utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
     )
     assert phases == []
+    # Settled, but the exact pricer's best certificate is from an unfinished search (as at ε = 2 on
+    # Adult): the search goes on and converges by itself.
+    monkeypatch.setattr(certified, "SETTLED_GROWTH", np.inf)
+    exact_round = certified._State.exact_round
+
+    def one_node(self, deadline):  # a first certificate, from a 1-node search
+        self._run(0.0, np.zeros(cone.n_inputs), deadline, 0.0, nodes=1)
+        self.complete = False
+
+    def unfinished(self, *args):
+        found = exact_round(self, *args)
+        self.complete = False
+        return found
+
+    monkeypatch.setattr(certified._State, "certify_prior_free", one_node)
+    monkeypatch.setattr(certified._State, "exact_round", unfinished)
+    result = certified_column_generation(
+        utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
+    )
+    assert phases == []
+    assert result.iterations > 1
+    assert result.stopped == "converged"
 
 
 def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
