@@ -414,10 +414,8 @@ def test_bound_phase_prices_the_averaged_duals_with_zeros_on_inputs_of_zero_weig
     assert result.upper <= float(np.sum(averaged)) + max(0.0, at_averaged.upper) + 1e-7
 
 
-def test_bound_phase_box_steps_reach_the_exact_optimum():
-    # Box steps with the exact oracle minimise U(λ) = 1ᵀλ + δ(λ)⁺, whose minimum is the optimum (LP
-    # duality over every column): from the first basis's duals they close the gap to the vertex
-    # route's optimum, and their columns raise the master to it.
+def _envelope_case() -> tuple[RowCone, po.MutualInformation, EnvelopePricer, float]:
+    """A 3×3 ball's cone at ε = 1 with MI, its envelope pricer and the exact optimum (ppl enumeration)."""
     F = random_ball(np.random.default_rng(3), (3, 3), 1000)
     cone, utility = _cone(F, 1.0), po.MutualInformation(F.center)
     exact = (
@@ -427,6 +425,14 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
     )
     pricer = envelope_pricer(utility, cone)
     assert isinstance(pricer, EnvelopePricer)
+    return cone, utility, pricer, exact
+
+
+def test_bound_phase_box_steps_reach_the_exact_optimum():
+    # Box steps with the exact oracle minimise U(λ) = 1ᵀλ + δ(λ)⁺, whose minimum is the optimum (LP
+    # duality over every column): from the first basis's duals they close the gap to the vertex
+    # route's optimum, and their columns raise the master to it.
+    cone, utility, pricer, exact = _envelope_case()
     options = ColumnGenerationOptions(progress=False)
     master = start_master(utility, starting_columns(cone, None), 1000)
     first = master.solve()[0]
@@ -456,15 +462,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
         return run(self, starts, tolerance, steps)
 
     monkeypatch.setattr(certified._BoundPhase, "run", record)
-    F = random_ball(np.random.default_rng(3), (3, 3), 1000)
-    cone, utility = _cone(F, 1.0), po.MutualInformation(F.center)
-    exact = (
-        po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), backend="ppl")
-        .solve(route="vertex")
-        .value
-    )
-    pricer = envelope_pricer(utility, cone)
-    assert isinstance(pricer, EnvelopePricer)
+    cone, utility, pricer, exact = _envelope_case()
     options = ColumnGenerationOptions(progress=False, time_limit=60.0, gap_tolerance=1e-6)
     result = certified_column_generation(
         utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
@@ -479,22 +477,17 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
         utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
     )
     assert phases == []
-    # Settled, but the exact pricer's best certificate is from an unfinished search (as at ε = 2 on
-    # Adult): the search goes on and converges by itself.
+    # Settled, but the exact pricer has shown it cannot complete a search with its whole node budget
+    # (here: one node, before the first round; as at ε = 2 on Adult): the search goes on (doubling
+    # the budget) and converges by itself.
     monkeypatch.setattr(certified, "SETTLED_GROWTH", np.inf)
-    exact_round = certified._State.exact_round
 
-    def one_node(self, deadline):  # a first certificate, from a 1-node search
-        self._run(0.0, np.zeros(cone.n_inputs), deadline, 0.0, nodes=1)
-        self.complete = False
-
-    def unfinished(self, *args):
-        found = exact_round(self, *args)
-        self.complete = False
-        return found
+    def one_node(self, deadline):
+        self.node_budget = 1
+        self._run(0.0, np.zeros(cone.n_inputs), deadline, 0.0)
+        assert self.unfinished
 
     monkeypatch.setattr(certified._State, "certify_prior_free", one_node)
-    monkeypatch.setattr(certified._State, "exact_round", unfinished)
     result = certified_column_generation(
         utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
     )

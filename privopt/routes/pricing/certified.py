@@ -78,9 +78,9 @@ STALL_GROWTH = 0.03
 
 #: The bound phase starts early, once at most this share of the budget is left, when the master has
 #: settled — its value grew by less than ``SETTLED_GROWTH`` over the last quarter of the run — unless
-#: the exact pricer has shown that it cannot complete a pricing (the best certificate so far is from an
-#: unfinished search): the steps need an exact oracle, and at ε = 2 on Adult, where a pricing does not
-#: complete in minutes, starting early only cost the master (6.8 % against 6.4 %).
+#: the exact pricer has shown that it cannot complete a pricing (``_State.unfinished``): the steps need
+#: an exact oracle, and at ε = 2 on Adult, where a pricing does not complete in minutes, starting early
+#: only cost the master (6.8 % against 6.4 %).
 #: Marital-status × education, ε = 1 (NMI, 120 s): the master grew 0.09 % between 45 s and 60 s and
 #: 0.4 % in the 60 s after; the exact box steps, from a 100 s run's state, took the bound from 1.3899
 #: to 1.3108 in 55 s (MI units) where the default tenth of 120 s leaves 12 s.
@@ -147,8 +147,11 @@ def certified_column_generation(
             if time.perf_counter() + master.seconds > search_deadline:
                 stopped = "time limit"
                 break
-            oracle = state.best is None or state.complete  # not shown unable to complete a pricing
-            if time.perf_counter() >= settle_from and oracle and _stalled(trace, SETTLED_GROWTH):
+            if (
+                time.perf_counter() >= settle_from
+                and not state.unfinished
+                and _stalled(trace, SETTLED_GROWTH)
+            ):
                 stopped = "master settled"
                 break
             new: list[FloatArray] = []
@@ -283,6 +286,8 @@ class _State:
         self.best: PricingCertificate | None = None
         self.best_seconds = 0.0  # the pricing time of the best certificate
         self.complete = False
+        #: Whether a search given the whole node budget (no probe, no ceiling) stopped unfinished.
+        self.unfinished = False
         self.nodes = 0
         #: Nodes of an exact round's branch and bound (doubled when one stops short of the gap).
         self.node_budget = options.bound_nodes
@@ -309,6 +314,8 @@ class _State:
             ceiling=ceiling,
         )  # fmt: skip
         self.nodes += outcome.nodes
+        if nodes is None and not np.isfinite(ceiling) and not outcome.complete:
+            self.unfinished = True
         certificate = PricingCertificate.from_outcome(at, outcome, self.pricer)
         if self.best is None or certificate.upper < self.best.upper:
             self.best, self.complete, self.best_seconds = certificate, outcome.complete, outcome.seconds
