@@ -82,10 +82,15 @@ PRODUCT_EVENT_LIMIT = 200_000
 PRODUCT_SECONDS = 0.5
 
 
-#: Exact product pricing replaces enumerations predicted to take longer than this (the slowest 2×5
-#: enumeration, 0.125 s, is faster than its product pricing, 54–100 ms against 21–60 ms measured
-#: side by side; 3×3 is slower, 0.2 s against 65–113 ms).
-PRODUCT_MIN_SECONDS = 0.15
+#: Exact product pricing replaces enumerations predicted to take longer than this. With the flat
+#: combinations (:mod:`privopt.routes.pricing.products`), whole solves measured side by side on 5
+#: PolyOpt instances each (ε = 1, n = 1,000, medians): 2×5 (predicted 0.125 s) 33.8 ms priced against
+#: 46.7 ms enumerated; 2×4 (0.015 s) 20.1 against 19.0 ms; 2×3 (0.005 s) 15.3 against 11.1 ms.
+PRODUCT_MIN_SECONDS = 0.05
+
+#: The linear pieces' LP and the f-divergence hull replace enumerations predicted to take longer than
+#: this.
+PRICING_MIN_SECONDS = 0.15
 
 #: Largest cone (inputs) on which the vertex route prices an f-divergence by its hull: the LP over
 #: every vertex converges in seconds on 40 inputs (a metric cone: 11 s), but not within minutes on
@@ -130,13 +135,13 @@ def lip_pricing(data: ProblemData) -> LipPricer | None:
 def piecewise_pricing(data: ProblemData) -> FloatArray | None:
     """The linear pieces of a piecewise-linear utility (:mod:`privopt.routes.pricing.piecewise`) when
     the vertex route prices with them: back end ``"auto"`` and an enumeration predicted to take longer
-    than :data:`PRODUCT_MIN_SECONDS`."""
+    than :data:`PRICING_MIN_SECONDS`."""
     if data.options.backend != "auto" or not isinstance(data.utility, SubConvexUtility):
         return None
     pieces = data.utility.linear_pieces()
     if pieces is None or pieces.ndim != 2 or pieces.shape[1] != data.n_inputs:
         return None
-    if predicted_vertex_seconds(data, lifted=lifted_slice(data) is not None) <= PRODUCT_MIN_SECONDS:
+    if predicted_vertex_seconds(data, lifted=lifted_slice(data) is not None) <= PRICING_MIN_SECONDS:
         return None
     return pieces
 
@@ -146,7 +151,7 @@ def fdivergence_pricing(data: ProblemData) -> FloatArray | None:
     (:mod:`privopt.routes.pricing.fdivergence`): back end ``"auto"``, ``ν`` positive, not total
     variation (one LP, :func:`piecewise_pricing`), not an LDP cone (staircase pricing), at most
     :data:`HULL_MAX_INPUTS` inputs, and an enumeration predicted to take longer than
-    :data:`PRODUCT_MIN_SECONDS`."""
+    :data:`PRICING_MIN_SECONDS`."""
     utility = data.utility
     if data.options.backend != "auto" or not isinstance(utility, FDivergence) or utility.kind == "tv":
         return None
@@ -155,7 +160,7 @@ def fdivergence_pricing(data: ProblemData) -> FloatArray | None:
     weights = fdivergence_weights(utility)
     if weights is None or weights.size != data.n_inputs:
         return None
-    if predicted_vertex_seconds(data, lifted=lifted_slice(data) is not None) <= PRODUCT_MIN_SECONDS:
+    if predicted_vertex_seconds(data, lifted=lifted_slice(data) is not None) <= PRICING_MIN_SECONDS:
         return None
     return weights
 
