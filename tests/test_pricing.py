@@ -414,18 +414,21 @@ def test_bound_phase_prices_the_averaged_duals_with_zeros_on_inputs_of_zero_weig
     assert result.upper <= float(np.sum(averaged)) + max(0.0, at_averaged.upper) + 1e-7
 
 
-def _envelope_case() -> tuple[RowCone, po.MutualInformation, EnvelopePricer, float]:
-    """A 3×3 ball's cone at ε = 1 with MI, its envelope pricer and the exact optimum (ppl enumeration)."""
+def _envelope_case(exact: bool = True) -> tuple[RowCone, po.MutualInformation, EnvelopePricer, float]:
+    """A 3×3 ball's cone at ε = 1 with MI, its envelope pricer and (with ``exact``) the exact optimum
+    by ppl enumeration (else NaN)."""
     F = random_ball(np.random.default_rng(3), (3, 3), 1000)
     cone, utility = _cone(F, 1.0), po.MutualInformation(F.center)
-    exact = (
+    optimum = (
         po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), backend="ppl")
         .solve(route="vertex")
         .value
+        if exact
+        else np.nan
     )
     pricer = envelope_pricer(utility, cone)
     assert isinstance(pricer, EnvelopePricer)
-    return cone, utility, pricer, exact
+    return cone, utility, pricer, optimum
 
 
 def test_bound_phase_box_steps_reach_the_exact_optimum():
@@ -449,9 +452,9 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
 
 
 def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkeypatch):
-    # Made to look settled from the start (any growth counts as settled): the search stops once an
-    # exact pricing has completed, and the bound phase's exact box steps — which a run converging in
-    # its search never reaches — take the run to the exact optimum, both bounds.
+    # Made to look settled from the start (any growth counts as settled, from the first round): the
+    # search stops there, and the bound phase's exact box steps — which a run converging in its search
+    # never reaches — take the run to the exact optimum, both bounds.
     certified = importlib.import_module("privopt.routes.pricing.certified")
     monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
     monkeypatch.setattr(certified, "SETTLED_GROWTH", np.inf)
@@ -500,10 +503,7 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     # A step starts only while the time left covers one more pricing and check_ratio times it for the
     # independent check: with the best certificate's pricing taking (say) 10 s and 5 s left, nothing
     # more is priced, and the certificate stays the one found.
-    F = random_ball(np.random.default_rng(3), (3, 3), 1000)
-    cone, utility = _cone(F, 1.0), po.MutualInformation(F.center)
-    pricer = envelope_pricer(utility, cone)
-    assert isinstance(pricer, EnvelopePricer)
+    cone, utility, pricer, _ = _envelope_case(exact=False)
     options = ColumnGenerationOptions(progress=False)
     master = start_master(utility, starting_columns(cone, None), 1000)
     state = _State(utility, pricer, options)

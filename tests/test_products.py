@@ -90,6 +90,7 @@ def test_the_flat_combinations_price_as_each_configuration_enumerated_and_respec
     pricer = envelope_pricer(problem.utility, problem.get_problem_data().cone)
     assert not isinstance(pricer, str)
     products = ProductPricer(pricer)
+    # The layout holds (blocks + 3) 8-byte numbers per combination: a budget of one is refused.
     with memory.limited(products.work * 8), pytest.raises(LimitError, match="combinations"):
         products.price(np.zeros(9), 4, 0.0)
     p, blocks, scale = pricer.objective.weights, pricer.structure.blocks, pricer.objective.scale

@@ -322,3 +322,33 @@ def test_linear_maximum_takes_one_radius_per_row(rng):
         value, arg = linear_maximum(p, float(radii[k]), 2.0, C[k : k + 1])
         assert values[k] == pytest.approx(value[0], abs=1e-12)
         assert args[k] == pytest.approx(arg[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0, 2.0])
+def test_linear_maximum_at_small_budgets_follows_the_second_order_expansion(rng, alpha):
+    # Near p, D_α(p || R) = (α/2) χ²(R || p) + O(|R − p|³), so max cᵀR = pᵀc + sqrt(2 b Var_p(c) / α)
+    # + O(b) (the third-order term: a relative error of order sqrt(b)): the root search starts from
+    # this guess, and must land on it as b → 0.
+    p = rng.dirichlet(np.ones(6))
+    c = rng.normal(size=(3, 6))
+    spread = np.sqrt(((c - (c @ p)[:, None]) ** 2) @ p)
+    for b in (1e-6, 1e-8):
+        value, arg = linear_maximum(p, b, alpha, c)
+        rise = value - c @ p
+        np.testing.assert_allclose(
+            rise, np.sqrt(2.0 * b / alpha) * spread, rtol=10.0 * np.sqrt(b)
+        )  # measured: at most 2.2·sqrt(b)
+        assert np.all([renyi_divergence(p, r, alpha) <= b * (1.0 + 1e-9) for r in arg])
+
+
+def test_linear_maximum_of_order_below_one_concentrates_when_the_budget_allows():
+    # For α < 1, D_α(p || e_u) = −α/(1 − α) log p_u is finite: with a budget above it the maximiser
+    # is the point mass on argmax c (the bracket then stays at the end of its range), and below it not.
+    p, alpha = np.array([0.5, 0.3, 0.2]), 0.5
+    c = np.array([[0.0, 1.0, 3.0]])
+    at_mass = -alpha / (1.0 - alpha) * np.log(p[2])
+    value, arg = linear_maximum(p, 1.5 * at_mass, alpha, c)
+    assert value[0] == pytest.approx(3.0, abs=1e-9)
+    np.testing.assert_allclose(arg[0], [0.0, 0.0, 1.0], atol=1e-9)
+    below, _ = linear_maximum(p, 0.5 * at_mass, alpha, c)
+    assert below[0] < 3.0 - 1e-3

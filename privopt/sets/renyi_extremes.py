@@ -130,10 +130,11 @@ def _full_support_max(
         return _divergence(p, tilted, alpha) - budgetr[rows]
 
     lo, hi, g_lo, g_hi = _bracket(p, cr, scaler, budgetr, alpha, excess)
-    # Illinois regula falsi on the bracket [lo (violated), hi (feasible)], to double precision.
+    # Illinois regula falsi on the bracket [lo (violated), hi (feasible)], until the bracket or the
+    # feasible end's excess is at rounding level.
     side = np.zeros(cr.shape[0], dtype=np.int64)  # which end was kept last (for the Illinois halving)
+    tiny = 4.0 * np.finfo(np.float64).eps
     for _ in range(_ILLINOIS_STEPS):
-        tiny = 4.0 * np.finfo(np.float64).eps
         open_ = ((hi - lo) > tiny * np.maximum(1.0, np.abs(hi))) & (-g_hi > tiny * np.maximum(1.0, budgetr))
         active = np.flatnonzero(open_)
         if active.size == 0:
