@@ -114,6 +114,10 @@ CHECK_FEASIBILITY_ATOL: float = 1e-12
 #: The checker's default time limit per certificate (seconds).
 CHECK_SECONDS: float = 600.0
 
+#: Two priced columns (each summing to 1) that agree to this in every entry are one column: an exact
+#: pricer meets a vertex again from another of its enumerations.
+COLUMN_DUPLICATE_ATOL: float = 1e-12
+
 #: A column the checker exhibits to refute a claim must meet the cone's rows within this (the cone's
 #: relative violation): it is built from block vertices in floating point, exact to a few ulps.
 CHECK_COLUMN_RTOL: float = 1e-9

@@ -108,3 +108,50 @@ def test_the_flat_combinations_price_as_each_configuration_enumerated_and_respec
     w = columns[0]  # the best column first, normalised to Σ w = 1
     assert w.sum() == pytest.approx(1.0)
     assert (p @ xlogx(w) - lam @ w / scale) / (p @ w) - np.log(p @ w) == pytest.approx(best, rel=1e-12)
+
+
+def test_distinct_columns_drops_repeats_within_the_tolerance_and_keeps_the_order():
+    from privopt.routes.pricing.columns import distinct_columns
+    from privopt.tolerances import COLUMN_DUPLICATE_ATOL
+
+    a, b = np.array([0.5, 0.25, 0.25]), np.array([0.2, 0.3, 0.5])
+    nudge = np.array([1.0, -1.0, 0.0])
+    columns = np.column_stack(
+        [b, a, b + 0.25 * COLUMN_DUPLICATE_ATOL * nudge, a + 4.0 * COLUMN_DUPLICATE_ATOL * nudge, a]
+    )
+    kept = distinct_columns(columns)
+    # b first; a; the near-copy of b dropped; the column 4·atol from a kept; a again dropped.
+    assert len(kept) == 3
+    np.testing.assert_array_equal(kept[0], b)
+    np.testing.assert_array_equal(kept[1], a)
+    np.testing.assert_array_equal(kept[2], columns[:, 3])
+    assert distinct_columns(np.zeros((3, 0))) == []
+
+
+def test_product_pricing_returns_each_configurations_best_column_once():
+    """Against a direct evaluation: the columns are the best combination of each configuration above the
+    threshold, best first, without repeats, and the maximum is the largest ratio."""
+    from privopt.routes.pricing.certificate import envelope_pricer
+    from privopt.routes.pricing.products import ProductPricer
+
+    F = random_ball(np.random.default_rng(4), (3, 3), 1000)
+    problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center))
+    data = problem.get_problem_data()
+    pricer = envelope_pricer(problem.utility, data.cone)
+    assert not isinstance(pricer, str)
+    products = ProductPricer(pricer)
+    duals = np.random.default_rng(5).uniform(0.0, 0.2, data.n_inputs)
+    best, columns = products.price(duals, 8, -np.inf)
+    p = problem.utility.p
+
+    def ratio(w):
+        w = w / (p @ w)
+        positive = w > 0
+        return float(np.sum(p[positive] * w[positive] * np.log(w[positive])) - duals @ w)
+
+    ratios = [ratio(c) for c in columns]
+    assert 1 <= len(columns) <= 8
+    assert ratios == sorted(ratios, reverse=True)
+    assert abs(ratios[0] - best) <= 1e-9 * max(1.0, abs(best))
+    assert all(np.max(np.abs(x - y)) > 1e-12 for i, x in enumerate(columns) for y in columns[:i])
+    assert all(abs(c.sum() - 1.0) <= 1e-12 for c in columns)

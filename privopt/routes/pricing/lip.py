@@ -27,6 +27,7 @@ import numpy as np
 from privopt.compiler.cone import RowCone
 from privopt.routes.pricing.blocks import xlogx
 from privopt.routes.pricing.bound import SliceObjective
+from privopt.routes.pricing.columns import distinct_columns
 from privopt.tolerances import PROBABILITY_ATOL
 from privopt.validation import FloatArray
 
@@ -145,15 +146,8 @@ class LipPricer:
             constants.append(float(scores[u]))
         m = self.masses
         values = xlogx(m) @ structure.prior + m @ np.array(constants)
-        order = np.argsort(-values)
-        columns: list[FloatArray] = []
-        for index in order[:limit]:
-            if self.objective.scale * values[index] <= threshold:
-                break
-            column = np.zeros(self.n_inputs)
-            for s, inputs in enumerate(structure.blocks):
-                column[inputs[best_u[s]]] = m[index, s] / structure.conditionals[s][best_u[s]]
-            column /= column.sum()
-            if not any(np.max(np.abs(column - kept)) < 1e-12 for kept in columns):
-                columns.append(column)
-        return self.objective.scale * float(values.max()), columns
+        chosen = [i for i in np.argsort(-values)[:limit] if self.objective.scale * values[i] > threshold]
+        columns = np.zeros((self.n_inputs, len(chosen)))
+        for s, inputs in enumerate(structure.blocks):
+            columns[inputs[best_u[s]]] = m[chosen, s] / structure.conditionals[s][best_u[s]]
+        return self.objective.scale * float(values.max()), distinct_columns(columns / columns.sum(axis=0))

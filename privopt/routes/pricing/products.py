@@ -25,6 +25,7 @@ import numpy as np
 from privopt.memory import require
 from privopt.routes.pricing.blocks import xlogx
 from privopt.routes.pricing.bound import EnvelopePricer
+from privopt.routes.pricing.columns import distinct_columns
 from privopt.validation import FloatArray
 
 #: Largest number of combinations (summed over every ``(s*, ρ)``) the enumeration takes on.
@@ -142,7 +143,7 @@ class ProductPricer:
         """The slice's normalisation ``ν = p`` (the pricer's prior)."""
         return self.pricer.objective.weights
 
-    @property
+    @functools.cached_property
     def work(self) -> int:
         """Combinations one pricing evaluates."""
         return sum(configuration.size for configuration in self.configurations)
@@ -161,20 +162,18 @@ class ProductPricer:
         ratio = A * flat.inverse_mass - flat.log_mass
         tops = np.maximum.reduceat(ratio, flat.starts)
         stops = np.append(flat.starts[1:], ratio.size)
-        columns: list[FloatArray] = []
-        for k in np.argsort(-tops)[:limit]:
-            if scale * tops[k] <= threshold:
-                break
-            start = int(flat.starts[k])
-            column = self._column(start + int(np.argmax(ratio[start : stops[k]])))
-            if not any(np.max(np.abs(column - kept)) < 1e-12 for kept in columns):
-                columns.append(column)
-        return scale * float(tops.max()), columns
+        chosen = [k for k in np.argsort(-tops)[:limit] if scale * tops[k] > threshold]
+        combinations = np.array(
+            [int(flat.starts[k]) + int(np.argmax(ratio[flat.starts[k] : stops[k]])) for k in chosen],
+            dtype=np.intp,
+        )
+        return scale * float(tops.max()), distinct_columns(self._columns(combinations))
 
-    def _column(self, combination: int) -> FloatArray:
-        """The column (``Σ w = 1``) of one combination (an index into :attr:`_combinations`)."""
+    def _columns(self, combinations: np.ndarray) -> FloatArray:
+        """The columns (inputs × combinations, each summing to 1) of combinations (indices into
+        :attr:`_combinations`)."""
         flat = self._combinations
-        column = np.zeros(self.pricer.n_inputs)
+        columns = np.zeros((self.pricer.n_inputs, combinations.size))
         for s, block in enumerate(self.pricer.structure.blocks):
-            column[block] = flat.points[s][flat.index[s][combination]]
-        return column / column.sum()
+            columns[block] = flat.points[s][flat.index[s][combinations]].T
+        return columns / columns.sum(axis=0)
