@@ -194,3 +194,20 @@ def test_the_cli_writes_the_curve_and_refuses_a_bad_grid(tmp_path):
     assert bad.returncode == 2
     assert bad.stderr.strip().count("\n") == 0
     assert "strictly increasing" in bad.stderr
+
+
+def test_progress_advances_point_by_point_serially_and_chunk_by_chunk_in_parallel(ball, capsys):
+    eps = [0.5, 1.0, 2.0]
+    _problem(ball).curve(eps=eps, progress=True)
+    shown = capsys.readouterr().err
+    assert "curve along eps" in shown
+    # Serially the bar moves after every point, with the point just solved.
+    for done in (1, 2, 3):
+        assert f"{done}/3" in shown
+    assert "eps = 2: " in shown and "(optimal)" in shown
+    # In parallel it moves as each chunk ([0.5] and [1, 2]) comes back, without a point's status.
+    _problem(ball).curve(eps=eps, progress=True, jobs=2)
+    shown = capsys.readouterr().err
+    assert "3/3" in shown and "(optimal)" not in shown
+    _problem(ball).curve(eps=eps)
+    assert "curve along" not in capsys.readouterr().err

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -147,9 +147,15 @@ def _chunks(count: int, jobs: int) -> list[list[int]]:
 
 
 def _solve_chunk(
-    problem: CurveProblem, axis: str, values: Sequence[float], route: str, warm: bool
+    problem: CurveProblem,
+    axis: str,
+    values: Sequence[float],
+    route: str,
+    warm: bool,
+    report: Callable[[float, _Point], None] | None = None,
 ) -> list[_Point]:
-    """Solve the points of one chunk in the order the cone grows, each from the previous columns."""
+    """Solve the points of one chunk in the order the cone grows, each from the previous columns;
+    ``report(value, point)`` after each one."""
     order = range(len(values)) if _growing(axis) else range(len(values) - 1, -1, -1)
     points: dict[int, _Point] = {}
     pool: FloatArray | None = None
@@ -159,35 +165,61 @@ def _solve_chunk(
         solution, result = at._run(route, warm_columns=pool if warm else None, audit_search=False)
         pool = result.pool if result.pool is not None else np.asarray(solution.mechanism.matrix)
         points[index] = _Point(solution.value, solution, time.perf_counter() - start)
+        if report is not None:
+            report(values[index], points[index])
     return [points[index] for index in range(len(values))]
+
+
+def _indexed_chunk(
+    k: int, problem: CurveProblem, axis: str, values: Sequence[float], route: str, warm: bool
+) -> tuple[int, list[_Point]]:
+    """:func:`_solve_chunk` for a worker, with the chunk's position (results arrive in any order)."""
+    return k, _solve_chunk(problem, axis, values, route, warm)
 
 
 def _run_chunks(
     problem: CurveProblem, axis: str, values: tuple[float, ...], route: str, warm: bool, jobs: int,
     client: Any, progress: bool,
 ) -> list[_Point]:  # fmt: skip
-    chunks = _chunks(len(values), jobs)
-    tasks = [[values[i] for i in chunk] for chunk in chunks]
-    if client is not None:
-        futures = client.map(
-            _solve_chunk, [problem] * len(tasks), [axis] * len(tasks), tasks, [route] * len(tasks),
-            [warm] * len(tasks), pure=False,
-        )  # fmt: skip
-        results = client.gather(futures)
-    elif jobs > 1 and len(tasks) > 1:
-        from joblib import Parallel, delayed
+    """Every point, in grid order. ``progress``: a bar over the points, advanced as each point is
+    solved (serially) or as each chunk comes back (joblib, Dask)."""
+    from tqdm.auto import tqdm
 
-        results = Parallel(n_jobs=len(tasks))(
-            delayed(_solve_chunk)(problem, axis, task, route, warm) for task in tasks
-        )
-    else:
-        from tqdm.auto import tqdm
+    tasks = [[values[i] for i in chunk] for chunk in _chunks(len(values), jobs)]
+    results: dict[int, list[_Point]] = {}
+    bar = tqdm(total=len(values), desc=f"curve along {axis}", unit="point", disable=not progress)
+    try:
+        if client is not None:
+            from distributed import as_completed
 
-        results = [
-            _solve_chunk(problem, axis, task, route, warm)
-            for task in tqdm(tasks, desc="curve", disable=not progress or len(tasks) < 2)
-        ]
-    return [point for chunk in results for point in chunk]
+            futures = client.map(
+                _indexed_chunk, range(len(tasks)), [problem] * len(tasks), [axis] * len(tasks), tasks,
+                [route] * len(tasks), [warm] * len(tasks), pure=False,
+            )  # fmt: skip
+            for future in as_completed(futures):
+                k, points = future.result()
+                results[k] = points
+                bar.update(len(points))
+        elif jobs > 1 and len(tasks) > 1:
+            from joblib import Parallel, delayed
+
+            parallel = Parallel(n_jobs=len(tasks), return_as="generator_unordered")
+            for k, points in parallel(
+                delayed(_indexed_chunk)(k, problem, axis, task, route, warm) for k, task in enumerate(tasks)
+            ):
+                results[k] = points
+                bar.update(len(points))
+        else:
+
+            def report(value: float, point: _Point) -> None:
+                bar.update(1)
+                bar.set_postfix_str(f"{axis} = {value:g}: {point.value:.6g} ({point.solution.status.value})")
+
+            for k, task in enumerate(tasks):
+                results[k] = _solve_chunk(problem, axis, task, route, warm, report)
+    finally:
+        bar.close()
+    return [point for k in range(len(tasks)) for point in results[k]]
 
 
 def _nested(smaller: RowCone, larger: RowCone) -> bool:
