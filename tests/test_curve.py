@@ -204,10 +204,12 @@ def test_progress_advances_point_by_point_serially_and_chunk_by_chunk_in_paralle
     # Serially the bar moves after every point, with the point just solved.
     for done in (1, 2, 3):
         assert f"{done}/3" in shown
-    assert "eps = 2: " in shown and "(optimal)" in shown
+    assert "eps = 2: " in shown
+    assert "(optimal)" in shown
     # In parallel it moves as each chunk ([0.5] and [1, 2]) comes back, without a point's status.
     _problem(ball).curve(eps=eps, progress=True, jobs=2)
     shown = capsys.readouterr().err
-    assert "3/3" in shown and "(optimal)" not in shown
+    assert "3/3" in shown
+    assert "(optimal)" not in shown
     _problem(ball).curve(eps=eps)
     assert "curve along" not in capsys.readouterr().err

@@ -692,3 +692,34 @@ def test_stabilised_rounds_do_not_start_once_exact_rounds_have_certified():
     assert _box_due(flat, None)
     assert not _box_due(flat, certificate)
     assert not _box_due([(0.0, 0.1), (100.0, 0.5)], None)  # still rising
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda F: po.SensitiveLDP(1.0, F),
+        lambda F: po.SensitiveLDP(0.0, F),
+        lambda F: po.LIP(1.0, F),
+        lambda F: po.LDP(0.7),
+        lambda F: po.MetricLDP(0.3, np.abs(np.subtract.outer(np.arange(9), np.arange(9))).astype(float)),
+    ],
+)
+def test_the_starting_basis_steps_as_far_as_the_expanded_rows_allow(build):
+    # The largest step is read off pairs of group vectors; the cone's expanded rows r = a − F·b give it
+    # directly: min over rows and entries with r_x > g = rᵀu of −g/(r_x − g).
+    from privopt.routes.colgen import _STEP_MARGIN, _largest_step
+
+    F = random_ball(np.random.default_rng(21), (3, 3), 1000)
+    cone = po.Problem(build(F), po.MutualInformation(F.center), self_pairs=False).get_problem_data().cone
+    u = np.full(cone.n_inputs, 1.0 / cone.n_inputs)
+    rows = cone.matrix().toarray()
+    g = np.minimum(rows @ u, 0.0)[:, None]
+    capped = rows > g
+    expected = min(1.0, float(np.min((-g / np.where(capped, rows - g, 1.0))[capped], initial=1.0)))
+    assert _largest_step(cone, u) == pytest.approx(expected * (1.0 - _STEP_MARGIN), rel=1e-12, abs=1e-15)
+    step = _largest_step(cone, u)
+    basis = (1.0 - step) * u[:, None] + step * np.eye(cone.n_inputs)
+    assert cone.violation(basis) <= 1e-12
+    if 0.0 < step < 0.5:  # and it is the largest: a step 0.1 % longer leaves the cone
+        longer = 1.001 * step
+        assert cone.violation((1.0 - longer) * u[:, None] + longer * np.eye(cone.n_inputs)) > 1e-9

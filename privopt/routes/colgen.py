@@ -58,6 +58,9 @@ MASTER_DUAL_TOL = 1e-10
 #: rounding never puts a column outside it.
 _STEP_MARGIN = 1e-9
 
+#: Pair entries (rows of a block × support) :func:`_largest_step` forms at once.
+_STEP_ENTRIES = 2_000_000
+
 #: A pricing round that finds nothing is repeated with 2, 4, ... times the starts, up to this factor.
 _ESCALATION = 16
 
@@ -444,21 +447,28 @@ def _initial_basis(cone: RowCone) -> list[FloatArray]:
 def _largest_step(cone: RowCone, uniform: FloatArray) -> float:
     """The largest ``δ <= 1`` with every ``(1 − δ)u + δe_x`` in the cone, read off its rows.
 
-    A row ``r`` (``rᵀw <= 0``; ``g = rᵀu <= 0``) holds at ``(1 − δ)u + δe_x`` iff ``δ (r_x − g) <= −g``:
-    every entry with ``r_x > g`` caps ``δ`` at ``−g/(r_x − g)``. Rows equal to 0 at ``u`` with a positive
-    entry force ``δ = 0``. (A bisection on the cone's violation took 4.2 s on a 30 × 30 alphabet.)
+    A row ``r = a − F b`` (``rᵀw <= 0``; ``g = rᵀu <= 0``) holds at ``(1 − δ)u + δe_x`` iff ``δ (r_x − g)
+    <= −g``, so it caps ``δ`` at ``−g/(max_x r_x − g)`` when ``max_x r_x > g``; a row equal to 0 at ``u``
+    with a positive entry forces ``δ = 0``. Each block's rows are every pair of its groups' vectors,
+    taken on the pair's support only: entries off it are 0, which cap ``δ`` at 1 where ``g < 0`` and do
+    not bind where ``g = 0``. The pairs a compiled cone drops (``a <= F a`` with ``F >= 1``) hold on the
+    whole orthant, so they cap ``δ`` at no less than 1. (A bisection on the cone's violation took 4.2 s
+    on a 30 × 30 alphabet; expanding the rows, 1.2 ms of a 3 × 3 solve's 25.)
     """
-    rows = cone.matrix().tocsr()
-    if rows.shape[0] == 0:
-        return 1.0
-    g = np.minimum(np.asarray(rows @ uniform).ravel(), 0.0)
-    counts = np.diff(rows.indptr)
-    at_u = np.repeat(g, counts)
-    entries = rows.data
-    capped = entries > at_u
-    steps = -at_u[capped] / (entries[capped] - at_u[capped])
-    # Entries not stored are 0: they cap δ at −g/(0 − g) = 1 where g < 0, and do not bind where g = 0.
-    step = float(steps.min()) if steps.size else 1.0
+    step = 1.0
+    for block in cone.blocks:
+        A = cone.groups[block.numerator].vectors
+        B = cone.groups[block.denominator].vectors
+        support = np.flatnonzero(np.any(A, axis=0) | np.any(B, axis=0))
+        a, b = A[:, support], block.factor * B[:, support]
+        at_u = np.minimum((A @ uniform)[:, None] - block.factor * (B @ uniform)[None, :], 0.0)
+        chunk = max(1, _STEP_ENTRIES // max(1, b.size))
+        for first in range(0, a.shape[0], chunk):
+            top = (a[first : first + chunk, None, :] - b[None, :, :]).max(axis=2, initial=0.0)
+            g = at_u[first : first + chunk]
+            capped = top > g
+            if np.any(capped):
+                step = min(step, float(np.min(-g[capped] / (top[capped] - g[capped]))))
     return min(1.0, max(0.0, step * (1.0 - _STEP_MARGIN)))
 
 
