@@ -69,11 +69,18 @@ def test_renyi_interval_brackets_sampled_distributions(rng):
         assert quick.satisfied == report.satisfied
         assert 0.0 <= quick.lower <= report.lower + 1e-12
         assert quick.lower >= po.audit(W, po.SensitiveLDP(1.0, F.center)).eps - 1e-12  # P̂ is a candidate
+        # Without a lower end at all: the same upper end and verdict, and the lower end 0.
+        bare = po.audit(W, po.SensitiveLDP(1.0, F), lower=False)
+        assert bare.upper == pytest.approx(report.upper, rel=1e-15)
+        assert bare.satisfied == report.satisfied
+        assert bare.lower == 0.0
 
 
-def test_audit_search_takes_a_bool():
+def test_audit_search_and_lower_take_bools():
     with pytest.raises(po.ValidationError, match="search"):
         po.audit(np.eye(2), po.LDP(1.0), search="no")
+    with pytest.raises(po.ValidationError, match="lower"):
+        po.audit(np.eye(2), po.LDP(1.0), lower=None)
 
 
 def test_designed_polyopt_passes_robust_audit(example1):

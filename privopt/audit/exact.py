@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from privopt.audit.report import AuditReport, Witness
-from privopt.audit.robust import AuditPart, Columns, l1_marginal_part, rectangular_part
+from privopt.audit.robust import AuditPart, Columns, LowerEnd, l1_marginal_part, rectangular_part
 from privopt.compiler.compile import compile_pairs, select_rule
 from privopt.compiler.cone import CompileOptions
 from privopt.compiler.ratio_pairs import RatioPair, RatioPairs
@@ -44,6 +44,7 @@ def audit(
     *,
     tolerance: float = AUDIT_EPS_ATOL,
     search: bool = True,
+    lower: bool = True,
 ) -> AuditReport:
     """Realized ε of ``mechanism`` under ``definition``, pass/fail, and the witness.
 
@@ -54,8 +55,11 @@ def audit(
     meaning).
 
     ``search=False`` skips the local search behind the lower end of an interval audit (Rényi balls):
-    the lower end is then the best of the candidate distributions (:mod:`privopt.audit.robust`). The
-    upper end, and with it ``satisfied``, is the same; a curve audits its points so.
+    the lower end is then the best of the candidate distributions (:mod:`privopt.audit.robust`).
+    ``lower=False`` does not look for the lower end at all: it is reported as 0, which holds for every
+    mechanism (some output's ratio is at least 1). Either way the upper end, and with it
+    ``satisfied``, is the same; a curve audits its points with ``lower=False`` (its table reads the
+    verdicts).
 
     Examples
     --------
@@ -73,7 +77,10 @@ def audit(
         raise ValidationError("tolerance", "a number >= 0", repr(tolerance))
     if not isinstance(search, bool):
         raise ValidationError("search", "True or False", repr(search))
-    return _audit_aligned(_aligned(mechanism, definition), definition, float(tolerance), search)
+    if not isinstance(lower, bool):
+        raise ValidationError("lower", "True or False", repr(lower))
+    lower_end: LowerEnd = "none" if not lower else "search" if search else "candidates"
+    return _audit_aligned(_aligned(mechanism, definition), definition, float(tolerance), lower_end)
 
 
 def _as_mechanism(value: Any) -> Mechanism:
@@ -112,13 +119,13 @@ def _aligned(mechanism: Mechanism, definition: PrivacyDefinition) -> Mechanism:
 
 
 def _audit_aligned(
-    mechanism: Mechanism, definition: PrivacyDefinition, tolerance: float, search: bool = True
+    mechanism: Mechanism, definition: PrivacyDefinition, tolerance: float, lower_end: LowerEnd = "search"
 ) -> AuditReport:
     """The audit of a mechanism whose rows are in the order of the definition's inputs: each pair by
     the rule that compiles it (module docstring)."""
     return _report(
         definition,
-        audit_parts(Columns.of(mechanism), definition, mechanism.input_labels, search),
+        audit_parts(Columns.of(mechanism), definition, mechanism.input_labels, lower_end),
         tolerance,
     )
 
@@ -153,10 +160,13 @@ def plain_rows(definition: PrivacyDefinition, layout: Layout, plain: list[RatioP
 
 
 def audit_parts(
-    columns: Columns, definition: PrivacyDefinition, labels: tuple[Hashable, ...], search: bool = True
+    columns: Columns,
+    definition: PrivacyDefinition,
+    labels: tuple[Hashable, ...],
+    lower_end: LowerEnd = "search",
 ) -> list[AuditPart]:
     """Each group of the definition's pairs audited on ``columns`` (rows in the order of ``labels``);
-    ``search``: the interval parts' lower ends refined by a local search (:func:`audit`)."""
+    ``lower_end``: how the interval parts look for their lower ends (:func:`audit`)."""
     layout, plain, l1, interval = split_pairs(definition, labels)
     F = definition.uncertainty
     parts = []
@@ -168,7 +178,7 @@ def audit_parts(
     if interval:
         if not isinstance(F, (RenyiBall, Polytope, L1Ball)):
             raise NotSupportedError(f"{definition}: no audit for an inexact counterpart over {F!r}")
-        parts.append(rectangular_part(F, interval, columns, layout, search))
+        parts.append(rectangular_part(F, interval, columns, layout, lower_end))
     return parts
 
 

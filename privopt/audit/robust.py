@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy.optimize import minimize
@@ -56,6 +57,10 @@ from privopt.validation import FloatArray
 #: The sets an interval audit reads: a Rényi ball (exact KKT extremes) or a polytope of distributions
 #: given by its vertices (a polytope, an ℓ1 ball).
 IntervalSet = RenyiBall | Polytope | L1Ball
+
+#: How an interval audit looks for its lower end: candidate distributions refined by local searches
+#: (``"search"``), the candidates alone (``"candidates"``), or not at all (``"none"``: reported as 0).
+LowerEnd = Literal["search", "candidates", "none"]
 
 #: Local searches for the lower end of an interval audit (the best-scoring candidates are refined).
 _LOCAL_SEARCHES = 3
@@ -238,10 +243,14 @@ def joint_map(statistic: Statistic, F: IntervalSet, layout: Layout) -> FloatArra
 
 
 def rectangular_part(
-    F: IntervalSet, pairs: Sequence[RatioPair], columns: Columns, layout: Layout, search: bool = True
+    F: IntervalSet,
+    pairs: Sequence[RatioPair],
+    columns: Columns,
+    layout: Layout,
+    lower_end: LowerEnd = "search",
 ) -> AuditPart:
-    """Interval audit of pairs of conditionals over a Rényi ball or a polytope (module docstring);
-    ``search=False``: the lower end from the candidate distributions, without the local search."""
+    """Interval audit of pairs of conditionals over a Rényi ball or a polytope (module docstring), its
+    lower end found as ``lower_end`` says (:data:`LowerEnd`)."""
     extremes = _SideExtremes(F, columns, layout)
     n_out = columns.n_outputs
     scales = columns.scales
@@ -257,9 +266,9 @@ def rectangular_part(
                 upper_per_output[y], where[y] = value, (index, i, j)
     upper = float(upper_per_output.max()) if n_out else 0.0
     lower, worst = 0.0, None
-    if columns.exact:
+    if columns.exact and lower_end != "none":
         lower, worst = _lower_bound(
-            F, columns.numerators, pairs, layout, extremes, upper_per_output, where, search
+            F, columns.numerators, pairs, layout, extremes, upper_per_output, where, lower_end == "search"
         )
         lower = min(lower, upper)
     y = int(np.argmax(upper_per_output)) if n_out else 0
@@ -281,6 +290,8 @@ def rectangular_part(
         if isinstance(F, RenyiBall)
         else "interval: upper = product of the conditional projections' vertices; lower = polytope vertices"
     )
+    if lower_end == "none":
+        method = f"{method.split(';')[0]}; lower end not looked for"
     return AuditPart(lower, upper_per_output, witness, method, worst)
 
 

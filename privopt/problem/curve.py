@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from privopt.audit.exact import audit
+from privopt.audit.robust import LowerEnd
 from privopt.compiler.cone import RowCone
 from privopt.data.mechanism import Mechanism, as_mechanism
 from privopt.definitions.base import PrivacyDefinition
@@ -69,7 +70,7 @@ class CurveProblem(Protocol):
 
     def _run(
         self, route: str = "auto", *, solver: str | None = None, verbose: bool = False,
-        warm_columns: FloatArray | None = None, audit_search: bool = True,
+        warm_columns: FloatArray | None = None, audit_lower_end: LowerEnd = "search",
     ) -> tuple[Solution, RouteResult]: ...  # fmt: skip
 
 
@@ -162,7 +163,7 @@ def _solve_chunk(
     for index in order:
         start = time.perf_counter()
         at = problem.with_definition(definition_at(problem.definition, axis, values[index]))
-        solution, result = at._run(route, warm_columns=pool if warm else None, audit_search=False)
+        solution, result = at._run(route, warm_columns=pool if warm else None, audit_lower_end="none")
         pool = result.pool if result.pool is not None else np.asarray(solution.mechanism.matrix)
         points[index] = _Point(solution.value, solution, time.perf_counter() - start)
         if report is not None:

@@ -36,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from privopt.audit.exact import audit
+from privopt.audit.robust import LowerEnd
 from privopt.certificates import Bound, CertificateCheck, SliceBound, check_bound, upper_in_units
 from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
@@ -348,11 +349,11 @@ class Problem:
         solver: str | None = None,
         verbose: bool = False,
         warm_columns: FloatArray | None = None,
-        audit_search: bool = True,
+        audit_lower_end: LowerEnd = "search",
     ) -> tuple[Solution, RouteResult]:
         """:meth:`solve`, starting from ``warm_columns`` (columns of this cone), with the route's result
-        (its final columns start a curve's next point, :mod:`privopt.problem.curve`); ``audit_search``
-        is the audit's ``search`` (:func:`~privopt.audit`)."""
+        (its final columns start a curve's next point, :mod:`privopt.problem.curve`); ``audit_lower_end``:
+        how the audit looks for an interval's lower end (:func:`~privopt.audit`'s ``search`` and ``lower``)."""
         options = replace(self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose))
         start = time.perf_counter()
         deadline = None if self.timeout is None else start + self.timeout
@@ -380,7 +381,7 @@ class Problem:
             else:
                 result = ROUTES[planned].solve(data, deadline)
         solution = replace(
-            self._finish(data, planned, reason, result, compile_seconds, deadline, audit_search),
+            self._finish(data, planned, reason, result, compile_seconds, deadline, audit_lower_end),
             problem=self,
         )
         if verbose:
@@ -433,11 +434,13 @@ class Problem:
         result: RouteResult,
         compile_seconds: float,
         deadline: float | None,
-        audit_search: bool = True,
+        audit_lower_end: LowerEnd = "search",
     ) -> Solution:
         mechanism = Mechanism(result.matrix, data.input_labels, None, name="optimal")
         start = time.perf_counter()
-        report = audit(mechanism, self.definition, search=audit_search)
+        report = audit(
+            mechanism, self.definition, search=audit_lower_end == "search", lower=audit_lower_end != "none"
+        )
         audit_seconds = time.perf_counter() - start
         if not report.satisfied:
             raise SolverError(f"the designed mechanism fails its own audit — {report}")
