@@ -70,10 +70,24 @@ def test_points_are_audited_without_looking_for_the_lower_end(ball, monkeypatch)
     assert searched == [True]  # a single solve's audit searches
 
 
-def test_warm_start_changes_nothing_but_the_work(ball):
+def test_warm_start_changes_nothing_but_the_work(ball, monkeypatch):
+    # Every point is priced exactly over block-vertex products: warm, the points after the first
+    # continue the first point's restricted master instead of starting their own.
+    vertex = importlib.import_module("privopt.routes.vertex")
+    started = []
+
+    def start_master(*args):
+        started.append(args)
+        return original(*args)
+
+    original = vertex.start_master
+    monkeypatch.setattr(vertex, "start_master", start_master)
     eps = np.linspace(0.5, 3.0, 6)
     warm = _problem(ball).curve(eps=eps)
+    assert set(warm["route"]) == {"vertex"}
+    assert len(started) == 1
     cold = _problem(ball).curve(eps=eps, warm=False)
+    assert len(started) == 1 + len(eps)
     np.testing.assert_allclose(warm["lower"], cold["lower"], atol=1e-7)
 
 

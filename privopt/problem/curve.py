@@ -9,7 +9,9 @@ designs. Three things make a curve cheaper and tighter than its points solved on
 
 - **Warm starts.** Points are solved in the order in which the cone grows (ε and ``n`` increasing,
   ``level`` decreasing): every column of the cone at one point is in the cone at the next, so each
-  point's column generation (and exact product pricing) starts from the previous point's columns.
+  point's column generation (and exact product pricing) starts from the previous point's columns;
+  exact pricing continues the previous point's restricted master itself (its HiGHS model, whose
+  optimal basis stays feasible).
 - **Monotonicity.** A design of one point is feasible at every later point (it is audited there
   before it is used), so its value is a lower bound there too; on the ε axis the cones are nested
   (same groups and pairs, factors non-decreasing — checked, not assumed), so an upper bound at one ε
@@ -40,7 +42,7 @@ from privopt.errors import NotSupportedError, PrivoptError, SolverError, Validat
 from privopt.mechanisms.catalog import available
 from privopt.problem.solution import Solution
 from privopt.routes.base import ProblemData, RouteResult, Status, status_for
-from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
+from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
 from privopt.sets.l1 import L1Ball
 from privopt.sets.renyi import RenyiBall
 from privopt.tolerances import BOUND_ORDER_RTOL, EPS_MAX
@@ -70,7 +72,8 @@ class CurveProblem(Protocol):
 
     def _run(
         self, route: str = "auto", *, solver: str | None = None, verbose: bool = False,
-        warm_columns: FloatArray | None = None, audit_lower_end: LowerEnd = "search",
+        warm_columns: FloatArray | None = None, warm_master: RestrictedMaster | None = None,
+        audit_lower_end: LowerEnd = "search",
     ) -> tuple[Solution, RouteResult]: ...  # fmt: skip
 
 
@@ -160,11 +163,18 @@ def _solve_chunk(
     order = range(len(values)) if _growing(axis) else range(len(values) - 1, -1, -1)
     points: dict[int, _Point] = {}
     pool: FloatArray | None = None
+    master: RestrictedMaster | None = None
     for index in order:
         start = time.perf_counter()
         at = problem.with_definition(definition_at(problem.definition, axis, values[index]))
-        solution, result = at._run(route, warm_columns=pool if warm else None, audit_lower_end="none")
+        solution, result = at._run(
+            route,
+            warm_columns=pool if warm else None,
+            warm_master=master if warm else None,
+            audit_lower_end="none",
+        )
         pool = result.pool if result.pool is not None else np.asarray(solution.mechanism.matrix)
+        master = result.master
         points[index] = _Point(solution.value, solution, time.perf_counter() - start)
         if report is not None:
             report(values[index], points[index])

@@ -48,7 +48,7 @@ from privopt.problem.solution import Certificate, Solution
 from privopt.problem.solve_log import footer, header
 from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, remaining, status_for
-from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
+from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
 from privopt.routes.colgen_route import require_master_memory
 from privopt.routes.pricing.certificate import certified_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
@@ -349,9 +349,11 @@ class Problem:
         solver: str | None = None,
         verbose: bool = False,
         warm_columns: FloatArray | None = None,
+        warm_master: RestrictedMaster | None = None,
         audit_lower_end: LowerEnd = "search",
     ) -> tuple[Solution, RouteResult]:
-        """:meth:`solve`, starting from ``warm_columns`` (columns of this cone), with the route's result
+        """:meth:`solve`, starting from ``warm_columns`` (columns of this cone) or continuing ``warm_master``
+        (a restricted master whose columns lie in this cone, :class:`~privopt.routes.base.ProblemData`), with the route's result
         (its final columns start a curve's next point, :mod:`privopt.problem.curve`); ``audit_lower_end``:
         how the audit looks for an interval's lower end (:func:`~privopt.audit`'s ``search`` and ``lower``)."""
         options = replace(self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose))
@@ -361,8 +363,8 @@ class Problem:
             require_master_memory(self.n_inputs, self.colgen)  # before compiling: auto may fall back to it
         planned, reason = self.plan(route)
         data = self.get_problem_data()
-        if options != data.options or warm_columns is not None:
-            data = replace(data, options=options, warm_columns=warm_columns)
+        if options != data.options or warm_columns is not None or warm_master is not None:
+            data = replace(data, options=options, warm_columns=warm_columns, warm_master=warm_master)
         compile_seconds = time.perf_counter() - start
         if verbose:
             header(data, planned, reason, options.solver)

@@ -25,7 +25,7 @@ from privopt.compiler.estimate import VertexEstimate
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import ValidationError
 from privopt.memory import default_memory_limit
-from privopt.routes.colgen import ColumnGenerationOptions, relative_gap
+from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
 from privopt.tolerances import GAP_OPTIMAL_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
@@ -146,6 +146,9 @@ class ProblemData:
     #: Columns known to lie in this cone, to start from (a curve passes a neighbouring point's columns:
     #: a column of the cone at ε is in the cone at every larger ε); ``None``: none.
     warm_columns: FloatArray | None = None
+    #: A restricted master whose columns all lie in this cone, for the same utility, to continue from
+    #: (a curve passes the previous point's: its optimal basis stays feasible); ``None``: a new one.
+    warm_master: RestrictedMaster | None = None
 
     def sub_convex(self) -> SubConvexUtility:
         """The utility, which must be sub-convex (the vertex and column-generation routes)."""
@@ -191,6 +194,8 @@ class RouteResult:
     check: CertificateCheck | None = None
     #: The columns (as a matrix's columns) the route's LP ended with, for a neighbouring point of a curve.
     pool: FloatArray | None = None
+    #: The restricted master the route's LP ended in, when the next point of a curve can continue it.
+    master: RestrictedMaster | None = None
 
 
 class Route(Protocol):

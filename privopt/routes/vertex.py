@@ -307,10 +307,14 @@ class VertexRoute:
         start = time.perf_counter()
         # Unit columns of inputs outside the normalisation (νₓ = 0) when the cone holds them (LIP's
         # inputs of probability 0): with them in the master their duals stay >= 0, as the bound needs.
-        units = np.eye(data.n_inputs)[:, products.weights <= 0.0]
-        seeds = [c for c in (data.warm_columns, units if units.size else None) if c is not None]
-        initial = np.hstack(seeds) if seeds else None
-        master = start_master(utility, starting_columns(data.cone, initial), MASTER_CAP)
+        warm = data.warm_master
+        if warm is not None and warm.n == data.n_inputs:
+            master = warm  # its columns lie in this cone (ProblemData.warm_master): continue its LP
+        else:
+            units = np.eye(data.n_inputs)[:, products.weights <= 0.0]
+            seeds = [c for c in (data.warm_columns, units if units.size else None) if c is not None]
+            initial = np.hstack(seeds) if seeds else None
+            master = start_master(utility, starting_columns(data.cone, initial), MASTER_CAP)
         rounds = generated = 0
         while True:
             value, theta, duals = master.solve()
@@ -363,6 +367,7 @@ class VertexRoute:
             (bound,),
             check,
             support,  # the optimal basis: a neighbouring point's start (more columns only slow its LP)
+            master,
         )
 
     @staticmethod
