@@ -207,10 +207,13 @@ def _run_chunks(
                 _indexed_chunk, range(len(tasks)), [problem] * len(tasks), [axis] * len(tasks), tasks,
                 [route] * len(tasks), [warm] * len(tasks), pure=False,
             )  # fmt: skip
-            for future in as_completed(futures):
-                k, points = future.result()
-                results[k] = points
-                bar.update(len(points))
+            try:
+                for future in as_completed(futures):
+                    k, points = future.result()
+                    results[k] = points
+                    bar.update(len(points))
+            finally:  # an error or an interrupt leaves no chunk running on the cluster
+                client.cancel([future for future in futures if not future.done()])
         elif jobs > 1 and len(tasks) > 1:
             from joblib import Parallel, delayed
 
