@@ -74,6 +74,7 @@ def test_renyi_interval_brackets_sampled_distributions(rng):
         assert bare.upper == pytest.approx(report.upper, rel=1e-15)
         assert bare.satisfied == report.satisfied
         assert bare.lower == 0.0
+        assert bare.method.endswith("; lower end not looked for")
 
 
 def test_audit_search_and_lower_take_bools():
@@ -132,6 +133,11 @@ def test_polytope_interval(rng):
     at_vertices = po.audit(W, po.SensitiveLDP(1.0, po.FiniteSet([m.reshape(2, 2) for m in members]))).eps
     assert report.lower == pytest.approx(at_vertices, abs=1e-12)
     assert report.upper >= report.lower
+    assert report.method.endswith("; lower = polytope vertices")
+    bare = po.audit(W, po.SensitiveLDP(1.0, polytope), lower=False)
+    assert bare.upper == pytest.approx(report.upper, rel=1e-15)
+    assert bare.lower == 0.0
+    assert bare.method.endswith("vertices; lower end not looked for")
 
 
 def test_realized_eps_against_true_distribution(example1):

@@ -285,13 +285,15 @@ def rectangular_part(
             pairs[index].scale,
         )
         witness = Witness(columns.output_labels[y], label, upper)
-    method = (
-        "interval: upper = worst case over the product of the Rényi projections (exact KKT solutions)"
-        if isinstance(F, RenyiBall)
-        else "interval: upper = product of the conditional projections' vertices; lower = polytope vertices"
-    )
-    if lower_end == "none":
-        method = f"{method.split(';')[0]}; lower end not looked for"
+    if isinstance(F, RenyiBall):
+        method = (
+            "interval: upper = worst case over the product of the Rényi projections (exact KKT solutions)"
+        )
+        found_lower = ""
+    else:
+        method = "interval: upper = product of the conditional projections' vertices"
+        found_lower = "; lower = polytope vertices"
+    method += "; lower end not looked for" if lower_end == "none" else found_lower
     return AuditPart(lower, upper_per_output, witness, method, worst)
 
 

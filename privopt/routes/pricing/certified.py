@@ -22,9 +22,9 @@ improves the master (Wentges' mis-pricing rule, which keeps the master's converg
 The lower bound is the master's value (monotone), the upper bound the smallest certified one. The
 last ``bound_fraction`` of the budget (from half of it once the master has settled, unless the exact
 pricer has shown it cannot finish a search: ``EARLY_BOUND_FRACTION``, ``SETTLED_GROWTH``) certifies the
-box's centre and the mean of the recent rounds' duals (:class:`DualAverage`), then takes box steps from the better of the two with the exact oracle
-(:class:`_BoundPhase`), all with zeros on inputs of zero weight (:meth:`_State.evaluate`); their
-columns keep raising the master. The run stops when the
+box's centre and the mean of the recent rounds' duals (:class:`DualAverage`), then takes box steps
+from the better of the two with the exact oracle (:class:`_BoundPhase`), all with zeros on inputs of
+zero weight (:meth:`_State.evaluate`); their columns keep raising the master. The run stops when the
 relative gap is at most ``gap_tolerance`` (times the pricer's ``gap_share``) or a budget is spent, and
 keeps its best certificate.
 """
