@@ -161,6 +161,32 @@ def test_projection_extremes_are_optimal(rng, alpha):
                         assert -res.fun <= sign * value + 1e-9
 
 
+@pytest.mark.parametrize("alpha", [0.5, 1.0, 2.0])
+def test_many_centres_in_one_pass_match_one_at_a_time(rng, alpha):
+    # Rows with their own centre and radius (one support) give each row's own ball's extremes; a
+    # projection per s at once equals the projections one by one, across two supports.
+    P = rng.dirichlet(np.ones(4), size=3)
+    P[2, 0] = 0.0
+    P[2] /= P[2].sum()
+    budgets = rng.uniform(0.01, 0.5, size=3)
+    C = rng.normal(size=(3, 4))
+    low, high, arg_low, arg_high = linear_extremes(P[:2], budgets[:2], alpha, C[:2])
+    for k in range(2):
+        alone = linear_extremes(P[k], budgets[k], alpha, C[k : k + 1])
+        for got, want in zip((low, high, arg_low, arg_high), alone, strict=True):
+            np.testing.assert_allclose(got[k], want[0], rtol=0, atol=1e-12)
+    with pytest.raises(po.ValidationError, match="one support"):
+        linear_maximum(P, budgets, alpha, C)
+    joint = np.vstack([0.5 * P[0], 0.3 * P[2], 0.2 * P[1]])
+    F = po.RenyiBall(joint, 0.05, alpha)
+    columns = [rng.random((4, 1 + s)) for s in range(F.n_s)]
+    together = F.projections_extremes(columns)
+    assert len(together) == F.n_s
+    for s in range(F.n_s):
+        for got, want in zip(together[s], F.projection_extremes(s, columns[s]), strict=True):
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
 def test_projection_extremes_reproduce_bounds(ball):
     # min_{R ∈ F_{U|s}} R_u = L_{u|s} and max = the upper bound: two routes to the same numbers.
     for s in range(2):

@@ -180,17 +180,18 @@ class _SideExtremes:
         self.arg_high: dict[int, FloatArray] = {}
         #: Per joint statistic: ``(min on the denominators, max on the numerators, argmin, argmax)``.
         self.joint: dict[Statistic, tuple[FloatArray, FloatArray, FloatArray, FloatArray]] = {}
-        for s in range(n_s):
-            top = columns.numerators[self._rows(s)]
-            bottom = columns.denominators[self._rows(s)]
-            if isinstance(F, RenyiBall):
-                low, self.high[s], arg_low, self.arg_high[s] = F.projection_extremes(s, top)
-                if not columns.exact:
-                    low, _, arg_low, _ = F.projection_extremes(s, bottom)
-                self.low[s], self.arg_low[s] = low, arg_low
-            else:
-                self.high[s] = (F.conditional_envelope(s) @ top).max(axis=0)
-                self.low[s] = (F.conditional_envelope(s) @ bottom).min(axis=0)
+        tops = [columns.numerators[self._rows(s)] for s in range(n_s)]
+        bottoms = [columns.denominators[self._rows(s)] for s in range(n_s)]
+        if isinstance(F, RenyiBall):
+            on_top = F.projections_extremes(tops)
+            on_bottom = on_top if columns.exact else F.projections_extremes(bottoms)
+            for s in range(n_s):
+                _, self.high[s], _, self.arg_high[s] = on_top[s]
+                self.low[s], _, self.arg_low[s], _ = on_bottom[s]
+        else:
+            for s in range(n_s):
+                self.high[s] = (F.conditional_envelope(s) @ tops[s]).max(axis=0)
+                self.low[s] = (F.conditional_envelope(s) @ bottoms[s]).min(axis=0)
 
     def _rows(self, s: int) -> slice:
         block = self.layout.block(s)

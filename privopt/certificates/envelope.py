@@ -349,22 +349,20 @@ def maximise_ratio(
                     _block_sums(form, s, pts, p, scale, duals, weights) for s, (pts, _) in enumerate(blocks)
                 ]
             )
+            counts = np.array([feasible.sum(axis=1) for _, feasible in blocks], dtype=np.float64)
+            sizes = np.prod(counts, axis=0)
+            if np.any(sizes > MAX_PRODUCT):
+                return f"a product of block vertices has {sizes.max():.3g} combinations (limit {MAX_PRODUCT:.3g})"
+            points += rho.size
             for e in range(rho.size):
                 kept = [feasible[e] for _, feasible in blocks]
-                size = float(np.prod([k.sum() for k in kept], dtype=np.float64))
-                if size > MAX_PRODUCT:
-                    return (
-                        f"a product of block vertices has {size:.3g} combinations (limit {MAX_PRODUCT:.3g})"
-                    )
-                points += 1
-                parts = [pts[e][k] for (pts, _), k in zip(blocks, kept, strict=True)]
                 try:
                     if sums is not None:
                         value, margin, choice = _separable_max(
-                            [tuple(x[e][k] for x in block) for block, k in zip(sums, kept, strict=True)],
-                            scale,
+                            [block[:, e, k] for block, k in zip(sums, kept, strict=True)], scale, best
                         )
                     else:
+                        parts = [pts[e][k] for (pts, _), k in zip(blocks, kept, strict=True)]
                         value, margin, choice = _general_max(form, parts, utility, duals, weights, n)
                 except _NotPositive:
                     return (
@@ -373,8 +371,8 @@ def maximise_ratio(
                 if value > best:
                     best, best_margin = value, margin
                     best_column = np.zeros(n)
-                    for s, index in enumerate(choice):
-                        best_column[form.blocks[s]] = parts[s][index]
+                    for s, ((pts, _), k, index) in enumerate(zip(blocks, kept, choice, strict=True)):
+                        best_column[form.blocks[s]] = pts[e][k][index]
     rays = free_rays(form, utility, duals, weights)
     if isinstance(rays, str):
         return rays
@@ -392,38 +390,44 @@ def _block_sums(
     scale: float,
     duals: FloatArray,
     weights: FloatArray,
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Mutual information, per candidate of block ``s`` (arrays over the leading axes of ``points``): ``A_s
-    = Σ p w log w − Hλᵀw``, ``P_s = pᵀw_s``, ``N_s = νᵀw_s`` and the magnitude of ``A_s``'s terms."""
+) -> FloatArray:
+    """Mutual information, per candidate of block ``s`` (over the leading axes of ``points``), stacked on
+    a first axis of four: ``A_s = Σ p w log w − Hλᵀw``, ``P_s = pᵀw_s``, ``N_s = νᵀw_s`` and the
+    magnitude of ``A_s``'s terms."""
     inputs = form.blocks[s]
     ps, lam, nu = p[inputs], scale * duals[inputs], weights[inputs]
     terms = xlogx(points)
-    return terms @ ps - points @ lam, points @ ps, points @ nu, np.abs(terms) @ ps + points @ np.abs(lam)
+    return np.stack(
+        [terms @ ps - points @ lam, points @ ps, points @ nu, np.abs(terms) @ ps + points @ np.abs(lam)]
+    )
 
 
 def _separable_max(
-    parts: list[tuple[FloatArray, FloatArray, FloatArray, FloatArray]], scale: float
+    parts: list[FloatArray], scale: float, floor: float
 ) -> tuple[float, float, tuple[int, ...]]:
     """Mutual information: ``R = (Σ_s A_s − P log P)/N`` over the product of the blocks' points, from their
-    sums ``(A_s, P_s, N_s, magnitude)`` (:func:`_block_sums`), combined by broadcasting."""
-    A = P = N = M = np.zeros(1)
-    for a, ps, nu, magnitude in parts:
-        A = (A[..., None] + a).reshape(-1)
-        P = (P[..., None] + ps).reshape(-1)
-        N = (N[..., None] + nu).reshape(-1)
-        M = (M[..., None] + magnitude).reshape(-1)
+    sums ``(A_s, P_s, N_s, magnitude)`` stacked (``4 × k_s``, :func:`_block_sums`), combined by
+    broadcasting all four at once. The rounding margin is worked out only above ``floor`` (the best so
+    far; below it the maximum is not kept)."""
+    sums = np.zeros((4, 1))
+    for part in parts:
+        sums = (sums[:, :, None] + part[:, None, :]).reshape(4, -1)
+    A, P, N, M = sums
     if not np.all(N > 0.0):
         raise _NotPositive
     f = A - xlogx(P)
     ratio = f / (scale * N)
     index = int(np.argmax(ratio))
+    value = float(ratio[index])
+    if not value > floor:
+        return value, 0.0, ()
     margin = (
         CHECK_ROUNDING_RTOL
         * (M[index] + abs(xlogx(np.array([P[index]]))[0]) + abs(f[index]))
         / (scale * N[index])
     )
-    choice = tuple(int(i) for i in np.unravel_index(index, [len(x[0]) for x in parts]))
-    return float(ratio[index]), float(margin), choice
+    choice = tuple(int(i) for i in np.unravel_index(index, [part.shape[1] for part in parts]))
+    return value, float(margin), choice
 
 
 def _general_max(

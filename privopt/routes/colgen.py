@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from privopt.certificates import SliceBound
 from privopt.compiler.cone import RowCone
@@ -513,16 +512,19 @@ class RestrictedMaster:
         self.pruned = 0  # columns deleted so far
 
     def add(self, columns: list[FloatArray], values: list[float]) -> None:
-        matrix = sp.csc_matrix(np.column_stack(columns))
+        matrix = np.column_stack(columns)
+        # Column-wise sparse form (HiGHS's CSC): the non-zeros of each column in row order.
+        col, row = np.nonzero(matrix.T)
+        starts = np.searchsorted(col, np.arange(len(columns))).astype(np.int32)
         self.highs.addCols(
             len(columns),
             -np.asarray(values, dtype=np.float64),  # HiGHS minimises
             np.zeros(len(columns)),
             np.full(len(columns), np.inf),
-            matrix.nnz,
-            matrix.indptr[:-1].astype(np.int32),
-            matrix.indices.astype(np.int32),
-            matrix.data,
+            row.size,
+            starts,
+            row.astype(np.int32),
+            matrix[row, col],
         )
         self.columns += columns
         self.values += list(values)
@@ -596,7 +598,8 @@ class RestrictedMaster:
     def support(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The columns with non-negligible weight in ``θ`` (as a matrix) and their weights."""
         keep = theta > THETA_RTOL * max(float(theta.max()), 1e-300)
-        return np.column_stack(self.columns)[:, keep], theta[keep]
+        kept = [self.columns[j] for j in np.flatnonzero(keep)]
+        return (np.column_stack(kept) if kept else np.zeros((self.n, 0))), theta[keep]
 
 
 def _root_simplex(lp: SliceLP, deadline: float) -> FloatArray:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from privopt.errors import ValidationError
 from privopt.tolerances import ORDER_ATOL
 from privopt.validation import FloatArray
 
@@ -44,7 +45,7 @@ def logsumexp(values: FloatArray, axis: int = -1, keepdims: bool = False) -> Flo
 
 
 def _divergence(p: FloatArray, R: FloatArray, alpha: float) -> FloatArray:
-    """``D_α(p || R)`` for rows of ``R`` (p > 0 everywhere here, R > 0)."""
+    """``D_α(p || R)`` for rows of ``R`` (``p`` one centre or one per row; p > 0 everywhere here, R > 0)."""
     log_r = np.log(R)
     if is_order(alpha, 1.0):
         return np.sum(p * (np.log(p) - log_r), axis=-1)
@@ -52,12 +53,13 @@ def _divergence(p: FloatArray, R: FloatArray, alpha: float) -> FloatArray:
 
 
 def _tilted_at(p: FloatArray, c: FloatArray, delta: FloatArray, alpha: float) -> FloatArray:
-    """``R(λ) ∝ p (λ − c)^{−1/α}`` with ``λ = max c + delta`` (``delta > 0``), rows normalised.
+    """``R(λ) ∝ p (λ − c)^{−1/α}`` with ``λ = max c + delta`` (``delta > 0``), rows normalised (``p`` one
+    centre or one per row of ``c``).
 
     The gaps are formed as ``(max c − c) + delta`` so that they never cancel to zero.
     """
     gaps = (c.max(axis=1, keepdims=True) - c) + delta[:, None]
-    log_w = np.log(p)[None, :] - np.log(gaps) / alpha
+    log_w = np.log(p) - np.log(gaps) / alpha
     log_w -= logsumexp(log_w, axis=1, keepdims=True)
     return np.exp(log_w)
 
@@ -81,8 +83,8 @@ def _bracket(
     """
     low_end, high_end = _LOG_GAP_RANGE
     k = c.shape[0]
-    mean = c @ p
-    variance = ((c - mean[:, None]) ** 2) @ p
+    mean = np.sum(c * p, axis=1)
+    variance = np.sum((c - mean[:, None]) ** 2 * p, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         guess = 0.5 * np.log(variance / (2.0 * alpha * budget)) - np.log(scale)
     guess = np.clip(np.nan_to_num(guess, nan=high_end, posinf=high_end, neginf=low_end), low_end, high_end)
@@ -110,26 +112,26 @@ def _full_support_max(
     p: FloatArray, c: FloatArray, budget: FloatArray, alpha: float
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``max cᵀR`` over ``{R ∈ Δ : D_α(p||R) <= budget}`` with ``p > 0`` everywhere; rows of ``c``, each
-    with its own (finite) budget.
+    with its own (finite) budget and its own centre (``p`` of ``c``'s shape; :func:`linear_maximum`).
 
     Returns values, maximisers and the multipliers ``λ`` (``+inf`` where ``c`` is constant).
     """
     k = c.shape[0]
     top = c.max(axis=1)
     scale = top - c.min(axis=1)
-    value, arg, lam = np.array(top), np.tile(p, (k, 1)), np.full(k, np.inf)
+    value, arg, lam = np.array(top), np.array(p), np.full(k, np.inf)
     rest = scale > 0
     if not np.any(rest):
         value[:] = c[:, 0]
         return value, arg, lam
-    cr, topr, scaler, budgetr = c[rest], top[rest], scale[rest], budget[rest]
+    pr, cr, topr, scaler, budgetr = p[rest], c[rest], top[rest], scale[rest], budget[rest]
 
     def excess(t: FloatArray, rows: np.ndarray) -> FloatArray:
         """``D(p || R(λ)) − budget`` at ``log(λ − max c) = t`` (decreasing in ``t``)."""
-        tilted = _tilted_at(p, cr[rows], np.exp(t) * scaler[rows], alpha)
-        return _divergence(p, tilted, alpha) - budgetr[rows]
+        tilted = _tilted_at(pr[rows], cr[rows], np.exp(t) * scaler[rows], alpha)
+        return _divergence(pr[rows], tilted, alpha) - budgetr[rows]
 
-    lo, hi, g_lo, g_hi = _bracket(p, cr, scaler, budgetr, alpha, excess)
+    lo, hi, g_lo, g_hi = _bracket(pr, cr, scaler, budgetr, alpha, excess)
     # Illinois regula falsi on the bracket [lo (violated), hi (feasible)], until the bracket or the
     # feasible end's excess is at rounding level.
     side = np.zeros(cr.shape[0], dtype=np.int64)  # which end was kept last (for the Illinois halving)
@@ -157,7 +159,7 @@ def _full_support_max(
         side[active] = keep
     delta = np.exp(hi) * scaler  # the feasible side of the bracket
     lam[rest] = topr + delta
-    R = _tilted_at(p, cr, delta, alpha)
+    R = _tilted_at(pr, cr, delta, alpha)
     value[rest] = np.einsum("ku,ku->k", cr, R)
     value[~rest] = c[~rest, 0]
     arg[rest] = R
@@ -168,7 +170,8 @@ def linear_maximum(
     p: FloatArray, budget: float | FloatArray, alpha: float, c: FloatArray
 ) -> tuple[FloatArray, FloatArray]:
     """``max cᵀR`` over ``{R ∈ Δ : D_α(p || R) <= budget}`` for each row of ``c``; values and maximisers.
-    ``budget`` is one radius, or one per row (``+inf``: the whole simplex).
+    ``budget`` is one radius, or one per row (``+inf``: the whole simplex); ``p`` is one centre, or one
+    per row (balls of one support, so that many balls are solved in one vectorised pass).
 
     Off the support of ``p`` only the best coordinate ``u_off`` matters, and by stationarity it gets
     mass only if ``λ = c_off``. So: solve on the support; if its ``λ* >= c_off`` that is optimal (KKT
@@ -177,15 +180,18 @@ def linear_maximum(
     """
     c = np.atleast_2d(np.asarray(c, dtype=np.float64))
     k = c.shape[0]
+    centres = np.broadcast_to(np.asarray(p, dtype=np.float64), c.shape)
     budgets = np.broadcast_to(np.asarray(budget, dtype=np.float64), (k,))
     value, arg = c.max(axis=1), np.zeros_like(c)
     arg[np.arange(k), np.argmax(c, axis=1)] = 1.0  # an infinite budget: the best coordinate
     finite = np.isfinite(budgets)
     if not np.any(finite):
         return value, arg
-    c, budgets = c[finite], budgets[finite]
-    support = p > 0
-    ps = p[support] / p[support].sum()
+    c, budgets, centres = c[finite], budgets[finite], centres[finite]
+    support = centres[0] > 0
+    if np.any((centres > 0) != support):
+        raise ValidationError("p", "centres that share one support", "centres with different supports")
+    ps = centres[:, support] / centres[:, support].sum(axis=1, keepdims=True)
     cs = c[:, support]
     value_s, arg_s, lam = _full_support_max(ps, cs, budgets, alpha)
     found = np.zeros_like(c)
@@ -197,8 +203,8 @@ def linear_maximum(
         switch = (c_off > lam) | ((~np.isfinite(lam)) & (c_off > top_s))
         if np.any(switch):
             rows = np.flatnonzero(switch)
-            tilted = _tilted_at(ps, cs[rows], c_off[rows] - top_s[rows], alpha)
-            mass = np.minimum(np.exp(_divergence(ps, tilted, alpha) - budgets[rows]), 1.0)
+            tilted = _tilted_at(ps[rows], cs[rows], c_off[rows] - top_s[rows], alpha)
+            mass = np.minimum(np.exp(_divergence(ps[rows], tilted, alpha) - budgets[rows]), 1.0)
             found[rows] = 0.0
             found[rows[:, None], np.flatnonzero(support)[None, :]] = mass[:, None] * tilted
             found[rows, off_index[rows]] += 1.0 - mass
@@ -208,11 +214,15 @@ def linear_maximum(
 
 
 def linear_extremes(
-    p: FloatArray, budget: float, alpha: float, c: FloatArray
+    p: FloatArray, budget: float | FloatArray, alpha: float, c: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """``(min, max, argmin, argmax)`` of ``cᵀR`` over the Rényi ball, for each row of ``c`` (one vectorised
-    solve for the rows of ``c`` and ``−c``)."""
+    solve for the rows of ``c`` and ``−c``; ``p`` and ``budget`` as in :func:`linear_maximum`)."""
     rows = np.atleast_2d(np.asarray(c, dtype=np.float64))
     k = rows.shape[0]
-    values, args = linear_maximum(p, budget, alpha, np.vstack([rows, -rows]))
+    centres = np.broadcast_to(np.asarray(p, dtype=np.float64), rows.shape)
+    budgets = np.broadcast_to(np.asarray(budget, dtype=np.float64), (k,))
+    values, args = linear_maximum(
+        np.vstack([centres, centres]), np.concatenate([budgets, budgets]), alpha, np.vstack([rows, -rows])
+    )
     return -values[k:], values[:k], args[k:], args[:k]

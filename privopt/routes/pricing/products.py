@@ -47,14 +47,23 @@ class _Configuration:
         return int(np.prod(self.shape))
 
 
+@functools.lru_cache(maxsize=256)
+def _grid(shape: tuple[int, ...]) -> np.ndarray:
+    """Every combination of ``shape`` (one row per block: the vertex each takes), read-only: the same
+    shapes recur across the ``(s*, ρ)`` of a cone and across a curve's points."""
+    grid = np.indices(shape, dtype=np.int32).reshape(len(shape), -1)
+    grid.flags.writeable = False
+    return grid
+
+
 @dataclass(frozen=True, eq=False)
 class _Combinations:
     """Every combination of every configuration, flat: per block ``s`` the configurations' vertices
     stacked (``points[s]``, with their ``λ``-free term ``Σ p w log w`` in ``entropy[s]``) and, per
-    combination, the row it takes in each block (``index[s]``); the combinations' ``pᵀw`` enter as
-    ``1/pᵀw`` and ``log pᵀw``, which do not depend on the duals. Configuration ``k`` holds the
-    combinations ``starts[k]:starts[k+1]``. A pricing is then one product per block and one gather
-    per block, whatever the number of configurations."""
+    combination, the row it takes in each block (``index[s]``, 32-bit: half the memory a pricing
+    streams through); the combinations' ``pᵀw`` enter as ``1/pᵀw`` and ``log pᵀw``, which do not depend
+    on the duals. Configuration ``k`` holds the combinations ``starts[k]:starts[k+1]``. A pricing is
+    then one product per block and one gather per block, whatever the number of configurations."""
 
     points: tuple[FloatArray, ...]
     entropy: tuple[FloatArray, ...]
@@ -67,14 +76,13 @@ class _Combinations:
     def of(cls, configurations: list[_Configuration], weights: tuple[FloatArray, ...]) -> _Combinations:
         n_blocks = len(weights)
         points = tuple(np.vstack([c.points[s] for c in configurations]) for s in range(n_blocks))
-        offsets = np.zeros(n_blocks, dtype=np.intp)
-        index: list[list[np.ndarray]] = [[] for _ in range(n_blocks)]
-        for configuration in configurations:
-            shape = configuration.shape
-            for s, chosen in enumerate(np.indices(shape, dtype=np.intp).reshape(n_blocks, -1)):
-                index[s].append(chosen + offsets[s])
-            offsets += shape
-        flat = tuple(np.concatenate(parts) for parts in index)
+        shapes = np.array([configuration.shape for configuration in configurations], dtype=np.int32)
+        offsets = np.cumsum(shapes, axis=0, dtype=np.int32) - shapes
+        chosen = [_grid(tuple(shape)) for shape in shapes.tolist()]
+        flat = tuple(
+            np.concatenate([grid[s] + offset for grid, offset in zip(chosen, offsets[:, s], strict=True)])
+            for s in range(n_blocks)
+        )
         mass = np.zeros(flat[0].size)
         for s in range(n_blocks):
             mass += (points[s] @ weights[s])[flat[s]]
@@ -89,6 +97,18 @@ class _Combinations:
             log_mass,
             np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp),
         )
+
+    def ratios(self, terms: tuple[FloatArray, ...], out: FloatArray, scratch: FloatArray) -> FloatArray:
+        """``R`` of every combination into ``out``: the blocks' ``terms`` (one per stacked vertex)
+        gathered and summed, then ``A/pᵀw − log pᵀw``; in place (``scratch`` as large as ``out``), so
+        that the rounds of one pricer reuse the same memory instead of faulting in fresh pages."""
+        np.take(terms[0], self.index[0], out=out)
+        for s in range(1, len(terms)):
+            np.take(terms[s], self.index[s], out=scratch)
+            out += scratch
+        out *= self.inverse_mass
+        out -= self.log_mass
+        return out
 
 
 class ProductPricer:
@@ -126,6 +146,13 @@ class ProductPricer:
         )
         return _Combinations.of(self.configurations, tuple(weights[block] for block in blocks))
 
+    @functools.cached_property
+    def _buffers(self) -> tuple[FloatArray, FloatArray]:
+        """Two arrays of one value per combination that every pricing of this pricer writes into
+        (:meth:`_Combinations.ratios`): a pricer serves one column generation at a time."""
+        size = self._combinations.log_mass.size
+        return np.empty(size), np.empty(size)
+
     def _events(self, star: int) -> FloatArray:
         """``ρ`` in ``[1, F]`` where some block's vertex kinds change when ``star`` is ``s*``, with 1 and F."""
         if star < 0:
@@ -156,10 +183,8 @@ class ProductPricer:
         scale = self.pricer.objective.scale
         lam = np.asarray(duals, dtype=np.float64) / scale
         flat = self._combinations
-        A = np.zeros(flat.log_mass.size)
-        for s, block in enumerate(blocks):
-            A += (flat.entropy[s] - flat.points[s] @ lam[block])[flat.index[s]]
-        ratio = A * flat.inverse_mass - flat.log_mass
+        terms = tuple(flat.entropy[s] - flat.points[s] @ lam[block] for s, block in enumerate(blocks))
+        ratio = flat.ratios(terms, *self._buffers)
         tops = np.maximum.reduceat(ratio, flat.starts)
         stops = np.append(flat.starts[1:], ratio.size)
         chosen = [k for k in np.argsort(-tops)[:limit] if scale * tops[k] > threshold]
