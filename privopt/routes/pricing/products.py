@@ -102,9 +102,10 @@ class _Combinations:
         """``R`` of every combination into ``out``: the blocks' ``terms`` (one per stacked vertex)
         gathered and summed, then ``A/pᵀw − log pᵀw``; in place (``scratch`` as large as ``out``), so
         that the rounds of one pricer reuse the same memory instead of faulting in fresh pages."""
-        np.take(terms[0], self.index[0], out=out)
+        # mode="clip": the indices are in range by construction, and "raise" would buffer ``out``.
+        np.take(terms[0], self.index[0], out=out, mode="clip")
         for s in range(1, len(terms)):
-            np.take(terms[s], self.index[s], out=scratch)
+            np.take(terms[s], self.index[s], out=scratch, mode="clip")
             out += scratch
         out *= self.inverse_mass
         out -= self.log_mass
