@@ -266,6 +266,24 @@ def test_column_generation_value_is_the_mechanism_utility():
     assert cone.violation(matrix) <= 1e-9
 
 
+def test_master_hands_highs_exactly_the_columns_added():
+    # The columns' non-zeros go to HiGHS column-wise: its model matrix, read back dense, is the columns
+    # (zeros anywhere, a unit column, a full one), and its costs are the values, negated.
+    columns = [np.array([0.5, 0.0, 0.5, 0.0]), np.eye(4)[1], np.array([0.1, 0.2, 0.3, 0.4])]
+    master = RestrictedMaster(4, cap=100)
+    master.add(columns, [0.1, 0.2, 0.3])
+    master.add([np.array([0.0, 0.0, 0.0, 1.0])], [0.4])
+    lp = master.highs.getLp()
+    start, index, value = (
+        np.asarray(x) for x in (lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_)
+    )
+    dense = np.zeros((4, lp.num_col_))
+    for j in range(lp.num_col_):
+        dense[index[start[j] : start[j + 1]], j] = value[start[j] : start[j + 1]]
+    np.testing.assert_array_equal(dense, np.column_stack([*columns, np.eye(4)[3]]))
+    np.testing.assert_array_equal(np.asarray(lp.col_cost_), [-0.1, -0.2, -0.3, -0.4])
+
+
 def test_master_pruning_keeps_the_value_the_duals_and_the_support():
     # Deleting non-basic columns leaves the optimal basis optimal: the pruned master's value, duals and
     # weights equal those of an unpruned master over the same columns.

@@ -103,6 +103,7 @@ def test_the_flat_combinations_price_as_each_configuration_enumerated_and_respec
                 w[blocks[s]] = configuration.points[s][k]
             mass = p @ w
             best = max(best, (p @ xlogx(w) - lam @ w / scale) / mass - np.log(mass))
+    products.price(-lam, 4, -np.inf)  # a pricing before: the next one reuses its arrays
     top, columns = products.price(lam, 4, -np.inf)
     assert top == pytest.approx(scale * best, rel=1e-12)
     w = columns[0]  # the best column first, normalised to Σ w = 1

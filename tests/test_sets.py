@@ -163,20 +163,24 @@ def test_projection_extremes_are_optimal(rng, alpha):
 
 @pytest.mark.parametrize("alpha", [0.5, 1.0, 2.0])
 def test_many_centres_in_one_pass_match_one_at_a_time(rng, alpha):
-    # Rows with their own centre and radius (one support) give each row's own ball's extremes; a
-    # projection per s at once equals the projections one by one, across two supports.
-    P = rng.dirichlet(np.ones(4), size=3)
-    P[2, 0] = 0.0
-    P[2] /= P[2].sum()
-    budgets = rng.uniform(0.01, 0.5, size=3)
-    C = rng.normal(size=(3, 4))
-    low, high, arg_low, arg_high = linear_extremes(P[:2], budgets[:2], alpha, C[:2])
-    for k in range(2):
+    # Rows with their own centre and radius give each row's own ball's extremes, supports mixed (a
+    # centre with a zero, whose coordinate c favours or not), and a projection per s at once equals
+    # the projections one by one.
+    P = rng.dirichlet(np.ones(4), size=4)
+    P[2:, 0] = 0.0
+    P /= P.sum(axis=1, keepdims=True)
+    budgets = rng.uniform(0.01, 0.5, size=4)
+    C = rng.normal(size=(4, 4))
+    C[2, 0], C[3, 0] = C[2].max() + 1.0, C[3].min() - 1.0
+    low, high, arg_low, arg_high = linear_extremes(P, budgets, alpha, C)
+    for k in range(4):
         alone = linear_extremes(P[k], budgets[k], alpha, C[k : k + 1])
         for got, want in zip((low, high, arg_low, arg_high), alone, strict=True):
             np.testing.assert_allclose(got[k], want[0], rtol=0, atol=1e-12)
-    with pytest.raises(po.ValidationError, match="one support"):
-        linear_maximum(P, budgets, alpha, C)
+        # Against the one-support formula: drop the zero coordinate, solve there, then compare.
+        if k >= 2 and C[k, 0] < C[k, 1:].max():
+            value, _ = linear_maximum(P[k, 1:], budgets[k], alpha, C[k : k + 1, 1:])
+            assert high[k] == pytest.approx(value[0], abs=1e-12)
     joint = np.vstack([0.5 * P[0], 0.3 * P[2], 0.2 * P[1]])
     F = po.RenyiBall(joint, 0.05, alpha)
     columns = [rng.random((4, 1 + s)) for s in range(F.n_s)]

@@ -426,24 +426,16 @@ class RenyiBall(UncertaintySet):
     def projections_extremes(
         self, columns: Sequence[FloatArray]
     ) -> list[tuple[FloatArray, FloatArray, FloatArray, FloatArray]]:
-        """:meth:`projection_extremes` for every ``s`` at once (``columns[s]`` for ``F_{U|s}``): the
-        projections whose centres share a support are solved in one vectorised pass."""
+        """:meth:`projection_extremes` for every ``s`` at once (``columns[s]`` for ``F_{U|s}``), in one
+        vectorised pass."""
         centers = self.center.conditional_u_given_s()
-        found: list[tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None] = [None] * self.n_s
-        groups: dict[bytes, list[int]] = {}
-        for s in range(self.n_s):
-            groups.setdefault((centers[s] > 0).tobytes(), []).append(s)
-        for members in groups.values():
-            rows = [np.asarray(columns[s], dtype=np.float64).T for s in members]
-            sizes = [len(r) for r in rows]
-            p = np.repeat(centers[members], sizes, axis=0)
-            budgets = np.repeat([self.projection_radius(s) for s in members], sizes)
-            low, high, arg_low, arg_high = linear_extremes(p, budgets, self.order, np.vstack(rows))
-            edges = np.cumsum(sizes)[:-1]
-            parts = zip(*(np.split(x, edges) for x in (low, high, arg_low, arg_high)), strict=True)
-            for s, part in zip(members, parts, strict=True):
-                found[s] = part
-        return [part for part in found if part is not None]
+        rows = [np.asarray(columns[s], dtype=np.float64).T for s in range(self.n_s)]
+        sizes = [len(r) for r in rows]
+        p = np.repeat(centers, sizes, axis=0)
+        budgets = np.repeat([self.projection_radius(s) for s in range(self.n_s)], sizes)
+        found = linear_extremes(p, budgets, self.order, np.vstack(rows))
+        edges = np.cumsum(sizes)[:-1]
+        return list(zip(*(np.split(x, edges) for x in found), strict=True))
 
     # ------------------------------------------------------------------ envelopes (Entropy §5)
     def conditional_envelope(self, s: int, envelope: str = "lower") -> FloatArray:

@@ -23,7 +23,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from privopt.errors import ValidationError
 from privopt.tolerances import ORDER_ATOL
 from privopt.validation import FloatArray
 
@@ -45,11 +44,15 @@ def logsumexp(values: FloatArray, axis: int = -1, keepdims: bool = False) -> Flo
 
 
 def _divergence(p: FloatArray, R: FloatArray, alpha: float) -> FloatArray:
-    """``D_α(p || R)`` for rows of ``R`` (``p`` one centre or one per row; p > 0 everywhere here, R > 0)."""
-    log_r = np.log(R)
-    if is_order(alpha, 1.0):
-        return np.sum(p * (np.log(p) - log_r), axis=-1)
-    return logsumexp(alpha * np.log(p) + (1.0 - alpha) * log_r, axis=-1) / (alpha - 1.0)
+    """``D_α(p || R)`` for rows of ``R`` (``p`` one centre or one per row, ``R > 0`` on ``p``'s support;
+    coordinates off it do not count)."""
+    on = p > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_p, log_r = np.log(p), np.log(R)
+        if is_order(alpha, 1.0):
+            return np.sum(np.where(on, p * (log_p - log_r), 0.0), axis=-1)
+        terms = np.where(on, alpha * log_p + (1.0 - alpha) * log_r, -np.inf)
+    return logsumexp(terms, axis=-1) / (alpha - 1.0)
 
 
 def _tilted_at(p: FloatArray, c: FloatArray, delta: FloatArray, alpha: float) -> FloatArray:
@@ -59,7 +62,8 @@ def _tilted_at(p: FloatArray, c: FloatArray, delta: FloatArray, alpha: float) ->
     The gaps are formed as ``(max c − c) + delta`` so that they never cancel to zero.
     """
     gaps = (c.max(axis=1, keepdims=True) - c) + delta[:, None]
-    log_w = np.log(p) - np.log(gaps) / alpha
+    with np.errstate(divide="ignore"):  # log 0 = −inf: no mass off p's support
+        log_w = np.log(p) - np.log(gaps) / alpha
     log_w -= logsumexp(log_w, axis=1, keepdims=True)
     return np.exp(log_w)
 
@@ -111,8 +115,9 @@ def _bracket(
 def _full_support_max(
     p: FloatArray, c: FloatArray, budget: FloatArray, alpha: float
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """``max cᵀR`` over ``{R ∈ Δ : D_α(p||R) <= budget}`` with ``p > 0`` everywhere; rows of ``c``, each
-    with its own (finite) budget and its own centre (``p`` of ``c``'s shape; :func:`linear_maximum`).
+    """``max cᵀR`` over ``{R ∈ Δ : D_α(p||R) <= budget, R = 0 off p's support}``; rows of ``c``, each
+    with its own (finite) budget and its own centre (``p`` of ``c``'s shape), ``c`` off the support at
+    most its largest value on it (:func:`linear_maximum` sets it there).
 
     Returns values, maximisers and the multipliers ``λ`` (``+inf`` where ``c`` is constant).
     """
@@ -171,12 +176,13 @@ def linear_maximum(
 ) -> tuple[FloatArray, FloatArray]:
     """``max cᵀR`` over ``{R ∈ Δ : D_α(p || R) <= budget}`` for each row of ``c``; values and maximisers.
     ``budget`` is one radius, or one per row (``+inf``: the whole simplex); ``p`` is one centre, or one
-    per row (balls of one support, so that many balls are solved in one vectorised pass).
+    per row (so that many balls are solved in one vectorised pass).
 
     Off the support of ``p`` only the best coordinate ``u_off`` matters, and by stationarity it gets
-    mass only if ``λ = c_off``. So: solve on the support; if its ``λ* >= c_off`` that is optimal (KKT
-    holds with ``R_off = 0``). Otherwise fix ``λ = c_off``: ``R̃ ∝ p (c_off − c)^{−1/α}`` on the
-    support with mass ``m = exp(D_α(p || R̃) − budget) < 1``, and ``1 − m`` on ``u_off``.
+    mass only if ``λ = c_off``. So: solve on the support (the coordinates off it are set to the
+    support's largest ``c``, where ``p = 0`` gives them no mass); if its ``λ* >= c_off`` that is
+    optimal (KKT holds with ``R_off = 0``). Otherwise fix ``λ = c_off``: ``R̃ ∝ p (c_off − c)^{−1/α}``
+    on the support with mass ``m = exp(D_α(p || R̃) − budget) < 1``, and ``1 − m`` on ``u_off``.
     """
     c = np.atleast_2d(np.asarray(c, dtype=np.float64))
     k = c.shape[0]
@@ -188,27 +194,23 @@ def linear_maximum(
     if not np.any(finite):
         return value, arg
     c, budgets, centres = c[finite], budgets[finite], centres[finite]
-    support = centres[0] > 0
-    if np.any((centres > 0) != support):
-        raise ValidationError("p", "centres that share one support", "centres with different supports")
-    ps = centres[:, support] / centres[:, support].sum(axis=1, keepdims=True)
-    cs = c[:, support]
-    value_s, arg_s, lam = _full_support_max(ps, cs, budgets, alpha)
-    found = np.zeros_like(c)
-    found[:, support] = arg_s
-    if not np.all(support):
-        c_off = c[:, ~support].max(axis=1)
-        off_index = np.flatnonzero(~support)[np.argmax(c[:, ~support], axis=1)]
-        top_s = cs.max(axis=1)
-        switch = (c_off > lam) | ((~np.isfinite(lam)) & (c_off > top_s))
-        if np.any(switch):
-            rows = np.flatnonzero(switch)
-            tilted = _tilted_at(ps[rows], cs[rows], c_off[rows] - top_s[rows], alpha)
-            mass = np.minimum(np.exp(_divergence(ps[rows], tilted, alpha) - budgets[rows]), 1.0)
-            found[rows] = 0.0
-            found[rows[:, None], np.flatnonzero(support)[None, :]] = mass[:, None] * tilted
-            found[rows, off_index[rows]] += 1.0 - mass
-            value_s[rows] = mass * np.einsum("ku,ku->k", cs[rows], tilted) + (1.0 - mass) * c_off[rows]
+    support = centres > 0
+    ps = np.where(support, centres, 0.0)
+    ps /= ps.sum(axis=1, keepdims=True)
+    top_s = np.where(support, c, -np.inf).max(axis=1)
+    cs = np.where(support, c, top_s[:, None])
+    value_s, found, lam = _full_support_max(ps, cs, budgets, alpha)
+    off = np.where(support, -np.inf, c)
+    c_off = off.max(axis=1)  # −inf on a full support
+    switch = (c_off > lam) | ((~np.isfinite(lam)) & (c_off > top_s))
+    if np.any(switch):
+        rows = np.flatnonzero(switch)
+        off_index = np.argmax(off[rows], axis=1)
+        tilted = _tilted_at(ps[rows], cs[rows], c_off[rows] - top_s[rows], alpha)
+        mass = np.minimum(np.exp(_divergence(ps[rows], tilted, alpha) - budgets[rows]), 1.0)
+        found[rows] = mass[:, None] * tilted
+        found[rows, off_index] += 1.0 - mass
+        value_s[rows] = mass * np.einsum("ku,ku->k", cs[rows], tilted) + (1.0 - mass) * c_off[rows]
     value[finite], arg[finite] = value_s, found
     return value, arg
 
