@@ -295,12 +295,13 @@ def free_rays(
     return FreeRays(float(ratio[best]), margin, columns[:, np.flatnonzero(kept)[best]].copy())
 
 
-def _bounds(form: EnvelopeForm, s: int, star: int, rho: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """``(D, T)`` of block ``s`` at each ``ρ`` (module docstring)."""
-    one, F = np.ones_like(rho), form.factor
-    if star < 0:
-        return one, F * one
-    return (one, F * rho) if s == star else (rho, F * one)
+def _bounds(form: EnvelopeForm, s: int, stars: np.ndarray, rho: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(D, T)`` of block ``s`` at each ``(s*, ρ)`` (module docstring; ``s* < 0``: self pairs)."""
+    F = form.factor
+    self_pairs, starred = stars < 0, stars == s
+    D = np.where(self_pairs | starred, 1.0, rho)
+    T = np.where(starred, F * rho, F)
+    return D, T
 
 
 def work_estimate(form: EnvelopeForm) -> float:
@@ -336,43 +337,41 @@ def maximise_ratio(
     per_event = sum(f.U.size for f in formulas)
     step = max(1, _CHUNK_ENTRIES // per_event)
     best, best_margin, best_column, points = -np.inf, 0.0, np.zeros(n), 0
-    for star, events in _configurations(form):
-        for first in range(0, events.size, step):
-            if deadline is not None and time.perf_counter() > deadline:
-                return "the time limit was reached"
-            rho = events[first : first + step]
-            blocks = [f.points(*_bounds(form, s, star, rho)) for s, f in enumerate(formulas)]
-            sums = (
-                None
-                if p is None
-                else [
-                    _block_sums(form, s, pts, p, scale, duals, weights) for s, (pts, _) in enumerate(blocks)
-                ]
-            )
-            counts = np.array([feasible.sum(axis=1) for _, feasible in blocks], dtype=np.float64)
-            sizes = np.prod(counts, axis=0)
-            if np.any(sizes > MAX_PRODUCT):
-                return f"a product of block vertices has {sizes.max():.3g} combinations (limit {MAX_PRODUCT:.3g})"
-            points += rho.size
-            for e in range(rho.size):
-                kept = [feasible[e] for _, feasible in blocks]
-                try:
-                    if sums is not None:
-                        value, margin, choice = _separable_max(
-                            [block[:, e, k] for block, k in zip(sums, kept, strict=True)], scale, best
-                        )
-                    else:
-                        parts = [pts[e][k] for (pts, _), k in zip(blocks, kept, strict=True)]
-                        value, margin, choice = _general_max(form, parts, utility, duals, weights, n)
-                except _NotPositive:
-                    return (
-                        "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
+    configurations = _configurations(form)
+    all_stars = np.concatenate([np.full(events.size, star) for star, events in configurations])
+    all_rho = np.concatenate([events for _, events in configurations])
+    for first in range(0, all_rho.size, step):  # the events of every s*, in chunks
+        if deadline is not None and time.perf_counter() > deadline:
+            return "the time limit was reached"
+        stars, rho = all_stars[first : first + step], all_rho[first : first + step]
+        blocks = [f.points(*_bounds(form, s, stars, rho)) for s, f in enumerate(formulas)]
+        sums = (
+            None
+            if p is None
+            else [_block_sums(form, s, pts, p, scale, duals, weights) for s, (pts, _) in enumerate(blocks)]
+        )
+        counts = np.array([feasible.sum(axis=1) for _, feasible in blocks], dtype=np.float64)
+        sizes = np.prod(counts, axis=0)
+        if np.any(sizes > MAX_PRODUCT):
+            return f"a product of block vertices has {sizes.max():.3g} combinations (limit {MAX_PRODUCT:.3g})"
+        points += rho.size
+        for e in range(rho.size):
+            kept = [feasible[e] for _, feasible in blocks]
+            try:
+                if sums is not None:
+                    value, margin, choice = _separable_max(
+                        [block[:, e, k] for block, k in zip(sums, kept, strict=True)], scale, best
                     )
-                if value > best:
-                    best, best_margin = value, margin
-                    best_column = np.zeros(n)
-                    for s, ((pts, _), k, index) in enumerate(zip(blocks, kept, choice, strict=True)):
-                        best_column[form.blocks[s]] = pts[e][k][index]
+                else:
+                    parts = [pts[e][k] for (pts, _), k in zip(blocks, kept, strict=True)]
+                    value, margin, choice = _general_max(form, parts, utility, duals, weights, n)
+            except _NotPositive:
+                return "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
+            if value > best:
+                best, best_margin = value, margin
+                best_column = np.zeros(n)
+                for s, ((pts, _), k, index) in enumerate(zip(blocks, kept, choice, strict=True)):
+                    best_column[form.blocks[s]] = pts[e][k][index]
     rays = free_rays(form, utility, duals, weights)
     if isinstance(rays, str):
         return rays
