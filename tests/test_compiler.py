@@ -448,3 +448,48 @@ def test_cvxpy_route_drops_solver_noise_and_matches_an_lp():
         (p[:, None] * d).ravel(), A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=sums, b_eq=np.ones(n)
     )
     assert solution.value == pytest.approx(-lp.fun, abs=1e-6)
+
+
+def _ball():
+    P = random_distribution(np.random.default_rng(11), (2, 3))
+    return po.RenyiBall.confidence(P, n=500, level=0.9)
+
+
+def _rescale_cases():
+    positions = np.array([0.0, 1.0, 2.5, 4.0])
+    return [
+        ("LDP w.r.t. S over a Rényi ball", po.SensitiveLDP(0.7, _ball())),
+        ("LDP", po.LDP(0.7)),
+        ("metric (scales per pair)", po.MetricLDP(0.7, np.abs(np.subtract.outer(positions, positions)))),
+        ("PML over an ℓ1 ball (a factor not linear in ε)", po.PML(0.7, po.L1Ball([0.2, 0.3, 0.5], 0.05))),
+        ("LIP over a Rényi ball (joint envelope)", po.LIP(0.7, _ball())),
+    ]
+
+
+@pytest.mark.parametrize(("name", "definition"), _rescale_cases(), ids=[case[0] for case in _rescale_cases()])
+def test_a_rescaled_cone_is_the_cone_compiled_at_that_eps(name, definition):
+    # A curve compiles once along ε: the cone at 0.7 rescaled to another ε has the same groups, blocks,
+    # factors (exact ones too), text and rows as the cone compiled there.
+    n = definition.input_size() or 4
+    cone = definition.row_cone(n)
+    for eps in (0.2, 1.3, 3.0):
+        other = definition.with_eps(eps)
+        fresh, again = other.row_cone(n), other.rescaled_cone(cone)
+        assert (again.eps, again.definition, again.exact) == (fresh.eps, fresh.definition, fresh.exact)
+        assert again.blocks == fresh.blocks
+        assert len(again.groups) == len(fresh.groups)
+        for a, b in zip(again.groups, fresh.groups, strict=True):
+            np.testing.assert_array_equal(a.vectors, b.vectors)
+        np.testing.assert_array_equal(again.matrix().toarray(), fresh.matrix().toarray())
+
+
+def test_with_eps_hands_the_compiled_cone_on_rescaled():
+    ball = _ball()
+    problem = po.Problem(po.SensitiveLDP(0.7, ball), po.MutualInformation(ball.center))
+    assert problem.with_eps(1.3).definition.eps == 1.3  # not compiled yet: compiled when asked
+    data = problem.get_problem_data()
+    moved = problem.with_eps(1.3)
+    assert moved.get_problem_data().cone.groups is data.cone.groups  # not compiled again
+    cold = po.Problem(po.SensitiveLDP(1.3, ball), po.MutualInformation(ball.center))
+    assert moved.get_problem_data().cone.blocks == cold.get_problem_data().cone.blocks
+    assert moved.solve().value == pytest.approx(cold.solve().value, abs=1e-12)

@@ -10,6 +10,7 @@ case to the cone. Groups of statistics shared by several pairs are evaluated onc
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from privopt.compiler.cone import ConeBuilder, RatioBlock, RowCone
 from privopt.compiler.ratio_pairs import RatioPair
@@ -105,3 +106,16 @@ def compile_pairs(
                 )
             )
     return builder.build(exact)
+
+
+def rescaled(cone: RowCone, eps: float, over: UncertaintySet | None, who: str) -> RowCone:
+    """``cone`` (compiled by :func:`compile_pairs` over ``over``) at another ``eps``, without compiling
+    again: the groups do not depend on ε, so they are kept; each block's factor is recomputed by the
+    rule that made it (``RatioBlock.counterpart``), which need not be linear in ε (the PML transform,
+    eq. 43). ``who`` names the definition at ``eps``."""
+    rules = {rule.name: rule for rule in (_CONSTANT, *(() if over is None else over.counterpart_rules()))}
+    blocks = []
+    for block in cone.blocks:
+        log_factor, exact_factor = rules[block.counterpart].factor(eps, block.scale)
+        blocks.append(replace(block, log_factor=log_factor, exact_factor=exact_factor))
+    return RowCone(eps, cone.n_inputs, cone.groups, tuple(blocks), cone.exact, who)

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from typing import Any, Self
 
-from privopt.compiler.compile import compile_pairs, select_rule
+from privopt.compiler.compile import compile_pairs, rescaled, select_rule
 from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.ratio_pairs import RatioPair, RatioPairs
 from privopt.data.distribution import InputAlphabet, JointDistribution
@@ -135,6 +135,11 @@ class PrivacyDefinition(ABC):
             self.layout(labels, options),
             str(self),
         )
+
+    def rescaled_cone(self, cone: RowCone) -> RowCone:
+        """:meth:`row_cone` from ``cone``, this definition's own cone at another ε (same pairs, inputs and
+        set): only the blocks' factors change (:func:`~privopt.compiler.compile.rescaled`)."""
+        return rescaled(cone, self._eps, self._uncertainty, str(self))
 
     def ratio_pairs(
         self, n_inputs: int | None = None, input_labels: tuple[Hashable, ...] | None = None

@@ -4,9 +4,11 @@
 set) returns a ``pandas.DataFrame`` with one row per point: the parameter, ``lower`` (the design's
 utility), ``upper`` (its certified bound), ``gap``, ``status``, ``checked``, ``route``, ``seconds``,
 ``source`` and one column per named mechanism of ``compare``; ``table.attrs["mechanisms"]`` holds the
-designs. Three things make a curve cheaper and tighter than its points solved one by one
+designs. Four things make a curve cheaper and tighter than its points solved one by one
 (docs/compiler.md, "Curves"):
 
+- **Compiled once.** Along ε each point's cone is the previous point's rescaled (``Problem.with_eps``:
+  the pairs do not change with ε, only the blocks' factors).
 - **Warm starts.** Points are solved in the order in which the cone grows (ε and ``n`` increasing,
   ``level`` decreasing): every column of the cone at one point is in the cone at the next, so each
   point's column generation (and exact product pricing) starts from the previous point's columns;
@@ -69,6 +71,8 @@ class CurveProblem(Protocol):
     def get_problem_data(self) -> ProblemData: ...
 
     def with_definition(self, definition: PrivacyDefinition) -> CurveProblem: ...
+
+    def with_eps(self, eps: float) -> CurveProblem: ...
 
     def _run(
         self, route: str = "auto", *, solver: str | None = None, verbose: bool = False,
@@ -164,9 +168,14 @@ def _solve_chunk(
     points: dict[int, _Point] = {}
     pool: FloatArray | None = None
     master: RestrictedMaster | None = None
+    at = problem
     for index in order:
         start = time.perf_counter()
-        at = problem.with_definition(definition_at(problem.definition, axis, values[index]))
+        # Along ε the previous point's cone is rescaled (compiled once per chunk); else compiled anew.
+        if axis == "eps":
+            at = at.with_eps(values[index])
+        else:
+            at = problem.with_definition(definition_at(problem.definition, axis, values[index]))
         solution, result = at._run(
             route,
             warm_columns=pool if warm else None,

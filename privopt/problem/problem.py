@@ -405,6 +405,18 @@ class Problem:
             memory_limit=options.memory_limit,
         )
 
+    def with_eps(self, eps: float) -> Problem:
+        """The same problem at another ``eps`` (``definition.with_eps``). A problem already compiled
+        hands its cone on rescaled, not compiled again: the pairs do not change with ε, only the
+        blocks' factors (:meth:`~privopt.definitions.base.PrivacyDefinition.rescaled_cone`)."""
+        other = self.with_definition(self.definition.with_eps(eps))
+        if self._data:
+            data = self._data[0]
+            cone = other.definition.rescaled_cone(data.cone)
+            estimate = VertexEstimate.for_slice(data.n_inputs, cone.n_rows)
+            other._data.append(replace(data, definition=other.definition, cone=cone, estimate=estimate))
+        return other
+
     def curve(
         self,
         *,
