@@ -90,8 +90,11 @@ def test_the_flat_combinations_price_as_each_configuration_enumerated_and_respec
     pricer = envelope_pricer(problem.utility, problem.get_problem_data().cone)
     assert not isinstance(pricer, str)
     products = ProductPricer(pricer)
-    # The layout holds (blocks + 3) 8-byte numbers per combination: a budget of one is refused.
-    with memory.limited(products.work * 8), pytest.raises(LimitError, match="combinations"):
+    # The layout holds a 32-bit index per block and four 8-byte numbers per combination: a budget a
+    # byte short of it is refused.
+    with memory.limited(products.work * (4 * 3 + 32) - 1), pytest.raises(LimitError, match="combinations"):
+        products.price(np.zeros(9), 4, 0.0)
+    with memory.limited(products.work * (4 * 3 + 32)):  # and exactly that much is enough
         products.price(np.zeros(9), 4, 0.0)
     p, blocks, scale = pricer.objective.weights, pricer.structure.blocks, pricer.objective.scale
     lam = np.random.default_rng(0).uniform(-0.5, 0.5, 9)

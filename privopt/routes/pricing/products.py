@@ -140,8 +140,9 @@ class ProductPricer:
         :data:`MAX_WORK` without the allocation."""
         weights = self.pricer.objective.weights
         blocks = self.pricer.structure.blocks
+        # Per combination: a 32-bit row index per block, 1/pᵀw and log pᵀw, and the two buffers.
         require(
-            self.work * (len(blocks) + 3) * 8,
+            self.work * (4 * len(blocks) + 4 * 8),
             f"exact pricing over {self.work:,} block-vertex combinations",
             "route='colgen' (column generation with a certified bound)",
         )
