@@ -91,11 +91,15 @@ def test_the_flat_combinations_price_as_each_configuration_enumerated_and_respec
     assert not isinstance(pricer, str)
     products = ProductPricer(pricer)
     # The layout holds a 32-bit index per block and four 8-byte numbers per combination: a budget a
-    # byte short of it is refused.
-    with memory.limited(products.work * (4 * 3 + 32) - 1), pytest.raises(LimitError, match="combinations"):
+    # byte short of it is refused, exactly that much is enough, and it is what the arrays hold.
+    layout = products.work * (4 * len(pricer.structure.blocks) + 32)
+    with memory.limited(layout - 1), pytest.raises(LimitError, match="combinations"):
         products.price(np.zeros(9), 4, 0.0)
-    with memory.limited(products.work * (4 * 3 + 32)):  # and exactly that much is enough
+    with memory.limited(layout):
         products.price(np.zeros(9), 4, 0.0)
+    flat = products._combinations
+    held = [*flat.index, flat.inverse_mass, flat.log_mass, *products._buffers]
+    assert sum(array.nbytes for array in held) == layout
     p, blocks, scale = pricer.objective.weights, pricer.structure.blocks, pricer.objective.scale
     lam = np.random.default_rng(0).uniform(-0.5, 0.5, 9)
     best = -np.inf
