@@ -65,6 +65,13 @@ def _rows(quick: bool) -> list[tuple[str, Callable[[], po.Problem], bool]]:
             False,
         ),
         (
+            "LIP(1, χ² ball) by the pairwise counterpart, MI",
+            lambda: po.Problem(
+                po.LIP(1.0, F), po.MutualInformation(P), lip_counterpart="pairwise", **options
+            ),
+            False,
+        ),
+        (
             "Pufferfish (two pairs) over the χ² ball, MI",
             lambda: po.Problem(_pufferfish(P, F), po.MutualInformation(P), **options),
             False,

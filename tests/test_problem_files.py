@@ -65,6 +65,7 @@ def problems() -> dict[str, po.Problem]:
         "RLDP-on-u": po.Problem(po.SensitiveLDP(eps, P, on="u"), po.MutualInformation(P, on="u")),
         "LIP": po.Problem(po.LIP(eps, P), mi),
         "LIP-finite-nmi": po.Problem(po.LIP(eps, po.FiniteSet([P, P2])), po.NormalizedMutualInformation(P)),
+        "LIP-renyi-pairwise": po.Problem(po.LIP(eps, renyi), mi, lip_counterpart="pairwise"),
         "PML-l1-confidence": po.Problem(po.PML(1.0, po.L1Ball.confidence(P_large, level=0.9)), mi),
         "PML-l1-sibson": po.Problem(po.PML(1.0, po.L1Ball(P, 0.05)), po.SibsonMutualInformation(P, 2.0)),
         "PML-polytope": po.Problem(po.PML(1.0, po.Polytope(vertices, shape=(2, 2))), mi),
@@ -187,6 +188,7 @@ def test_a_loaded_problem_keeps_its_parts(catalog):
     loaded = po.from_json(po.to_json(problem))
     assert (loaded.timeout, loaded.vertex_limit, loaded.backend) == (None, float("inf"), "cdd")
     assert (loaded.colgen.seed, loaded.colgen.starts) == (3, 2)
+    assert po.from_json(po.to_json(catalog["LIP-renyi-pairwise"])).options.lip_counterpart == "pairwise"
     assert str(loaded.definition) == str(problem.definition)
     custom = po.from_json(po.to_json(catalog["custom-mu"])).utility
     assert custom.mu_function is fn.weighted_norm_mu

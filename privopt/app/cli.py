@@ -615,6 +615,7 @@ def _comparison_rows(parsed: Spec, problem: po.Problem, *, optimum: bool) -> lis
         "backend": problem.backend,
         "envelope": problem.options.envelope,
         "self_pairs": problem.options.self_pairs,
+        "lip_counterpart": problem.options.lip_counterpart,
     }
     frame = po.compare(problem.definition, problem.utility, builders, optimum=optimum and wanted, **options)
     return [

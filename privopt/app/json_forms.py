@@ -562,6 +562,7 @@ def problem(p: Problem) -> dict[str, Any]:
         "options": {
             "envelope": p.options.envelope,
             "self_pairs": p.options.self_pairs,
+            "lip_counterpart": p.options.lip_counterpart,
             "vertex_limit": None if math.isinf(p.vertex_limit) else p.vertex_limit,
             "timeout": p.timeout,
             "backend": p.backend,

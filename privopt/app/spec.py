@@ -573,6 +573,10 @@ class OptionsTable(_Table):
 
     envelope: str = Field(default="lower", description="'lower', 'box' or 'facets:k'")
     self_pairs: bool = Field(default=False, description="true or false; true: the paper-faithful PolyOpt")
+    lip_counterpart: Literal["rectangular", "pairwise"] = Field(
+        default="rectangular",
+        description="'rectangular' or 'pairwise': how LIP is compiled over a ball or polytope",
+    )
     route: Route = Field(
         default="auto",
         description="'auto', 'vertex', 'colgen', 'cvxpy' (concave utilities) or 'closed_form'",
@@ -1085,6 +1089,7 @@ class Spec:
                 utility,
                 envelope=options.envelope,
                 self_pairs=options.self_pairs,
+                lip_counterpart=options.lip_counterpart,
                 vertex_limit=options.vertex_limit,
                 timeout=None if math.isinf(options.timeout) else options.timeout,
                 backend=options.backend,

@@ -15,7 +15,10 @@ here:
     extreme ``max/min_{R ∈ F_{U|s}} Rᵀw_s`` is a convex program over a Rényi ball (Entropy paper
     Theorem 1), solved exactly from its KKT conditions (:mod:`privopt.sets.renyi_extremes`; cvxpy's
     power-cone formulation was off by up to 5e-3), or the best vertex of a polytope's projection. The
-    product contains ``F``'s conditionals, so this bounds the true worst case from above.
+    product contains ``F``'s conditionals, so this bounds the true worst case from above. A conditional
+    against the output marginal (LIP's pairs) also gets the bound of the mixture: ``P(Y=y)`` lies
+    between the smallest and largest conditional of the same ``P`` (:func:`_mixture_log_ratio`); the
+    smaller of the two upper ends is reported.
   - *lower*: the ratio at distributions that lie in ``F`` itself — ``P̂`` and, for every extreme
     conditional found above, the closest distribution of ``F`` with that conditional (the
     construction behind Theorem 1) — refined by a local search (SLSQP with exact gradients), or on
@@ -258,11 +261,14 @@ def rectangular_part(
     upper_per_output = np.zeros(n_out)
     where: list[tuple[int, int, int] | None] = [None] * n_out  # (pair, left index, right index)
     for index, pair in enumerate(pairs):
+        mixture = _mixture_form(pair, layout)
         tops = np.vstack([extremes.side(st, True) for st in pair.left])
         bottoms = np.vstack([extremes.side(st, False) for st in pair.right])
         for y in range(n_out):
             i, j = int(np.argmax(tops[:, y])), int(np.argmin(bottoms[:, y]))
             value = _log_ratio(float(tops[i, y]), float(bottoms[j, y]), float(scales[y])) / pair.scale
+            if columns.exact and mixture is not None:
+                value = min(value, _mixture_log_ratio(mixture, extremes, y, float(scales[y])) / pair.scale)
             if value > upper_per_output[y]:
                 upper_per_output[y], where[y] = value, (index, i, j)
     upper = float(upper_per_output.max()) if n_out else 0.0
@@ -296,6 +302,51 @@ def rectangular_part(
         found_lower = "; lower = polytope vertices"
     method += "; lower end not looked for" if lower_end == "none" else found_lower
     return AuditPart(lower, upper_per_output, witness, method, worst)
+
+
+#: A pair of one conditional against the output marginal (LIP's, either way): ``(position of s, the
+#: conditional's coefficient, the marginal's coefficient, whether the conditional is the numerator)``.
+MixtureForm = tuple[int, float, float, bool]
+
+
+def _single_atom(statistic: Statistic) -> tuple[float, str, object] | None:
+    return statistic.atoms[0] if len(statistic.atoms) == 1 else None
+
+
+def _mixture_form(pair: RatioPair, layout: Layout) -> MixtureForm | None:
+    """The pair's :data:`MixtureForm` when it is ``c·P(Y=y|S=s)`` against ``d·P(Y=y)`` (or back), else
+    ``None``."""
+    if len(pair.left) != 1 or len(pair.right) != 1:
+        return None
+    left, right = _single_atom(pair.left[0]), _single_atom(pair.right[0])
+    if left is None or right is None:
+        return None
+    if left[1] == "s" and right[1] == "marginal":
+        return layout.s_position(left[2]), left[0], right[0], True
+    if left[1] == "marginal" and right[1] == "s":
+        return layout.s_position(right[2]), right[0], left[0], False
+    return None
+
+
+def _mixture_log_ratio(form: MixtureForm, extremes: _SideExtremes, y: int, scale: float) -> float:
+    """A second upper end for a :data:`MixtureForm` pair at output ``y``, by the mixture itself: at every
+    ``P``, ``P(Y=y) = Σ_s' P(s') P(Y=y|S=s')`` lies between the smallest and the largest conditional of
+    the same ``P``, so ``P(Y=y|S=s) / P(Y=y) <= max_s' P(Y=y|S=s) / P(Y=y|S=s')``, which is 1 at ``s' = s``
+    and at most ``max_{F_{U|s}} / min_{F_{U|s'}}`` otherwise (and back for the reverse pair). Unlike the
+    decoupled bound (the joint ``P`` apart from ``P(·|s)``), it keeps ``P(·|s)`` inside ``P(Y=y)``.
+    Only for a mechanism (both sides on one matrix: the ratio at ``s' = s`` is then exactly 1)."""
+    s, c, d, numerator = form
+    others = [t for t in range(extremes.high.shape[0]) if t != s]
+    if numerator:
+        ratios = [
+            _log_ratio(c * float(extremes.high[s, y]), d * float(extremes.low[t, y]), scale) for t in others
+        ]
+    else:
+        ratios = [
+            _log_ratio(d * float(extremes.high[t, y]), c * float(extremes.low[s, y]), scale) for t in others
+        ]
+    self_ratio = float(np.log(c / d)) if numerator else float(np.log(d / c))
+    return max([self_ratio, *ratios])
 
 
 # ---------------------------------------------------------------------- lower bound

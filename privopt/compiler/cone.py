@@ -31,6 +31,8 @@ from privopt.sets.renyi import facet_count
 from privopt.validation import FloatArray
 
 ENVELOPES = ("lower", "box")
+#: How LIP is compiled over a set without an exact counterpart (:class:`CompileOptions`).
+LIP_COUNTERPARTS = ("rectangular", "pairwise")
 
 
 @dataclass(frozen=True)
@@ -46,10 +48,18 @@ class CompileOptions:
         Keep the pairs ``s1 = s2`` of LDP w.r.t. S over a set. They are vacuous for the true RLDP
         condition (a ratio of a number to itself), but the published PolyOpt keeps them; ``True``
         reproduces the paper, ``False`` (default) gives more utility with the same guarantee.
+    lip_counterpart:
+        How LIP is compiled over a set where it has no exact counterpart (a Rényi ball, a polytope, an
+        ℓ1 ball): ``"rectangular"`` (default) encloses each side of a pair on its own, the conditional
+        ``P(·|s)`` and the joint ``P``; ``"pairwise"`` imposes LDP w.r.t. S's pairs ``P(Y=y|S=s) <= e^ε
+        P(Y=y|S=s')`` instead, which imply LIP because ``P(Y=y)`` mixes the conditionals of the same
+        ``P`` (docs/compiler.md §1). Neither contains the other; elsewhere LIP is exact and this is
+        not used.
     """
 
     envelope: str = "lower"
     self_pairs: bool = False
+    lip_counterpart: str = "rectangular"
 
     def __post_init__(self) -> None:
         if not isinstance(self.envelope, str):
@@ -58,6 +68,10 @@ class CompileOptions:
             facet_count(self.envelope)  # "facets:k", or a ValidationError
         if not isinstance(self.self_pairs, bool):
             raise ValidationError("self_pairs", "True or False", repr(self.self_pairs))
+        if self.lip_counterpart not in LIP_COUNTERPARTS:
+            raise ValidationError(
+                "lip_counterpart", "'rectangular' or 'pairwise'", repr(self.lip_counterpart)
+            )
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,7 +12,10 @@ ball, ``P(Y=y) = Σ_s P(s) P(Y=y|S=s)`` mixes the conditionals with weights that
 constraint is bilinear in the distribution), and privopt compiles a sound inner approximation: each
 side ranges independently over an enclosure of its own range — ``P(·|s)`` over a polytope ``D_s ⊇
 F_{U|s}``, the joint ``P`` over a polytope ``D ⊇ F`` (the rectangular rule,
-:mod:`privopt.sets.counterparts`; docs/compiler.md §1). The audit of a design reports an interval over
+:mod:`privopt.sets.counterparts`; docs/compiler.md §1). The compile option
+``lip_counterpart="pairwise"`` imposes LDP w.r.t. S's pairs ``P(Y=y|S=s) <= e^ε P(Y=y|S=s')`` instead:
+they imply LIP because ``P(Y=y)`` lies between the smallest and the largest conditional of the same
+``P`` (:class:`~privopt.compiler.cone.CompileOptions`). The audit of a design reports an interval over
 the set itself. Over the whole simplex (no ``D`` short of the simplex) the definition is refused.
 """
 
@@ -21,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from privopt.compiler.compile import select_rule
 from privopt.compiler.cone import CompileOptions
 from privopt.data.distribution import InputAlphabet
 from privopt.data.statistics import given, marginal
-from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair
+from privopt.definitions.ratio_constraints import RatioConstraints, RatioPair, sensitive_value_pairs
 
 
 class LIP(RatioConstraints):
@@ -53,4 +57,13 @@ class LIP(RatioConstraints):
         for s in self.s_labels():
             pairs.append(RatioPair.of(given(s=s), marginal(), f"LIP upper: P(Y=y|S={s!r}) <= e^ε P(Y=y)"))
             pairs.append(RatioPair.of(marginal(), given(s=s), f"LIP lower: P(Y=y) <= e^ε P(Y=y|S={s!r})"))
+        if options.lip_counterpart == "pairwise" and not self._exact(pairs, labels, options):
+            return tuple(sensitive_value_pairs(self.s_labels(), False))
         return tuple(pairs)
+
+    def _exact(self, pairs: list[RatioPair], labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
+        """Whether the set compiles every pair exactly (``lip_counterpart`` is then not used)."""
+        F = self.uncertainty
+        rules = () if F is None else F.counterpart_rules()
+        layout = self.layout(labels, options)
+        return all(select_rule(pair, F, rules, layout, self.name).exact for pair in pairs)

@@ -153,7 +153,7 @@ class Problem:
         A sub-convex utility (``po.MutualInformation``, ``po.FDivergence``) for the vertex and
         column-generation routes, or a concave one (``po.ExpectedGain``, ``po.ExpectedDistortion``) for
         the cvxpy route.
-    envelope, self_pairs:
+    envelope, self_pairs, lip_counterpart:
         Compile options (:class:`~privopt.compiler.cone.CompileOptions`).
     vertex_limit:
         Refuse a vertex enumeration whose McMullen bound exceeds this.
@@ -179,6 +179,7 @@ class Problem:
         *,
         envelope: str = "lower",
         self_pairs: bool = False,
+        lip_counterpart: str = "rectangular",
         vertex_limit: float = DEFAULT_VERTEX_LIMIT,
         timeout: float | None = 600.0,
         backend: str = "auto",
@@ -191,7 +192,9 @@ class Problem:
             )
         self.definition = definition
         self.utility = as_utility(utility)
-        self.options = CompileOptions(envelope=envelope, self_pairs=self_pairs)
+        self.options = CompileOptions(
+            envelope=envelope, self_pairs=self_pairs, lip_counterpart=lip_counterpart
+        )
         if isinstance(vertex_limit, bool) or not (
             isinstance(vertex_limit, (int, float)) and vertex_limit > 0
         ):
@@ -398,6 +401,7 @@ class Problem:
             self.utility,
             envelope=self.options.envelope,
             self_pairs=self.options.self_pairs,
+            lip_counterpart=self.options.lip_counterpart,
             vertex_limit=options.vertex_limit,
             timeout=options.timeout,
             backend=options.backend,
