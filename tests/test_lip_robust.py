@@ -206,3 +206,17 @@ def test_the_pairwise_option_is_not_used_where_lip_is_exact():
 def test_a_bad_lip_counterpart_is_refused(bad, ball):
     with pytest.raises(po.ValidationError, match="lip_counterpart"):
         po.Problem(po.LIP(1.0, ball), po.MutualInformation(P), lip_counterpart=bad)
+
+
+def test_a_small_cone_with_many_rows_is_enumerated_not_column_generated():
+    """LIP over a 2 × 2 ℓ1 ball: slice dimension 3, 336 rows. A slice of dimension d has O(m^⌊d/2⌋)
+    vertices, so the rows' count grows the prediction linearly here: it takes the vertex route (it
+    went to a 25 s column generation when the prediction scaled as rows^3.24)."""
+    small = po.JointDistribution(np.array([[0.3, 0.2], [0.15, 0.35]]), n=500)
+    problem = po.Problem(po.LIP(1.0, po.L1Ball(small, 0.1)), po.MutualInformation(small))
+    assert problem.get_problem_data().cone.n_rows > 300
+    assert problem.plan()[0] == "vertex"
+    exact = problem.solve()
+    assert exact.route == "vertex"
+    assert exact.status is po.Status.OPTIMAL
+    assert exact.certificate.checked
