@@ -96,7 +96,9 @@ def test_bounds_are_shared_along_eps_by_monotonicity(example1):
     # earlier points' (their designs are feasible at larger ε), every upper bound at most the later
     # points' (the cones are nested), and the shared bounds never cross.
     problem = po.Problem(
-        po.LIP(1.0, example1), po.MutualInformation(example1), colgen={"progress": False, "max_iterations": 1, "bound_nodes": 200}
+        po.LIP(1.0, example1),
+        po.MutualInformation(example1),
+        colgen={"progress": False, "max_iterations": 1, "bound_nodes": 200},
     )
     table = problem.curve(eps=[0.5, 1.0, 1.5, 2.0], route="colgen", warm=False)  # points as cold solves
     assert np.all(np.diff(table["lower"]) >= -1e-12)
