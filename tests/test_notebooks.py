@@ -1,4 +1,5 @@
-"""Every notebook in notebooks/ runs top to bottom in its reduced (CI) mode.
+"""Every notebook in notebooks/ runs top to bottom in its reduced (CI) mode (marked slow: about six
+minutes in all, so CI runs them after the default suite, which stays under ten minutes).
 
 Notebooks read ``PRIVOPT_FULL=1`` to switch to the papers' full grids; CI leaves it unset. Those whose
 code reads the Adult data are skipped (like the tests marked ``data``) when the files are not found.
@@ -19,6 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
 
+@pytest.mark.slow
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs(path: Path) -> None:
