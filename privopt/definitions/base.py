@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any, Self
 
 from privopt.compiler.compile import compile_pairs, rescaled, select_rule
@@ -20,7 +20,7 @@ from privopt.compiler.ratio_pairs import RatioPair, RatioPairs
 from privopt.data.distribution import InputAlphabet, JointDistribution
 from privopt.errors import NotSupportedError, ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
-from privopt.sets.counterparts import Layout, layout_for
+from privopt.sets.counterparts import CounterpartRule, Layout, layout_for
 from privopt.sets.finite import Point
 from privopt.validation import check_eps
 
@@ -158,12 +158,18 @@ class PrivacyDefinition(ABC):
         if labels is None:
             return None
         options = CompileOptions()
+        pairs = self.pairs_for(labels, options)
+        self.rules_for(pairs, labels, options)
+        return pairs
+
+    def rules_for(
+        self, pairs: Sequence[RatioPair], labels: tuple[Hashable, ...], options: CompileOptions
+    ) -> list[CounterpartRule]:
+        """The robust-counterpart rule of the set that compiles each of ``pairs`` (a
+        :class:`~privopt.errors.NotSupportedError` for a pair that none handles)."""
         layout = self.layout(labels, options)
         rules = () if self._uncertainty is None else self._uncertainty.counterpart_rules()
-        pairs = self.pairs_for(labels, options)
-        for pair in pairs:
-            select_rule(pair, self._uncertainty, rules, layout, self.name)
-        return pairs
+        return [select_rule(pair, self._uncertainty, rules, layout, self.name) for pair in pairs]
 
     def __repr__(self) -> str:
         return str(self)

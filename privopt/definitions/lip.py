@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from privopt.compiler.compile import select_rule
 from privopt.compiler.cone import CompileOptions
 from privopt.data.distribution import InputAlphabet
 from privopt.data.statistics import given, marginal
@@ -63,7 +62,4 @@ class LIP(RatioConstraints):
 
     def _exact(self, pairs: list[RatioPair], labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
         """Whether the set compiles every pair exactly (``lip_counterpart`` is then not used)."""
-        F = self.uncertainty
-        rules = () if F is None else F.counterpart_rules()
-        layout = self.layout(labels, options)
-        return all(select_rule(pair, F, rules, layout, self.name).exact for pair in pairs)
+        return all(rule.exact for rule in self.rules_for(pairs, labels, options))
