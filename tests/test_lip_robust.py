@@ -202,6 +202,46 @@ def test_the_pairwise_option_is_not_used_where_lip_is_exact():
     assert pairwise.value == pytest.approx(exact.value, abs=1e-12)
 
 
+def test_auto_keeps_the_rectangular_cone_where_it_is_solved_exactly(ball):
+    """``lip_counterpart="auto"`` (the default) on the 2×3 ball: the rectangular cone takes the vertex
+    route, so it is kept (the same cone as asking for it)."""
+    auto = po.Problem(po.LIP(1.0, ball), po.MutualInformation(P))
+    rectangular = po.Problem(po.LIP(1.0, ball), po.MutualInformation(P), lip_counterpart="rectangular")
+    assert auto.options.lip_counterpart == "auto"
+    assert auto.get_problem_data().compile_options.lip_counterpart == "rectangular"
+    assert np.array_equal(
+        auto.get_problem_data().cone.matrix().toarray(),
+        rectangular.get_problem_data().cone.matrix().toarray(),
+    )
+    assert auto.compile().counterpart.startswith("rectangular (auto")
+    assert "LIP counterpart: rectangular" in auto.describe()
+
+
+def test_auto_takes_the_pairwise_cone_where_the_rectangular_one_needs_column_generation():
+    """On a 3×4 ball the rectangular cone's enumeration is predicted too long for its share of the
+    timeout, and column generation on it has no certified bound; ``"auto"`` compiles the pairwise cone
+    (LDP w.r.t. S's, row for row), which the vertex route solves exactly, and the audit proves LIP
+    over the ball."""
+    joint = po.JointDistribution(
+        np.array([[0.08, 0.12, 0.05, 0.1], [0.07, 0.09, 0.11, 0.06], [0.1, 0.05, 0.09, 0.08]]), n=1000
+    )
+    F = po.RenyiBall.confidence(joint, level=0.95)
+    mi = po.MutualInformation(joint)
+    rectangular = po.Problem(po.LIP(1.0, F), mi, lip_counterpart="rectangular")
+    assert rectangular.plan()[0] == "colgen"
+    auto = po.Problem(po.LIP(1.0, F), mi)
+    data = auto.get_problem_data()
+    assert data.compile_options.lip_counterpart == "pairwise"
+    sensitive = po.Problem(po.SensitiveLDP(1.0, F), mi).get_problem_data().cone
+    assert np.array_equal(data.cone.matrix().toarray(), sensitive.matrix().toarray())
+    assert auto.compile().counterpart.startswith("pairwise (auto")
+    solution = auto.solve()
+    assert solution.route == "vertex"
+    assert solution.status is po.Status.OPTIMAL
+    assert solution.certificate.audit_passed
+    assert solution.certificate.checked
+
+
 @pytest.mark.parametrize("bad", ["joint", 1, None])
 def test_a_bad_lip_counterpart_is_refused(bad, ball):
     with pytest.raises(po.ValidationError, match="lip_counterpart"):

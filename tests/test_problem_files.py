@@ -189,6 +189,10 @@ def test_a_loaded_problem_keeps_its_parts(catalog):
     assert (loaded.timeout, loaded.vertex_limit, loaded.backend) == (None, float("inf"), "cdd")
     assert (loaded.colgen.seed, loaded.colgen.starts) == (3, 2)
     assert po.from_json(po.to_json(catalog["LIP-renyi-pairwise"])).options.lip_counterpart == "pairwise"
+    lip = catalog["LIP-renyi-pairwise"]
+    rectangular = po.Problem(lip.definition, lip.utility, lip_counterpart="rectangular")
+    assert po.from_json(po.to_json(rectangular)).options.lip_counterpart == "rectangular"
+    assert 'lip_counterpart = "rectangular"' in rectangular.to_spec()
     assert str(loaded.definition) == str(problem.definition)
     custom = po.from_json(po.to_json(catalog["custom-mu"])).utility
     assert custom.mu_function is fn.weighted_norm_mu

@@ -573,9 +573,9 @@ class OptionsTable(_Table):
 
     envelope: str = Field(default="lower", description="'lower', 'box' or 'facets:k'")
     self_pairs: bool = Field(default=False, description="true or false; true: the paper-faithful PolyOpt")
-    lip_counterpart: Literal["rectangular", "pairwise"] = Field(
-        default="rectangular",
-        description="'rectangular' or 'pairwise': how LIP is compiled over a ball or polytope",
+    lip_counterpart: Literal["auto", "rectangular", "pairwise"] = Field(
+        default="auto",
+        description="'auto', 'rectangular' or 'pairwise': how LIP is compiled over a ball or polytope",
     )
     route: Route = Field(
         default="auto",

@@ -444,7 +444,7 @@ def _options_table(problem: Problem) -> dict[str, Any]:
         table["envelope"] = problem.options.envelope
     if problem.options.self_pairs:
         table["self_pairs"] = True
-    if problem.options.lip_counterpart != "rectangular":
+    if problem.options.lip_counterpart != "auto":
         table["lip_counterpart"] = problem.options.lip_counterpart
     if problem.vertex_limit != 10**9:
         table["vertex_limit"] = problem.vertex_limit

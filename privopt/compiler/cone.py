@@ -32,7 +32,7 @@ from privopt.validation import FloatArray
 
 ENVELOPES = ("lower", "box")
 #: How LIP is compiled over a set without an exact counterpart (:class:`CompileOptions`).
-LIP_COUNTERPARTS = ("rectangular", "pairwise")
+LIP_COUNTERPARTS = ("auto", "rectangular", "pairwise")
 
 
 @dataclass(frozen=True)
@@ -50,16 +50,19 @@ class CompileOptions:
         reproduces the paper, ``False`` (default) gives more utility with the same guarantee.
     lip_counterpart:
         How LIP is compiled over a set where it has no exact counterpart (a Rényi ball, a polytope, an
-        ℓ1 ball): ``"rectangular"`` (default) encloses each side of a pair on its own, the conditional
-        ``P(·|s)`` and the joint ``P``; ``"pairwise"`` imposes LDP w.r.t. S's pairs ``P(Y=y|S=s) <= e^ε
+        ℓ1 ball): ``"rectangular"`` encloses each side of a pair on its own, the conditional ``P(·|s)``
+        and the joint ``P``; ``"pairwise"`` imposes LDP w.r.t. S's pairs ``P(Y=y|S=s) <= e^ε
         P(Y=y|S=s')`` instead, which imply LIP because ``P(Y=y)`` mixes the conditionals of the same
-        ``P`` (docs/compiler.md §1). Neither contains the other; elsewhere LIP is exact and this is
-        not used.
+        ``P`` (docs/compiler.md §1). Neither contains the other. ``"auto"`` (default) is resolved by
+        :meth:`~privopt.Problem.get_problem_data`: rectangular where the rectangular cone's solve is
+        exact (the vertex route), pairwise where it would need column generation, whose bound only the
+        pairwise cone certifies; a definition compiled on its own (``row_cone``) reads it as
+        rectangular. Where LIP is exact this is not used.
     """
 
     envelope: str = "lower"
     self_pairs: bool = False
-    lip_counterpart: str = "rectangular"
+    lip_counterpart: str = "auto"
 
     def __post_init__(self) -> None:
         if not isinstance(self.envelope, str):
@@ -70,7 +73,7 @@ class CompileOptions:
             raise ValidationError("self_pairs", "True or False", repr(self.self_pairs))
         if self.lip_counterpart not in LIP_COUNTERPARTS:
             raise ValidationError(
-                "lip_counterpart", "'rectangular' or 'pairwise'", repr(self.lip_counterpart)
+                "lip_counterpart", "'auto', 'rectangular' or 'pairwise'", repr(self.lip_counterpart)
             )
 
 

@@ -162,6 +162,11 @@ class PrivacyDefinition(ABC):
         self.rules_for(pairs, labels, options)
         return pairs
 
+    def counterpart_choice(self, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
+        """Whether ``options.lip_counterpart`` changes this definition's cone on ``labels`` (only
+        LIP over a set without an exact counterpart)."""
+        return False
+
     def rules_for(
         self, pairs: Sequence[RatioPair], labels: tuple[Hashable, ...], options: CompileOptions
     ) -> list[CounterpartRule]:

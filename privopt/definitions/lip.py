@@ -15,7 +15,9 @@ F_{U|s}``, the joint ``P`` over a polytope ``D ⊇ F`` (the rectangular rule,
 :mod:`privopt.sets.counterparts`; docs/compiler.md §1). The compile option
 ``lip_counterpart="pairwise"`` imposes LDP w.r.t. S's pairs ``P(Y=y|S=s) <= e^ε P(Y=y|S=s')`` instead:
 they imply LIP because ``P(Y=y)`` lies between the smallest and the largest conditional of the same
-``P`` (:class:`~privopt.compiler.cone.CompileOptions`). The audit of a design reports an interval over
+``P``. The default, ``"auto"``, takes it where the rectangular cone would need column generation (whose
+bound only the pairwise cone certifies), and the rectangular rule elsewhere
+(:class:`~privopt.compiler.cone.CompileOptions`). The audit of a design reports an interval over
 the set itself. Over the whole simplex (no ``D`` short of the simplex) the definition is refused.
 """
 
@@ -52,13 +54,20 @@ class LIP(RatioConstraints):
         super().__init__((), eps, uncertainty, on=on, name="LIP")
 
     def pairs_for(self, labels: tuple[Hashable, ...], options: CompileOptions) -> tuple[RatioPair, ...]:
+        pairs = self._lip_pairs()
+        if options.lip_counterpart == "pairwise" and not self._exact(pairs, labels, options):
+            return tuple(sensitive_value_pairs(self.s_labels(), False))
+        return tuple(pairs)  # "rectangular", and "auto" before the problem resolves it
+
+    def counterpart_choice(self, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
+        return not self._exact(self._lip_pairs(), labels, options)
+
+    def _lip_pairs(self) -> list[RatioPair]:
         pairs = []
         for s in self.s_labels():
             pairs.append(RatioPair.of(given(s=s), marginal(), f"LIP upper: P(Y=y|S={s!r}) <= e^ε P(Y=y)"))
             pairs.append(RatioPair.of(marginal(), given(s=s), f"LIP lower: P(Y=y) <= e^ε P(Y=y|S={s!r})"))
-        if options.lip_counterpart == "pairwise" and not self._exact(pairs, labels, options):
-            return tuple(sensitive_value_pairs(self.s_labels(), False))
-        return tuple(pairs)
+        return pairs
 
     def _exact(self, pairs: list[RatioPair], labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
         """Whether the set compiles every pair exactly (``lip_counterpart`` is then not used)."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -93,16 +93,19 @@ class CompiledProblem:
     estimate: VertexEstimate
     route: str
     reason: str
+    #: How ``lip_counterpart="auto"`` was resolved, when the definition has the choice (else ``""``).
+    counterpart: str = ""
 
     def describe(self) -> str:
-        return "\n".join(
-            [
-                self.cone.describe(),
-                f"normalisation: {self.normalisation}",
-                f"vertex estimate: {self.estimate}",
-                f"route: {self.route} ({self.reason})",
-            ]
-        )
+        lines = [
+            self.cone.describe(),
+            f"normalisation: {self.normalisation}",
+            f"vertex estimate: {self.estimate}",
+            f"route: {self.route} ({self.reason})",
+        ]
+        if self.counterpart:
+            lines.append(f"LIP counterpart: {self.counterpart}")
+        return "\n".join(lines)
 
 
 def _check_timeout(timeout: Any) -> float | None:
@@ -179,7 +182,7 @@ class Problem:
         *,
         envelope: str = "lower",
         self_pairs: bool = False,
-        lip_counterpart: str = "rectangular",
+        lip_counterpart: str = "auto",
         vertex_limit: float = DEFAULT_VERTEX_LIMIT,
         timeout: float | None = 600.0,
         backend: str = "auto",
@@ -253,27 +256,46 @@ class Problem:
         once per problem, like cvxpy's ``get_problem_data``)."""
         if not self._data:
             labels = self.definition.resolve_inputs(self.n_inputs)
-            cone = self.definition.row_cone(self.n_inputs, labels, options=self.options)
-            self._data.append(
-                ProblemData(
-                    self.definition,
-                    self.utility,
-                    self.n_inputs,
-                    labels,
-                    cone,
-                    NORMALISATION,
-                    VertexEstimate.for_slice(self.n_inputs, cone.n_rows),
-                    self.options,
-                    self.solve_options,
-                )
-            )
+            options = self.options
+            if options.lip_counterpart == "auto" and self.definition.counterpart_choice(labels, options):
+                rectangular = self._compiled(labels, replace(options, lip_counterpart="rectangular"))
+                exact = self._plan(rectangular, "auto")[0] != "colgen"
+                options = replace(options, lip_counterpart="rectangular" if exact else "pairwise")
+                self._data.append(rectangular if exact else self._compiled(labels, options))
+            else:
+                self._data.append(self._compiled(labels, options))
         return self._data[0]
+
+    def _compiled(self, labels: tuple[Hashable, ...], options: CompileOptions) -> ProblemData:
+        cone = self.definition.row_cone(self.n_inputs, labels, options=options)
+        return ProblemData(
+            self.definition,
+            self.utility,
+            self.n_inputs,
+            labels,
+            cone,
+            NORMALISATION,
+            VertexEstimate.for_slice(self.n_inputs, cone.n_rows),
+            options,
+            self.solve_options,
+        )
 
     def compile(self) -> CompiledProblem:
         """The compiled problem with the route ``"auto"`` would take."""
         data = self.get_problem_data()
         route, reason = self.plan()
-        return CompiledProblem(data.cone, data.normalisation, data.estimate, route, reason)
+        counterpart = ""
+        if self.definition.counterpart_choice(data.input_labels, data.compile_options):
+            chosen = data.compile_options.lip_counterpart
+            counterpart = chosen
+            if self.options.lip_counterpart == "auto":
+                counterpart += (
+                    " (auto: the rectangular cone is solved exactly)"
+                    if chosen == "rectangular"
+                    else " (auto: the rectangular cone would need column generation, whose bound only the "
+                    "pairwise cone certifies)"
+                )
+        return CompiledProblem(data.cone, data.normalisation, data.estimate, route, reason, counterpart)
 
     def describe(self) -> str:
         """The compiled form, readably: cone blocks with their rules, normalisation, estimate, route."""
@@ -296,7 +318,10 @@ class Problem:
                 "a concave utility on the cvxpy route (maximising a convex utility is not a convex program)",
                 f"{self.utility!r}, which is sub-convex: use route='vertex' or 'colgen'",
             )
-        data = self.get_problem_data()
+        return self._plan(self.get_problem_data(), route)
+
+    def _plan(self, data: ProblemData, route: str) -> tuple[str, str]:
+        """:meth:`plan` for the compiled ``data`` (``route`` already checked against the utility)."""
         if route != "auto":
             accepted, why = ROUTES[route].accepts(data)
             if route == "closed_form" and not accepted:
