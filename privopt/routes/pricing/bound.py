@@ -30,6 +30,13 @@ Bounds:
   affine in ``ρ``, so a combination of such types has ``R(ρ) <= max(R(ρ1), R(ρ2))`` (quasi-convexity)
   ``<=`` the point bounds at the ends. Combinations with a type that changes inside are bounded by the
   Lagrangian with those types' values at the ends and events, and the interval is split at events.
+  A second bound holds for the whole interval at once, by nesting: block ``s*``'s polytope
+  ``{1 <= b, a <= Fρ}`` grows with ``ρ`` and the others' ``{ρ <= b, a <= F}`` shrink, so every
+  product over ``[ρ1, ρ2]`` lies in the product of ``s*`` at ``ρ2`` with the others at ``ρ1``. That
+  product's point bound (with its own branching) is the *nested* bound; the interval takes the
+  smaller of the two. Its combinations need not lie in the cone, so it yields no columns. (Measured
+  at the duals of a 300 s run of Adult marital-status × education at ε = 2: a complete pricing went
+  from 1,567 interval nodes and 58.6 s to 511 nodes and 25.8 s, the same ``δ̄``.)
 
 Branch and bound over ``(s*, [ρ1, ρ2])`` then gives ``δ̄``; the best combinations met are columns.
 """
@@ -373,10 +380,17 @@ def _concat(parts: list[tuple[FloatArray, FloatArray]]) -> tuple[FloatArray, Flo
 
 
 class _Point:
-    """The pricing problem at one ``(s*, ρ)``: Lagrangian bound, branching on block masses, ascent."""
+    """The pricing problem at one ``(s*, ρ)``: Lagrangian bound, branching on block masses, ascent.
 
-    def __init__(self, search: _Search, star: int, rho: float) -> None:
+    With ``outer > rho`` it is the *nested* relaxation of the interval ``[rho, outer]``: block ``s*``
+    at ``outer``, the others at ``rho`` (module docstring). Its combinations need not lie in the
+    cone, so it gives bounds only: no ascent, no incumbent, no columns.
+    """
+
+    def __init__(self, search: _Search, star: int, rho: float, outer: float | None = None) -> None:
         self.search, self.star, self.rho = search, star, rho
+        self.outer = rho if outer is None else outer
+        self.feasible = self.outer == rho
         self.heap: list[_PointNode] = []
         self.counter = itertools.count()
         self.nodes = 0
@@ -386,7 +400,10 @@ class _Point:
         self._push({}, 0.0)
 
     def entries(self) -> list[BlockVertices]:
-        return [self.search.entry(s, s == self.star, self.rho) for s in range(self.search.n_blocks)]
+        return [
+            self.search.entry(s, s == self.star, self.outer if s == self.star else self.rho)
+            for s in range(self.search.n_blocks)
+        ]
 
     def _hulls(self, restrict: dict[int, tuple[float, float]]) -> list[tuple[FloatArray, FloatArray]] | None:
         out = []
@@ -409,7 +426,8 @@ class _Point:
         if hulls is None:
             return
         bound, nu = _minimise_t(_segment_phi(*_concat(hulls)), nu0)
-        self._ascend(nu, restrict)
+        if self.feasible:
+            self._ascend(nu, restrict)
         heapq.heappush(self.heap, _PointNode(-bound, next(self.counter), restrict, nu))
 
     def _ascend(self, nu: float, restrict: dict[int, tuple[float, float]]) -> None:
@@ -529,10 +547,11 @@ class _Search:
         self.points.clear()
         self.event_hulls.clear()
 
-    def point(self, star: int, rho: float) -> _Point:
-        key = (star, rho)
+    def point(self, star: int, rho: float, outer: float | None = None) -> _Point:
+        """The point ``(s*, ρ)``, or the nested relaxation of ``[ρ, outer]``."""
+        key = (star, rho, rho if outer is None else outer)
         if key not in self.points:
-            self.points[key] = _Point(self, star, rho)
+            self.points[key] = _Point(self, star, rho, outer)
         return self.points[key]
 
     def incumbent(self) -> float:
@@ -626,7 +645,12 @@ class _Search:
     def _evaluate(
         self, star: int, r1: float, r2: float, tolerance: float, deadline: float | None
     ) -> tuple[float, float, list[FloatArray], int]:
-        """``(bound, unstable part, events, worst block)`` of the interval node ``(s*, [r1, r2])``."""
+        """``(bound, interior part, events, worst block)`` of the interval node ``(s*, [r1, r2])``.
+
+        The bound is ``min(max(ends, unstable), nested)``: the end points' bounds with the combinations
+        that change inside, or the nested relaxation of the whole interval (module docstring); the
+        interior part, ``min(unstable, nested)``, is below the bound when only the ends keep it up.
+        """
         target = self.incumbent() + tolerance
         ends = max(
             self.point(star, r).refine(target, _POINT_NODES, deadline)
@@ -634,8 +658,11 @@ class _Search:
         )
         if r2 <= r1:
             return ends, -np.inf, [], -1
+        nested = self.point(star, r1, r2).refine(target, _POINT_NODES, deadline)
+        if nested <= target:
+            return nested, nested, [], -1
         unstable, events, block = self._unstable(star, r1, r2, tolerance)
-        return max(ends, unstable), unstable, events, block
+        return min(max(ends, unstable), nested), min(unstable, nested), events, block
 
     def run(self, limits: SearchLimits) -> tuple[float, float, int, int, bool, float]:
         start = time.perf_counter()
@@ -663,13 +690,13 @@ class _Search:
             if limits.spent(nodes):
                 break
             neg, _, star, r1, r2 = heapq.heappop(heap)
-            bound, unstable, events, block = self._evaluate(star, r1, r2, tolerance, deadline)
+            bound, interior, events, block = self._evaluate(star, r1, r2, tolerance, deadline)
             nodes += 1
             bound = min(bound, -neg)
             if bound <= self.incumbent() + tolerance:
                 dropped = max(dropped, bound)
                 continue
-            if r2 <= r1 or unstable < bound:
+            if r2 <= r1 or interior < bound:
                 # The end points' bounds are what is left: refine them further (more branching).
                 for r in (r1, r2):
                     self.point(star, r).refine(self.incumbent() + tolerance, 10 * _POINT_NODES, deadline)
