@@ -501,7 +501,7 @@ class _Search:
         self.dual_sums = [subset_sums(d) for d in self.duals]
         self.cache: OrderedDict[tuple[int, bool, float], BlockVertices] = OrderedDict()
         self.cache_bytes = 0
-        self.points: dict[tuple[int, float], _Point] = {}
+        self.points: dict[tuple[int, float, float], _Point] = {}
         self.event_hulls: dict[tuple[int, bool], tuple[FloatArray, FloatArray]] = {}
 
     def event_hull(self, s: int, star: bool) -> tuple[FloatArray, FloatArray]:
