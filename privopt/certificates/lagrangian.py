@@ -71,6 +71,13 @@ the exact ends (no slack is lost on a plateau of ``ρ``), and an interval withou
 its ends alone. The branch and bound splits ``I`` at the median event of the block ``s0`` that
 attains the bound.
 
+**Nested intervals.** The blocks' polytopes are nested in ``ρ``: ``s*``'s ``B(1, Fρ)`` grows with
+``ρ`` and the others' ``B(ρ, F)`` shrink. So every product over ``I = [ρ1, ρ2]`` lies in the one product
+``B(1, Fρ2) × Π_{s≠s*} B(ρ1, F)``, and that product's Lagrangian bound with mass branching bounds the
+whole interval. Its points need not lie in the cone (``s*``'s upper side may exceed ``F·ρ1``), so its
+maximisers prove nothing against the claim; the checker tries it for a few nodes
+(:data:`NESTED_NODES`) after the ends and before the events, and an interval it proves is done.
+
 **Normalisation.** If ``ν = p(1 + e)`` with ``|e_x| <= η`` (the same zeros; ``η`` at most
 :data:`WEIGHTS_RTOL`), then ``νᵀw`` is within ``1 ± η`` of ``pᵀw``, so ``R_ν <= R_p/(1 − η)`` where
 ``R >= 0`` and ``R_ν <= R_p/(1 + η)`` where ``R < 0``: proving ``R_p <= δ(1 ∓ η)`` (by the sign of
@@ -129,6 +136,9 @@ TIE_WINDOW = 1e-12
 #: The normalisation ``ν`` may differ from the utility's ``p`` by this (relative, with the same zeros):
 #: the limit is then tightened so that the proof for ``p`` covers ``ν``.
 WEIGHTS_RTOL = 1e-9
+
+#: Nodes of the nested product's branch and bound per interval (module docstring, "Nested intervals").
+NESTED_NODES = 50
 
 #: Relative rounding of the few floating-point operations of one Lagrangian evaluation (64 ulps).
 _ARITHMETIC = 64 * float(np.finfo(np.float64).eps)
@@ -489,10 +499,15 @@ class _Node:
 
 
 class _Point:
-    """The exact product at one ``ρ``: Lagrangian bounds with branching on block masses."""
+    """The exact product at one ``ρ``: Lagrangian bounds with branching on block masses.
 
-    def __init__(self, parts: list[_Candidates]) -> None:
+    ``relaxation``: the product contains points outside the cone (a nested interval), so its best
+    combination refutes nothing and :meth:`prove` only proves, within ``max_nodes``.
+    """
+
+    def __init__(self, parts: list[_Candidates], relaxation: bool = False) -> None:
         self.parts = parts
+        self.relaxation = relaxation
         self.heap: list[_Node] = []
         self.counter = itertools.count()
         self.closed = -np.inf
@@ -535,17 +550,20 @@ class _Point:
         """The largest bound of a node left or closed (``max R`` over the point is at most this)."""
         return max(self.closed, -self.heap[0].key if self.heap else -np.inf)
 
-    def prove(self, target: float, deadline: float | None) -> str:
+    def prove(self, target: float, deadline: float | None, max_nodes: float = np.inf) -> str:
         """Branch until every node is at most ``target`` (``"proved"``), a column exceeds it
         (``"refuted"``), a node's bound is exact above it without a column above it (``"undecided"``:
-        the two differ only by rounding) or the deadline passes (``"time"``)."""
+        the two differ only by rounding), the deadline passes (``"time"``) or ``max_nodes`` are spent
+        (``"nodes"``). A relaxation is never refuted: where it would be, it is undecided."""
         if self.nodes == 0:
             self._push({}, target)
         while self.heap:
             if self.best > target:
-                return "refuted"
+                return "undecided" if self.relaxation else "refuted"
             if deadline is not None and time.perf_counter() > deadline:
                 return "time"
+            if self.nodes >= max_nodes:
+                return "nodes"
             node = heapq.heappop(self.heap)
             if np.isnan(node.split):
                 heapq.heappush(self.heap, node)
@@ -553,7 +571,9 @@ class _Point:
             low, high = node.restrict.get(node.block, (-np.inf, np.inf))
             for part in ((low, node.split), (node.split, high)):
                 self._push({**node.restrict, node.block: part}, target)
-        return "refuted" if self.best > target else "proved"
+        if self.best > target:
+            return "undecided" if self.relaxation else "refuted"
+        return "proved"
 
     def column(self, n: int) -> FloatArray:
         """The best column met (entries in the cone's input order, summing to 1)."""
@@ -690,6 +710,18 @@ class _Search:
         return outcome
 
     # -- intervals of ρ
+    def nested(self, star: int, r1: float, r2: float) -> float | None:
+        """The nested product's bound on the whole interval when it proves the limit within
+        :data:`NESTED_NODES` nodes, else ``None`` (module docstring)."""
+        parts = [
+            self.candidates(s, *self.bounds(s, star, r2 if s == star else r1))
+            for s in range(len(self.blocks))
+        ]
+        point = _Point(parts, relaxation=True)
+        outcome = point.prove(self.limit, self.deadline, NESTED_NODES)
+        self.nodes += point.nodes
+        return point.upper() if outcome == "proved" else None
+
     def unstable(self, star: int, r1: float, r2: float) -> tuple[float, float]:
         """The bound on product vertices inside ``(r1, r2)`` whose types change there (module docstring),
         and the ``ρ`` to split at (``nan`` without events inside)."""
@@ -751,6 +783,10 @@ class _Search:
                 if done[(star, r)] != "proved":
                     return done[(star, r)]
             self.intervals += 1
+            nested = self.nested(star, r1, r2)
+            if nested is not None:
+                self.upper = max(self.upper, nested)
+                continue
             value, split = self.unstable(star, r1, r2)
             if value <= self.limit:
                 self.upper = max(self.upper, value)
