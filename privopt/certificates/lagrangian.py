@@ -75,8 +75,8 @@ attains the bound.
 ``ρ`` and the others' ``B(ρ, F)`` shrink. So every product over ``I = [ρ1, ρ2]`` lies in the one product
 ``B(1, Fρ2) × Π_{s≠s*} B(ρ1, F)``, and that product's Lagrangian bound with mass branching bounds the
 whole interval. Its points need not lie in the cone (``s*``'s upper side may exceed ``F·ρ1``), so its
-maximisers prove nothing against the claim; the checker tries it for a few nodes
-(:data:`NESTED_NODES`) after the ends and before the events, and an interval it proves is done.
+maximisers prove nothing against the claim; where the event bound (below) does not prove an interval,
+the checker tries it for a few nodes (:data:`NESTED_NODES`) before splitting.
 
 **Normalisation.** If ``ν = p(1 + e)`` with ``|e_x| <= η`` (the same zeros; ``η`` at most
 :data:`WEIGHTS_RTOL`), then ``νᵀw`` is within ``1 ± η`` of ``pᵀw``, so ``R_ν <= R_p/(1 − η)`` where
@@ -783,13 +783,13 @@ class _Search:
                 if done[(star, r)] != "proved":
                     return done[(star, r)]
             self.intervals += 1
-            nested = self.nested(star, r1, r2)
-            if nested is not None:
-                self.upper = max(self.upper, nested)
-                continue
             value, split = self.unstable(star, r1, r2)
             if value <= self.limit:
                 self.upper = max(self.upper, value)
+                continue
+            nested = self.nested(star, r1, r2)
+            if nested is not None:
+                self.upper = max(self.upper, nested)
                 continue
             if not r1 < split < r2:
                 return "undecided"
