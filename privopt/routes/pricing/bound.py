@@ -169,6 +169,8 @@ class _PointNode:
     order: int
     restrict: dict[int, tuple[float, float]] = field(compare=False)
     nu: float = field(compare=False)
+    #: The blocks' upper hulls under ``restrict`` (kept for the node's branching).
+    hulls: list[tuple[FloatArray, FloatArray]] = field(compare=False)
 
 
 class EnvelopePricer:
@@ -428,7 +430,7 @@ class _Point:
         bound, nu = _minimise_t(_segment_phi(*_concat(hulls)), nu0)
         if self.feasible:
             self._ascend(nu, restrict)
-        heapq.heappush(self.heap, _PointNode(-bound, next(self.counter), restrict, nu))
+        heapq.heappush(self.heap, _PointNode(-bound, next(self.counter), restrict, nu, hulls))
 
     def _ascend(self, nu: float, restrict: dict[int, tuple[float, float]]) -> None:
         """Block-wise ascent from the Lagrangian maximisers: each block in turn takes its best vertex."""
@@ -471,8 +473,7 @@ class _Point:
                 break
             node = heapq.heappop(self.heap)
             spent += 1
-            hulls = self._hulls(node.restrict)
-            assert hulls is not None
+            hulls = node.hulls
             eta = KINK_WINDOW * (1.0 + abs(node.nu))
             jump, block, split = 0.0, -1, 0.0
             for s, (mass, value) in enumerate(hulls):
