@@ -18,7 +18,7 @@ from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.routes.colgen import ColumnGenerationOptions, start_master, starting_columns
 from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing import EnvelopePricer, envelope_structure
-from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull
+from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull, window_hull
 from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate, envelope_pricer
 from privopt.routes.pricing.certified import (
     DUAL_WINDOW,
@@ -106,6 +106,38 @@ def test_upper_hull_gives_every_linear_maximum():
             assert np.max(value[hull] - nu * mass[hull]) == pytest.approx(
                 np.max(value - nu * mass), abs=1e-12
             )
+
+
+def test_window_hull_is_the_hull_of_the_points_in_the_window():
+    # Against the hull of the filtered points, by every linear maximum: windows with and without
+    # vertices of the whole hull, ties in mass and in value, open ends, empty windows.
+    rng = np.random.default_rng(2)
+    empty = 0
+    for trial in range(400):
+        n = int(rng.integers(1, 200))
+        mass = rng.random(n)
+        value = rng.random(n) - rng.random() * mass**2
+        if trial % 3 == 0:
+            mass = np.round(mass, 1)
+        if trial % 5 == 0:
+            value = np.round(value, 1)
+        low, high = np.sort(rng.random(2))
+        if trial % 7 == 0:
+            low = -np.inf
+        if trial % 11 == 0:
+            high = np.inf
+        keep = np.flatnonzero((mass >= low) & (mass <= high))
+        found = window_hull(mass, value, upper_hull(mass, value), low, high)
+        assert set(found) <= set(keep)
+        if keep.size == 0:
+            empty += 1
+            assert found.size == 0
+            continue
+        for nu in np.linspace(-8.0, 8.0, 33):
+            assert np.max(value[found] - nu * mass[found]) == pytest.approx(
+                np.max(value[keep] - nu * mass[keep]), abs=1e-12
+            )
+    assert empty > 0
 
 
 # ----------------------------------------------------------------- structure

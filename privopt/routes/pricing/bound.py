@@ -53,7 +53,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privopt.memory import current_limit
-from privopt.routes.pricing.blocks import BlockTable, BlockVertices, subset_sums, upper_hull, xlogx
+from privopt.routes.pricing.blocks import (
+    BlockTable,
+    BlockVertices,
+    subset_sums,
+    upper_hull,
+    window_hull,
+    xlogx,
+)
 from privopt.routes.pricing.structure import EnvelopeCone
 from privopt.utilities import MutualInformation, NormalizedMutualInformation, SubConvexUtility
 from privopt.validation import FloatArray
@@ -401,32 +408,36 @@ class _Point:
         self.best: list[tuple[int, int]] | None = None
         self._push({}, 0.0)
 
+    def entry(self, s: int) -> BlockVertices:
+        """Block ``s``'s vertices here (block ``s*`` at ``outer``)."""
+        return self.search.entry(s, s == self.star, self.outer if s == self.star else self.rho)
+
     def entries(self) -> list[BlockVertices]:
-        return [
-            self.search.entry(s, s == self.star, self.outer if s == self.star else self.rho)
-            for s in range(self.search.n_blocks)
-        ]
+        return [self.entry(s) for s in range(self.search.n_blocks)]
 
-    def _hulls(self, restrict: dict[int, tuple[float, float]]) -> list[tuple[FloatArray, FloatArray]] | None:
-        out = []
-        for s, entry in enumerate(self.entries()):
-            if s in restrict:
-                low, high = restrict[s]
-                keep = (entry.mass >= low) & (entry.mass <= high)
-                if not np.any(keep):
-                    return None
-                mass, value = entry.mass[keep], entry.value[keep]
-                hull = upper_hull(mass, value)
-                out.append((mass[hull], value[hull]))
-            else:
-                out.append((entry.mass[entry.hull], entry.value[entry.hull]))
-        return out
+    def _hull(self, s: int, window: tuple[float, float] | None) -> tuple[FloatArray, FloatArray] | None:
+        """Block ``s``'s upper hull, over its vertices with mass in ``window`` (``None``: all), or
+        ``None`` when no vertex lies there."""
+        entry = self.entry(s)
+        hull = entry.hull if window is None else window_hull(entry.mass, entry.value, entry.hull, *window)
+        return (entry.mass[hull], entry.value[hull]) if hull.size else None
 
-    def _push(self, restrict: dict[int, tuple[float, float]], nu0: float) -> None:
+    def _push(
+        self,
+        restrict: dict[int, tuple[float, float]],
+        nu0: float,
+        parent: list[tuple[FloatArray, FloatArray]] | None = None,
+        changed: int = -1,
+    ) -> None:
+        """A node with the block masses ``restrict``; a child of a node with hulls ``parent`` differs
+        from it on block ``changed`` only."""
         self.nodes += 1
-        hulls = self._hulls(restrict)
-        if hulls is None:
-            return
+        hulls = []
+        for s in range(self.search.n_blocks):
+            hull = parent[s] if parent is not None and s != changed else self._hull(s, restrict.get(s))
+            if hull is None:
+                return
+            hulls.append(hull)
         bound, nu = _minimise_t(_segment_phi(*_concat(hulls)), nu0)
         if self.feasible:
             self._ascend(nu, restrict)
@@ -488,7 +499,7 @@ class _Point:
                 continue
             low, high = node.restrict.get(block, (-np.inf, np.inf))
             for part in ((low, split), (split, high)):
-                self._push({**node.restrict, block: part}, node.nu)
+                self._push({**node.restrict, block: part}, node.nu, hulls, block)
         return self.upper
 
 
