@@ -140,6 +140,33 @@ def test_window_hull_is_the_hull_of_the_points_in_the_window():
     assert empty > 0
 
 
+def test_ascent_pruning_keeps_every_vertex_that_raises_the_ratio():
+    # Outside the returned masses no point has a ratio above ``best``; the window is a real pruning.
+    from privopt.routes.pricing.bound import _raising_masses, _ratio
+
+    rng = np.random.default_rng(3)
+    pruned = 0
+    for trial in range(300):
+        n = int(rng.integers(3, 400))
+        mass = rng.random(n) * rng.random() + 1e-3
+        rest_mass, rest_value = float(rng.random() * 2 + 0.1), float(rng.normal())
+        if trial % 2:
+            value = rng.normal(size=n) * 0.1 - mass * np.log(mass) * rng.random()
+        else:  # a single hull segment whose best points lie inside it, not at its ends
+            mass[:2] = mass.min() - 0.1, mass.max() + 0.1
+            value = rng.normal() * mass - 1e-9 * rng.random(n)
+            value[:2] = rng.normal() * mass[:2]
+            value[2:] = np.interp(mass[2:], mass[:2], value[:2]) - 1e-9 * rng.random(n - 2)
+        ratios = _ratio(rest_value + value, rest_mass + mass)
+        best = float(np.quantile(ratios, 0.9 + 0.1 * rng.random()))
+        hull = upper_hull(mass, value)
+        window = _raising_masses(mass[hull], value[hull], rest_mass, rest_value, best)
+        outside = np.ones(n, bool) if window is None else (mass < window[0]) | (mass > window[1])
+        assert np.all(ratios[outside] <= best + 1e-12)
+        pruned += int(np.count_nonzero(outside))
+    assert pruned > 0
+
+
 # ----------------------------------------------------------------- structure
 def test_structure_recognises_gamma_ldp_and_explains_the_rest(example1):
     F = po.RenyiBall.confidence(example1)

@@ -85,6 +85,10 @@ _SEARCH_STEPS = 200
 #: Block-ascent sweeps at a point.
 _ASCENT_SWEEPS = 30
 
+#: Rounding slack of the ascent's pruning (:func:`_raising_masses`), relative to the terms compared:
+#: the pruning only saves work, the same vertex is chosen.
+ASCENT_SLACK = 1e-9
+
 #: Point-bound nodes spent per visit of a point.
 _POINT_NODES = 50
 
@@ -312,6 +316,39 @@ def _ratio(value: FloatArray | float, mass: FloatArray | float) -> FloatArray:
     return np.where(mass > 0.0, (np.asarray(value) - mass * np.log(safe)) / safe, -np.inf)
 
 
+def _raising_masses(
+    mass: FloatArray, value: FloatArray, rest_mass: float, rest_value: float, best: float
+) -> tuple[float, float] | None:
+    """The block masses outside which no vertex of the block, joined to the rest of a column (mass
+    ``rest_mass``, value ``rest_value``), has a ratio above ``best``; ``None`` if none has. ``(mass,
+    value)`` is the block's upper hull, left to right.
+
+    With ``M = rest_mass + m`` a vertex ``(m, v)`` has ratio ``(rest_value + v)/M − log M > best`` iff
+    ``v > φ(m) = M(best + log M) − rest_value``, where ``φ`` is convex. Every vertex lies under the
+    hull's chain ``H``, which is concave, so ``H − φ`` is concave and positive on one interval of
+    masses: the hull segments where it is (their ends, and on each the point ``φ' = `` slope) span it.
+    """
+    if mass.size < 2 or rest_mass <= 0.0 or np.any(np.diff(mass) <= 0.0):
+        return -np.inf, np.inf
+    slope = np.diff(value) / np.diff(mass)
+    left, right = mass[:-1], mass[1:]
+    with np.errstate(over="ignore"):
+        top = np.clip(np.exp(slope - best - 1.0) - rest_mass, left, right)
+
+    def excess(m: FloatArray, chain: FloatArray) -> FloatArray:
+        total = rest_mass + m
+        return chain - total * (best + np.log(total)) + rest_value
+
+    most = np.maximum(
+        np.maximum(excess(left, value[:-1]), excess(right, value[1:])),
+        excess(top, value[:-1] + slope * (top - left)),
+    )
+    alive = np.flatnonzero(most > -ASCENT_SLACK * (1.0 + abs(rest_value) + abs(best) * (rest_mass + right)))
+    if alive.size == 0:
+        return None
+    return float(left[alive[0]]), float(right[alive[-1]])
+
+
 #: ``ν ↦ (φ(ν), φ'(ν))``: a convex, non-increasing, piecewise-linear function and the slope of one of
 #: its pieces active at ``ν`` (a subgradient).
 Phi = Callable[[float], tuple[float, float]]
@@ -460,10 +497,17 @@ class _Point:
             improved = False
             for s, entry in enumerate(entries):
                 rest_m, rest_v = masses.sum() - masses[s], values.sum() - values[s]
-                ratios = _ratio(rest_v + entry.value, rest_m + entry.mass)
-                j = int(np.argmax(ratios))
-                if ratios[j] > best + 1e-15 * (1.0 + abs(best)):
-                    best, choice[s], masses[s], values[s] = float(ratios[j]), j, entry.mass[j], entry.value[j]
+                window = _raising_masses(
+                    entry.mass[entry.hull], entry.value[entry.hull], rest_m, rest_v, best
+                )
+                if window is None:
+                    continue
+                inside = np.flatnonzero((entry.mass >= window[0]) & (entry.mass <= window[1]))
+                ratios = _ratio(rest_v + entry.value[inside], rest_m + entry.mass[inside])
+                k = int(np.argmax(ratios))
+                if ratios[k] > best + 1e-15 * (1.0 + abs(best)):
+                    j = int(inside[k])
+                    best, choice[s], masses[s], values[s] = float(ratios[k]), j, entry.mass[j], entry.value[j]
                     improved = True
             if not improved:
                 break
