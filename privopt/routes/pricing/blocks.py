@@ -117,7 +117,7 @@ def window_hull(mass: FloatArray, value: FloatArray, hull: np.ndarray, low: floa
     if inside.size == 0:
         keep = np.flatnonzero((mass >= low) & (mass <= high))
         return keep[upper_hull(mass[keep], value[keep])]
-    first, last = mass[inside[0]], mass[inside[-1]]
+    first, last = float(mass[inside].min()), float(mass[inside].max())
     left = np.flatnonzero((mass >= low) & (mass <= first))
     right = np.flatnonzero((mass >= last) & (mass <= high))
     left = left[upper_hull(mass[left], value[left])]

@@ -326,7 +326,8 @@ def _raising_masses(
     With ``M = rest_mass + m`` a vertex ``(m, v)`` has ratio ``(rest_value + v)/M − log M > best`` iff
     ``v > φ(m) = M(best + log M) − rest_value``, where ``φ`` is convex. Every vertex lies under the
     hull's chain ``H``, which is concave, so ``H − φ`` is concave and positive on one interval of
-    masses: the hull segments where it is (their ends, and on each the point ``φ' = `` slope) span it.
+    masses, spanned by the hull segments on which it is positive somewhere (at an end, or where
+    ``φ'`` equals the segment's slope).
     """
     if mass.size < 2 or rest_mass <= 0.0 or np.any(np.diff(mass) <= 0.0):
         return -np.inf, np.inf
