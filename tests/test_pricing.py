@@ -596,7 +596,7 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     phase.run([master.solve()[2]], 1e-6, steps=True)
     assert not calls
     assert state.best is best
-    # With the same 5 s left and a pricing of 1 s (1 + 0.5 check: 1.5 s), the start is priced.
+    # With the same 5 s left and a pricing of 1 s (1 + 2 check: 3 s), the start is priced.
     state.best_seconds = 1.0
     phase = _BoundPhase(utility, state, master, box, time.perf_counter() + 5.0, options.max_columns)
     phase.run([master.solve()[2]], 1e-6, steps=False)
