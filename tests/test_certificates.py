@@ -358,6 +358,7 @@ def test_certificate_passed_is_deprecated_for_audit_passed(example1):
     assert solution.certificate.audit_passed
 
 
+@pytest.mark.slow  # three colgen runs
 # ----------------------------------------------------------------- options that do what they say
 def test_heuristic_colgen_honours_max_columns_and_gap_tolerance(example1):
     problem = po.Problem(

@@ -10,6 +10,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+#: Pages whose examples take more than ~10 s (a sweep with its workers): run with the slow tests.
+SLOW_PAGES = {"how-to-sweep.md"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -18,7 +20,11 @@ def test_toml_blocks_parse(page):
         tomllib.loads(block)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "page",
+    [pytest.param(page, marks=pytest.mark.slow) if page.name in SLOW_PAGES else page for page in PAGES],
+    ids=lambda p: p.name,
+)
 def test_python_blocks_run(page):
     blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
     namespace: dict[str, object] = {}

@@ -46,12 +46,14 @@ def test_the_reference_documents_every_public_name():
     assert not missing, f"not in docs/reference/*.md: {missing}"
 
 
+@pytest.mark.slow  # builds the site (mkdocs)
 def test_every_public_name_is_rendered(site: Path):
     reference = "".join(text for path, text in _pages(site).items() if "reference" in path.parts)
     missing = sorted(name for name in po.__all__ if f'id="privopt.{name}"' not in reference)
     assert not missing, f"no rendered heading for {missing}"
 
 
+@pytest.mark.slow  # builds the site (mkdocs)
 def test_no_page_shows_a_raw_sphinx_role(site: Path):
     raw = {
         str(path.relative_to(site)): RAW_ROLE.findall(text)[:3]

@@ -92,6 +92,7 @@ def test_a_user_utility_that_declares_its_pieces():
     assert check.proved_upper == pytest.approx(value, abs=1e-8)
 
 
+@pytest.mark.slow  # Adult scale
 @pytest.mark.data
 def test_sensitive_ldp_tv_at_adult_scale_is_optimal_and_checked(adult_dir):
     frame = po.datasets.load_adult(adult_dir, ["marital-status", "education"])

@@ -530,6 +530,7 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
     assert check_pricing_certificate(state.best, cone, utility).valid
 
 
+@pytest.mark.slow  # a 12 s budget run twice
 def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkeypatch):
     # Made to look settled from the start (any growth counts as settled, from the first round): the
     # search stops there, and the bound phase's exact box steps — which a run converging in its search

@@ -83,6 +83,7 @@ def test_a_worker_killed_mid_cell_is_replaced_and_the_table_is_complete(cluster,
     pd.testing.assert_frame_equal(values(table), values(serial_table))
 
 
+@pytest.mark.slow  # workers restarted until the cell is given up
 def test_a_cell_that_kills_every_worker_is_a_failed_row_not_a_dead_sweep(cluster, serial_table):
     """After ``allowed-failures`` (3) + 1 deaths the scheduler gives the cell up: a failed row. A cell that
     was merely queued on a dying worker counts those deaths too (Dask's rule), so it may fail alike."""
