@@ -189,6 +189,50 @@ def test_a_slightly_under_reported_bound_is_refuted_not_clipped(monkeypatch):
         problem.solve(route="colgen")
 
 
+@pytest.mark.parametrize("room", [1e-3, 10.0])
+def test_a_check_stopped_by_its_time_limit_keeps_the_weaker_bound_it_proved(monkeypatch, room):
+    # The slice certificate's check made to stop with a weaker δ̄ proved (δ̄ + room), as a proof that
+    # the time limit stops reports it: the solution keeps that weaker bound, checked, where it is below
+    # the other claims (the chain-rule theorem's), and the theorem's bound where it is not.
+    import privopt.problem.problem as problem_module
+    from privopt.certificates import CertificateCheck
+
+    real = problem_module.check_bound
+
+    def stopped(cone, utility, bound, **kwargs):
+        if not isinstance(bound, SliceBound):
+            return real(cone, utility, bound, **kwargs)
+        delta = bound.delta + room
+        upper = float(np.sum(bound.duals)) + float(np.sum(bound.weights)) * max(0.0, delta)
+        reason = f"not proved: the time limit was reached; the proof reached δ̄ <= {delta:.6g}"
+        return CertificateCheck(False, reason, "stopped", 0.0, upper, proved_delta=delta)
+
+    F = random_ball(np.random.default_rng(6), (3, 3), 1000)
+    problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), colgen={"progress": False})
+    claimed = problem.solve(route="colgen")
+    monkeypatch.setattr(problem_module, "check_bound", stopped)
+    solution = problem.solve(route="colgen")
+    assert solution.certificate.checked
+    assert solution.value == pytest.approx(claimed.value, rel=1e-9)
+    bound = solution.certificate.bound
+    if room < 1.0:
+        assert isinstance(bound, SliceBound)
+        assert bound.delta == pytest.approx(claimed.certificate.bound.delta + room, rel=1e-12)
+        assert solution.upper == pytest.approx(claimed.upper + room, rel=1e-9)
+        assert "not the claimed" in solution.certificate.check.reason
+        assert solution.status is not po.Status.OPTIMAL
+        # The stopped check's proved δ̄ survives a certificate's JSON.
+        from privopt.app.serialization import from_json, to_json
+
+        check = stopped(None, None, claimed.certificate.bound)
+        back = from_json(to_json(dataclasses.replace(claimed.certificate, check=check))).check
+        assert back.proved_delta == check.proved_delta
+        assert back.proved_upper == check.proved_upper
+    else:
+        assert isinstance(bound, TheoremBound)
+        assert solution.upper < claimed.upper + room
+
+
 def test_dropping_the_fractional_block_vertices_in_the_pricer_is_caught(monkeypatch):
     # The solver's pricer made to forget the fractional vertices of its blocks: some of its certificates
     # now claim a δ̄ below the true maximum (exact vertex enumeration says by how much), and the

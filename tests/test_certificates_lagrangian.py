@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import SliceBound, check_bound, envelope, lagrangian, vertices
+from privopt.certificates import SliceBound, check_bound, envelope, lagrangian, vertices, weaker_claim
 from privopt.certificates.envelope import EnvelopeForm
 from privopt.certificates.objective import core_mu
 from privopt.routes.colgen import ColumnGenerationOptions
@@ -190,6 +190,84 @@ def test_the_lagrangian_method_stops_at_its_deadline_without_a_verdict(monkeypat
     assert not check.valid
     assert not check.refuted
     assert check.reason.startswith("not proved")
+
+
+def _stop_after(monkeypatch, calls: dict[str, int]) -> None:
+    """Make the Lagrangian method's deadline pass after ``calls["stop"]`` checks (a count, not the clock)."""
+
+    def passed(deadline: float | None) -> bool:
+        if deadline is None:
+            return False
+        calls["n"] += 1
+        return calls["n"] > calls["stop"]
+
+    monkeypatch.setattr(lagrangian, "_deadline_passed", passed)
+
+
+def test_a_stopped_lagrangian_proof_keeps_the_bound_it_proved(monkeypatch):
+    # The deadline passes after a number of checks. Once every s* has had its first interval bounded,
+    # the stopped proof returns the bound it proved on the whole cone: the largest of its closed bounds
+    # and the bounds its open intervals inherited. It is never below the exact maximum (every product
+    # at every event enumerated), and above the limit (the open intervals' bounds are).
+    rng = np.random.default_rng(21)
+    shapes = [[2, 3], [3, 3], [2, 2, 2], [4, 3], [3, 3, 2]]
+    calls = {"n": 0, "stop": 0}
+    _stop_after(monkeypatch, calls)
+    stopped = finite = 0
+    for trial in range(15):
+        form = _random_form(rng, shapes[trial % len(shapes)], self_pairs=False)
+        n = sum(shapes[trial % len(shapes)])
+        p = rng.dirichlet(np.full(n, 0.6))
+        utility = po.NormalizedMutualInformation(p) if trial % 4 == 1 else po.MutualInformation(p)
+        duals = p * rng.uniform(0.2, 1.5) + rng.normal(scale=0.1, size=n)
+        exact = envelope.maximise_ratio(form, utility, duals, p, None)
+        if isinstance(exact, str):
+            continue
+        limit = exact.value + exact.margin + 1e-9
+        for stop in (1, 2, 4, 8, 16, 32, 64, 128):
+            calls.update(n=0, stop=stop)
+            proof = lagrangian.prove_ratio_bound(form, utility, duals, p, limit, 1.0)
+            if proof.proved:
+                break
+            stopped += 1
+            assert "time limit" in proof.reason, (trial, stop)
+            assert proof.upper >= exact.value - 1e-12 * (1 + abs(exact.value)), (trial, stop)
+            if np.isfinite(proof.upper):
+                finite += 1
+                assert proof.upper > limit, (trial, stop)
+    assert stopped >= 20
+    assert finite >= 10
+
+
+def test_a_stopped_check_proves_a_weaker_claim(monkeypatch, colgen_certificate):
+    # A check the deadline stops reports the δ̄ it proved; weaker_claim makes it a claim of its own,
+    # proved by that check, whose bound lies above the exact check's.
+    problem, cone, bound, _ = colgen_certificate
+    exact = check_bound(cone, problem.utility, bound)
+    assert exact.valid
+    assert weaker_claim(bound, exact) is None  # nothing weaker to take: the claim itself is proved
+    monkeypatch.setattr(envelope, "MAX_WORK", 0.0)
+    calls = {"n": 0, "stop": 0}
+    _stop_after(monkeypatch, calls)
+    found = 0
+    for stop in range(1, 60, 3):
+        calls.update(n=0, stop=stop)
+        check = check_bound(cone, problem.utility, bound)
+        if check.valid:
+            break
+        assert not check.refuted
+        if check.proved_delta is None:
+            assert weaker_claim(bound, check) is None
+            continue
+        found += 1
+        assert check.proved_delta > bound.delta
+        weaker, proved = weaker_claim(bound, check)
+        assert proved.valid
+        assert weaker.delta == check.proved_delta
+        np.testing.assert_array_equal(weaker.duals, bound.duals)
+        assert weaker.upper == pytest.approx(check.proved_upper, rel=1e-12)
+        assert weaker.upper >= exact.proved_upper - 1e-9
+    assert found >= 2
 
 
 def test_a_cone_with_columns_of_zero_weight_is_not_proved():

@@ -130,10 +130,10 @@ def _certificate(certificate: Certificate) -> dict[str, Any]:
 def _check_back(data: dict[str, Any] | None) -> CertificateCheck | None:
     if data is None:
         return None
-    proved = data.get("proved_upper")
+    proved, delta = data.get("proved_upper"), data.get("proved_delta")
     return CertificateCheck(
         bool(data["valid"]), str(data["reason"]), str(data["method"]), float(data["seconds"]),
-        None if proved is None else float(proved),
+        None if proved is None else float(proved), proved_delta=None if delta is None else float(delta),
     )  # fmt: skip
 
 

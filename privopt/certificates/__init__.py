@@ -15,7 +15,7 @@ from privopt.certificates.bounds import (
     bound_from_dict,
     upper_in_units,
 )
-from privopt.certificates.check import CertificateCheck, check_bound
+from privopt.certificates.check import CertificateCheck, check_bound, weaker_claim
 
 __all__ = [
     "Bound",
@@ -26,4 +26,5 @@ __all__ = [
     "bound_from_dict",
     "check_bound",
     "upper_in_units",
+    "weaker_claim",
 ]

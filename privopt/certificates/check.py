@@ -69,6 +69,9 @@ class CertificateCheck:
     refuted:
         Whether the claim is false: ``column`` exceeds the claimed ``δ̄``. A check that only proves a
         larger bound, or none, is not a refutation.
+    proved_delta:
+        For a slice bound the check did not prove: the larger ``δ̄`` it did prove, in the bound's core
+        units (``None`` when it proved none); :func:`weaker_claim` turns it into a claim of its own.
     """
 
     valid: bool
@@ -78,6 +81,7 @@ class CertificateCheck:
     proved_upper: float | None = None
     column: FloatArray | None = None
     refuted: bool = False
+    proved_delta: float | None = None
 
     def __bool__(self) -> bool:
         return self.valid
@@ -89,7 +93,27 @@ class CertificateCheck:
             "method": self.method,
             "seconds": self.seconds,
             "proved_upper": self.proved_upper,
+            "proved_delta": self.proved_delta,
         }
+
+
+def weaker_claim(bound: Bound, check: CertificateCheck) -> tuple[SliceBound, CertificateCheck] | None:
+    """The weaker slice bound ``check`` proved instead of ``bound`` (its ``proved_delta``: a proof the time
+    limit stopped, docs/compiler.md §4), with the check that proved it; ``None`` if it proved none."""
+    if check.valid or check.refuted or check.proved_delta is None or not isinstance(bound, SliceBound):
+        return None
+    weaker = SliceBound.build(
+        bound.duals,
+        check.proved_delta,
+        bound.normalisation,
+        bound.weights,
+        f"{bound.method} (weakened to the δ̄ the checker proved)",
+    )
+    reason = (
+        f"proved δ̄ <= {check.proved_delta:.6g}, not the claimed {bound.delta:.6g} ({check.reason}): "
+        f"OPT <= {check.proved_upper:.9g}"
+    )
+    return weaker, CertificateCheck(True, reason, check.method, check.seconds, check.proved_upper)
 
 
 def _refuse(reason: str, method: str, start: float) -> CertificateCheck:
@@ -245,8 +269,16 @@ def _check_large_envelope(
         "envelope cone: Lagrangian bounds, branch and bound over (s*, ρ) and block masses "
         f"({proof.points} points, {proof.intervals} intervals, {proof.nodes} nodes)"
     )
+    partial = np.inf if proof.proved else proof.upper
     return _verdict(
-        cone, utility, bound, limit, (proof.proved, proof.upper, proof.column, proof.reason), method, start
+        cone,
+        utility,
+        bound,
+        limit,
+        (proof.proved, proof.upper, proof.column, proof.reason),
+        method,
+        start,
+        partial,
     )
 
 
@@ -279,9 +311,11 @@ def _verdict(
     proof: tuple[bool, float, FloatArray | None, str],
     method: str,
     start: float,
+    partial: float = np.inf,
 ) -> CertificateCheck:
     """The check of a bound-proving method's outcome ``(proved, upper, column, reason)``: proved, or refuted
-    by ``column`` when its ratio, recomputed here, exceeds ``limit``, or not proved."""
+    by ``column`` when its ratio, recomputed here, exceeds ``limit``, or not proved (with ``partial``, a
+    larger ``δ̄`` the method did prove, as ``proved_delta`` when finite)."""
     proved, upper, column, reason = proof
     duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
     seconds = time.perf_counter() - start
@@ -306,6 +340,16 @@ def _verdict(
                 column,
                 refuted=True,
             )
+    if np.isfinite(partial):
+        total = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, partial))
+        return CertificateCheck(
+            False,
+            f"not proved: {reason}; the proof reached δ̄ <= {partial:.6g} (OPT <= {total:.9g})",
+            method,
+            seconds,
+            total,
+            proved_delta=float(partial),
+        )
     return CertificateCheck(False, f"not proved: {reason}", method, seconds)
 
 

@@ -87,6 +87,13 @@ the checker tries it for a few nodes (:data:`NESTED_NODES`) before splitting.
 and bound; the combination of maximisers at each node's ``ν`` is a column of the cone, and one whose
 ``R`` exceeds the claim refutes it. With self pairs the cone is the single product ``B(1, F)^S``.
 
+**Partial proofs.** When the deadline stops the search, every interval of ``ρ`` is closed (its bound
+is in the proof's largest so far) or waits in the queue with the bound of the interval it was split
+from: that bound covers the whole parent interval, ends included (the interval bound above), so it
+covers the part. The largest of these is a bound on ``R`` over the whole cone, weaker than the limit;
+until every ``s*`` has had its first interval bounded there is none (``inf``). A search stopped inside
+an exact point charges that point to its interval's bound.
+
 **Positivity.** The bound needs ``P > 0`` on the cone (``ν = p``). A block has a point with ``p_sᵀw_s =
 0`` exactly when all its weights are 0, or when ``y_Z >= y*`` for ``Z = {u : p_u = 0}`` (such a point
 lives on ``Z``, so ``L_Zᵀw_Z >= D`` and ``L_Zᵀw_Z + c max w <= T``; ``w`` uniform on ``Z`` is feasible
@@ -562,7 +569,7 @@ class _Point:
         while self.heap:
             if self.best > target:
                 return "undecided" if self.relaxation else "refuted"
-            if deadline is not None and time.perf_counter() > deadline:
+            if _deadline_passed(deadline):
                 return "time"
             if self.nodes >= max_nodes:
                 return "nodes"
@@ -597,6 +604,8 @@ class RatioProof:
         Whether ``max R <= limit`` was proved over the whole cone.
     upper:
         When proved, the largest bound of the proof's closed nodes (``<= limit``): ``max R <= upper``.
+        When the deadline stopped it, the bound it had proved on the whole cone (above ``limit``;
+        module docstring, "Partial proofs"), or ``inf``; otherwise ``inf``.
     column:
         The best column met at an exact point (in the cone; ``Σ w = 1``), ``None`` if none.
     ratio:
@@ -657,6 +666,9 @@ class _Search:
         self.full_hulls: dict[tuple[int, float, float], _Hull] = {}
         self.events: dict[tuple[int, bool], _Events] = {}
         self.upper = -np.inf
+        #: When the deadline stops the search: the bound it proved on the whole cone (module docstring,
+        #: "Partial proofs"; ``inf`` when some part of the cone has none yet).
+        self.partial = np.inf
         self.best = -np.inf
         self.best_column: FloatArray | None = None
         self.points = self.intervals = self.nodes = 0
@@ -777,12 +789,15 @@ class _Search:
         done: dict[tuple[int, float], str] = {}
         while heap:
             if _deadline_passed(self.deadline):
+                self.partial = max(self.upper, -heap[0][0])
                 return "time"
-            _, star, r1, r2 = heapq.heappop(heap)
+            key, star, r1, r2 = heapq.heappop(heap)
             for r in (r1, r2):
                 if (star, r) not in done:
                     done[(star, r)] = self.point(star, r)
                 if done[(star, r)] != "proved":
+                    if done[(star, r)] == "time":  # this interval's bound covers its end points too
+                        self.partial = max(self.upper, -key, -heap[0][0] if heap else -np.inf)
                     return done[(star, r)]
             self.intervals += 1
             value, split = self.unstable(star, r1, r2)
@@ -848,7 +863,8 @@ def prove_ratio_bound(
         "time": "the time limit was reached",
         "undecided": "a bound is exact to rounding above the limit but no column exceeds it",
     }
-    upper = max(search.upper / scale, rays.value + rays.margin)
+    proved = {"proved": search.upper, "time": search.partial}.get(outcome, np.inf)
+    upper = max(proved / scale, rays.value + rays.margin)
     return RatioProof(
         outcome == "proved",
         upper / (1.0 - eta) if upper >= 0.0 else upper / (1.0 + eta),

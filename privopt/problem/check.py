@@ -65,4 +65,6 @@ def check_certificate(
         time.perf_counter() - start,
         check.proved_upper,
         check.column,
+        check.refuted,
+        check.proved_delta,
     )

@@ -37,7 +37,14 @@ import pandas as pd
 
 from privopt.audit.exact import audit
 from privopt.audit.robust import LowerEnd
-from privopt.certificates import Bound, CertificateCheck, SliceBound, check_bound, upper_in_units
+from privopt.certificates import (
+    Bound,
+    CertificateCheck,
+    SliceBound,
+    check_bound,
+    upper_in_units,
+    weaker_claim,
+)
 from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.data.mechanism import Mechanism
@@ -530,11 +537,14 @@ class Problem:
         self, data: ProblemData, result: RouteResult, mechanism: Mechanism, deadline: float | None
     ) -> tuple[Bound | None, CertificateCheck | None]:
         """The first of the route's bounds that the independent checker proves (best first), with its
-        check; else the route's best bound with the reason it was not proved. A refuted bound is a
-        :class:`~privopt.errors.SolverError` (a bound that contradicts the checker is a bug)."""
+        check — or, where a check the time limit stopped proved a weaker bound (:func:`weaker_claim`)
+        below that, the weaker bound; else the route's best bound with the reason it was not proved. A
+        refuted bound is a :class:`~privopt.errors.SolverError` (a bound that contradicts the checker is
+        a bug)."""
         if not result.bounds:
             return None, None
         first: CertificateCheck | None = None
+        weaker: tuple[SliceBound, CertificateCheck] | None = None
         for index, bound in enumerate(result.bounds):
             if index == 0 and result.check is not None:
                 check = result.check
@@ -552,9 +562,14 @@ class Problem:
                     f"{check.reason}"
                 )
             if check.valid:
+                if weaker is not None and upper_in_units(weaker[0], self.utility) < upper_in_units(
+                    bound, self.utility
+                ):
+                    return weaker
                 return bound, check
+            weaker = weaker or weaker_claim(bound, check)
             first = first or check
-        return result.bounds[0], first
+        return weaker if weaker is not None else (result.bounds[0], first)
 
     @staticmethod
     def _check_budget(result: RouteResult, deadline: float | None) -> float:
