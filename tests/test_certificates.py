@@ -218,6 +218,7 @@ def test_a_check_stopped_by_its_time_limit_keeps_the_weaker_bound_it_proved(monk
     if room < 1.0:
         assert isinstance(bound, SliceBound)
         assert bound.delta == pytest.approx(claimed.certificate.bound.delta + room, rel=1e-12)
+        # U = Σλ + (Σν)·δ̄ with ν = p (Σν = 1), in MI's own units: room more than the claim.
         assert solution.upper == pytest.approx(claimed.upper + room, rel=1e-9)
         assert "not the claimed" in solution.certificate.check.reason
         assert solution.status is not po.Status.OPTIMAL
@@ -402,8 +403,8 @@ def test_certificate_passed_is_deprecated_for_audit_passed(example1):
     assert solution.certificate.audit_passed
 
 
-@pytest.mark.slow  # three colgen runs
 # ----------------------------------------------------------------- options that do what they say
+@pytest.mark.slow  # three colgen runs
 def test_heuristic_colgen_honours_max_columns_and_gap_tolerance(example1):
     problem = po.Problem(
         po.LIP(1.0, example1), po.MutualInformation(example1), colgen={"progress": False, "max_columns": 1}

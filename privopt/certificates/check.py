@@ -110,8 +110,8 @@ def weaker_claim(bound: Bound, check: CertificateCheck) -> tuple[SliceBound, Cer
         f"{bound.method} (weakened to the δ̄ the checker proved)",
     )
     reason = (
-        f"proved δ̄ <= {check.proved_delta:.6g}, not the claimed {bound.delta:.6g} ({check.reason}): "
-        f"OPT <= {check.proved_upper:.9g}"
+        f"proved δ̄ <= {check.proved_delta:.6g}, not the claimed {bound.delta:.6g}: "
+        f"OPT <= {check.proved_upper:.9g} (the proof of the claim stopped: {check.reason})"
     )
     return weaker, CertificateCheck(True, reason, check.method, check.seconds, check.proved_upper)
 
