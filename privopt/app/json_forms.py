@@ -54,7 +54,7 @@ from privopt.definitions import (
 from privopt.errors import ValidationError
 from privopt.memory import default_memory_limit
 from privopt.problem import Problem
-from privopt.routes.colgen import ColumnGenerationOptions
+from privopt.routes.colgen import MACHINE_OPTIONS, ColumnGenerationOptions
 from privopt.sets import (
     ConditionalBounds,
     FiniteSet,
@@ -548,10 +548,6 @@ def definition_back(data: dict[str, Any]) -> PrivacyDefinition:
 
 
 # ---------------------------------------------------------------------- problems
-#: Column-generation options that say how to show a run, not what to solve (not written out).
-_DISPLAY_OPTIONS = frozenset({"progress"})
-
-
 def problem(p: Problem) -> dict[str, Any]:
     """A :class:`~privopt.Problem` by its definition, utility and options (``vertex_limit`` and
     ``timeout``: ``null`` for no limit; ``memory_limit`` only when it is not the machine's default)."""
@@ -571,7 +567,7 @@ def problem(p: Problem) -> dict[str, Any]:
             "colgen": {
                 name: getattr(colgen, name)
                 for name in ColumnGenerationOptions.__dataclass_fields__
-                if name not in _DISPLAY_OPTIONS
+                if name not in MACHINE_OPTIONS
             },
         },
     }

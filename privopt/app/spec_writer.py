@@ -54,7 +54,7 @@ from privopt.definitions import (
 from privopt.errors import ValidationError
 from privopt.memory import default_memory_limit
 from privopt.problem import Problem
-from privopt.routes.colgen import ColumnGenerationOptions
+from privopt.routes.colgen import MACHINE_OPTIONS, ColumnGenerationOptions
 from privopt.sets import (
     ConditionalBounds,
     FiniteSet,
@@ -458,7 +458,7 @@ def _options_table(problem: Problem) -> dict[str, Any]:
     colgen = {
         name: getattr(problem.colgen, name)
         for name in ColumnGenerationOptions.__dataclass_fields__
-        if name != "progress" and getattr(problem.colgen, name) != getattr(defaults, name)
+        if name not in MACHINE_OPTIONS and getattr(problem.colgen, name) != getattr(defaults, name)
     }
     if colgen:
         table["colgen"] = colgen

@@ -47,8 +47,9 @@ import heapq
 import itertools
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -137,6 +138,38 @@ class PricingOutcome:
     complete: bool
     tolerance: float
     seconds: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One search's bound ``upper >= max R`` over its stars' intervals, the best ratio met (``lower``),
+    its best distinct columns, its size, and the seconds spent on each star (the load of a split,
+    :mod:`privopt.routes.pricing.workers`). Units are the search's own (MI, before the objective's scale)."""
+
+    upper: float
+    lower: float
+    columns: tuple[PricedColumn, ...]
+    nodes: int
+    point_nodes: int
+    complete: bool
+    seconds: float
+    star_seconds: tuple[tuple[int, float], ...]
+
+
+class SharedIncumbent(Protocol):
+    """The best ratio met by any of the processes searching one pricing (their common incumbent)."""
+
+    def exchange(self, local: float) -> float:
+        """Publish ``local`` (a ratio this process has met) and return the best one any process has met."""
+        ...
+
+
+class StarSearch(Protocol):
+    """Runs the search of :meth:`EnvelopePricer.price` for duals ``lam`` (its own units), within
+    ``limits``, keeping ``max_columns`` columns: on several processes, split by ``s*``
+    (:class:`~privopt.routes.pricing.workers.StarWorkers`)."""
+
+    def __call__(self, lam: FloatArray, limits: SearchLimits, max_columns: int) -> SearchResult: ...
 
 
 @dataclass(frozen=True)
@@ -247,6 +280,7 @@ class EnvelopePricer:
         max_nodes: int = 100_000,
         max_columns: int = 16,
         ceiling: float = np.inf,
+        parallel: StarSearch | None = None,
     ) -> PricingOutcome:
         """Bound ``δ(λ)`` from above to within ``tolerance`` of the best column found (or budget).
 
@@ -255,27 +289,26 @@ class EnvelopePricer:
         bound is enough while the columns found still improve the master a lot).
         ``ceiling``: stop as soon as a column of reduced cost ``>= ceiling`` is found (the caller only
         needs to know that ``δ`` is that large; the bound returned is still valid, and incomplete).
+        ``parallel``: run the search on several processes (:mod:`privopt.routes.pricing.workers`).
         """
         lam = np.asarray(duals, dtype=np.float64) / self.objective.scale
-        search = _Search(self, lam)
         scale = self.objective.scale
-        result = search.run(
-            SearchLimits(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
-        )
-        upper, lower, nodes, point_nodes, complete, seconds = result
-        columns = search.columns(max_columns)
-        search.release()
+        limits = SearchLimits(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
+        if parallel is None:
+            result = search_stars(self, lam, limits, max_columns)
+        else:
+            result = parallel(lam, limits, max_columns)
         free_upper, free_columns = self._free(lam, max_columns)
-        columns = sorted([*columns, *free_columns], key=lambda c: -c.ratio)[:max_columns]
+        columns = sorted([*result.columns, *free_columns], key=lambda c: -c.ratio)[:max_columns]
         return PricingOutcome(
-            upper=scale * max(upper, free_upper) + ROUNDING_MARGIN,
-            lower=scale * max([lower] + [c.ratio for c in free_columns]),
+            upper=scale * max(result.upper, free_upper) + ROUNDING_MARGIN,
+            lower=scale * max([result.lower] + [c.ratio for c in free_columns]),
             columns=tuple(PricedColumn(c.column, scale * c.ratio) for c in columns),
-            nodes=nodes,
-            point_nodes=point_nodes,
-            complete=complete,
+            nodes=result.nodes,
+            point_nodes=result.point_nodes,
+            complete=result.complete,
             tolerance=tolerance,
-            seconds=seconds,
+            seconds=result.seconds,
         )
 
     def _free(self, lam: FloatArray, limit: int) -> tuple[float, list[PricedColumn]]:
@@ -551,11 +584,50 @@ class _Point:
         return self.upper
 
 
-class _Search:
-    """One call of :meth:`EnvelopePricer.price`: caches for one dual vector."""
+def search_stars(
+    pricer: EnvelopePricer,
+    lam: FloatArray,
+    limits: SearchLimits,
+    max_columns: int,
+    stars: Sequence[int] | None = None,
+    shared: SharedIncumbent | None = None,
+) -> SearchResult:
+    """The branch and bound of one pricing over the intervals of ``stars`` (``None``: every ``s*``),
+    pruning against ``shared`` too when given; its caches are dropped before it returns."""
+    search = _Search(pricer, lam, shared)
+    try:
+        upper, lower, nodes, point_nodes, complete, seconds = search.run(limits, stars)
+        columns = search.columns(max_columns)
+        return SearchResult(
+            upper, lower, tuple(columns), nodes, point_nodes, complete, seconds,
+            tuple(sorted(search.star_seconds.items())),
+        )  # fmt: skip
+    finally:
+        search.release()
 
-    def __init__(self, pricer: EnvelopePricer, duals: FloatArray) -> None:
+
+def distinct_columns(columns: Iterable[PricedColumn], limit: int) -> list[PricedColumn]:
+    """The first ``limit`` columns of ``columns`` that differ from every one kept before them."""
+    out: list[PricedColumn] = []
+    for candidate in columns:
+        if any(np.max(np.abs(candidate.column - c.column)) < 1e-12 for c in out):
+            continue
+        out.append(candidate)
+        if len(out) >= limit:
+            break
+    return out
+
+
+class _Search:
+    """One call of :meth:`EnvelopePricer.price` (or one process's share of it): caches for one dual
+    vector; with ``shared``, the incumbent is the best ratio any of the processes has met."""
+
+    def __init__(
+        self, pricer: EnvelopePricer, duals: FloatArray, shared: SharedIncumbent | None = None
+    ) -> None:
         self.pricer = pricer
+        self.shared = shared
+        self.star_seconds: dict[int, float] = {}
         self.n_blocks = len(pricer.tables)
         self.duals = [duals[inputs] for inputs in pricer.structure.blocks]
         self.dual_sums = [subset_sums(d) for d in self.duals]
@@ -615,7 +687,9 @@ class _Search:
         return self.points[key]
 
     def incumbent(self) -> float:
-        return max((p.lower for p in self.points.values()), default=-np.inf)
+        """The best ratio met (by a column of the cone): the search prunes what cannot beat it."""
+        local = max((p.lower for p in self.points.values()), default=-np.inf)
+        return local if self.shared is None else self.shared.exchange(local)
 
     # ------------------------------------------------------------------ intervals
     def _unstable(
@@ -724,7 +798,17 @@ class _Search:
         unstable, events, block = self._unstable(star, r1, r2, tolerance)
         return min(max(ends, unstable), nested), min(unstable, nested), events, block
 
-    def run(self, limits: SearchLimits) -> tuple[float, float, int, int, bool, float]:
+    def _charge(self, star: int, since: float) -> float:
+        """Adds the time since ``since`` to ``star``'s seconds; returns the time now."""
+        now = time.perf_counter()
+        self.star_seconds[star] = self.star_seconds.get(star, 0.0) + now - since
+        return now
+
+    def run(
+        self, limits: SearchLimits, stars: Sequence[int] | None = None
+    ) -> tuple[float, float, int, int, bool, float]:
+        """Best-first branch and bound over the intervals ``(s*, [ρ1, ρ2])`` of ``stars`` (``None``:
+        every ``s*``): ``(upper, incumbent, interval nodes, point nodes, complete, seconds)``."""
         start = time.perf_counter()
         tolerance, deadline = limits.tolerance, limits.deadline
         structure = self.pricer.structure
@@ -737,19 +821,26 @@ class _Search:
             low = structure.rho_low
             grid = low * (structure.factor / low) ** np.linspace(0.0, 1.0, ROOT_INTERVALS + 1)
             grid[0], grid[-1] = low, structure.factor
-            roots = [(s, float(a), float(b)) for s in structure.stars for a, b in itertools.pairwise(grid)]
+            chosen = structure.stars if stars is None else stars
+            roots = [(s, float(a), float(b)) for s in chosen for a, b in itertools.pairwise(grid)]
+        since = start
         for star, r1, r2 in roots:
             bound, *_ = self._evaluate(star, r1, r2, tolerance, deadline)
             nodes += 1
             heapq.heappush(heap, (-bound, next(counter), star, r1, r2))
+            since = self._charge(star, since)
+        busy = -2  # the star of the node being worked on (-2: none yet)
 
         def stop() -> bool:
             return limits.closed(-heap[0][0], self.incumbent())
 
         while heap and not stop() and self.incumbent() < limits.ceiling:
+            if busy > -2:
+                since = self._charge(busy, since)
             if limits.spent(nodes):
                 break
             neg, _, star, r1, r2 = heapq.heappop(heap)
+            busy = star
             bound, interior, events, block = self._evaluate(star, r1, r2, tolerance, deadline)
             nodes += 1
             bound = min(bound, -neg)
@@ -774,6 +865,8 @@ class _Search:
                     dropped = max(dropped, child)
                 else:
                     heapq.heappush(heap, (-child, next(counter), star, a, b))
+        if busy > -2:
+            self._charge(busy, since)
         incumbent = self.incumbent()
         complete = not heap or stop()
         upper = max(-heap[0][0] if heap else -np.inf, dropped, incumbent)
@@ -783,13 +876,9 @@ class _Search:
     def columns(self, limit: int) -> list[PricedColumn]:
         """The best distinct combinations met, best first (the columns column generation adds)."""
         found = sorted((p for p in self.points.values() if p.best is not None), key=lambda p: -p.lower)
-        out: list[PricedColumn] = []
-        for p in found:
-            assert p.best is not None
-            column = self.pricer.column(p.star, p.rho, p.best)
-            if any(np.max(np.abs(column - c.column)) < 1e-12 for c in out):
-                continue
-            out.append(PricedColumn(column, float(p.lower)))
-            if len(out) >= limit:
-                break
-        return out
+        candidates = (
+            PricedColumn(self.pricer.column(p.star, p.rho, p.best), float(p.lower))
+            for p in found
+            if p.best is not None
+        )
+        return distinct_columns(candidates, limit)

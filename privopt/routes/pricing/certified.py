@@ -47,9 +47,11 @@ from privopt.routes.colgen import (
     relative_gap,
     start_master,
 )
+from privopt.routes.pricing.bound import EnvelopePricer
 from privopt.routes.pricing.certificate import CertifiedPricer, PricingCertificate
 from privopt.routes.pricing.slice_lp import SliceLP
 from privopt.routes.pricing.stabilization import BoxStep
+from privopt.routes.pricing.workers import StarWorkers, pricing_processes
 from privopt.solvers.progress import Progress
 from privopt.tolerances import PRIOR_FREE_TARGET
 from privopt.utilities import SubConvexUtility
@@ -108,7 +110,29 @@ def certified_column_generation(
     columns: list[FloatArray],
     start: float,
 ) -> ColumnGenerationResult:
-    """Run column generation from ``columns`` (a feasible basis), pricing with ``pricer`` (module doc)."""
+    """Run column generation from ``columns`` (a feasible basis), pricing with ``pricer`` (module doc);
+    the envelope pricer's long searches run on ``options.workers`` processes
+    (:mod:`privopt.routes.pricing.workers`)."""
+    count = pricing_processes(options.workers)
+    workers = None
+    if isinstance(pricer, EnvelopePricer) and count > 1 and len(pricer.structure.stars) > 1:
+        workers = StarWorkers(pricer, count)
+    try:
+        return _generate(utility, cone, options, _State(utility, pricer, options, workers), columns, start)
+    finally:
+        if workers is not None:
+            workers.close()
+
+
+def _generate(
+    utility: SubConvexUtility,
+    cone: RowCone,
+    options: ColumnGenerationOptions,
+    state: _State,
+    columns: list[FloatArray],
+    start: float,
+) -> ColumnGenerationResult:
+    pricer = state.pricer
     deadline = start + options.time_limit * (1.0 - _RESERVE)
     search_deadline = start + options.time_limit * (1.0 - _RESERVE - options.bound_fraction)
     settle_from = start + options.time_limit * (
@@ -118,7 +142,6 @@ def certified_column_generation(
     master = start_master(utility, columns, options.master_cap(cone.n_inputs))
     lp = SliceLP(cone)
     rng = np.random.default_rng(options.seed)
-    state = _State(utility, pricer, options)
     state.certify_prior_free(search_deadline)
     average = DualAverage()
     box: BoxStep | None = None
@@ -280,11 +303,17 @@ class _State:
     """The best certificate so far (the stability centre) and the exact pricer's rounds."""
 
     def __init__(
-        self, utility: SubConvexUtility, pricer: CertifiedPricer, options: ColumnGenerationOptions
+        self,
+        utility: SubConvexUtility,
+        pricer: CertifiedPricer,
+        options: ColumnGenerationOptions,
+        workers: StarWorkers | None = None,
     ) -> None:
-        self.utility, self.pricer, self.options = utility, pricer, options
+        self.utility, self.pricer, self.options, self.workers = utility, pricer, options, workers
         self.best: PricingCertificate | None = None
-        self.best_seconds = 0.0  # the pricing time of the best certificate
+        #: The pricing work of the best certificate: its seconds, times its processes (the independent
+        #: check runs in one).
+        self.best_seconds = 0.0
         self.complete = False
         #: Whether a search given the whole node budget (no probe, no ceiling) stopped unfinished.
         self.unfinished = False
@@ -308,7 +337,9 @@ class _State:
     ) -> tuple[PricingCertificate, list[FloatArray]]:
         tolerance = 0.5 * self.options.gap_tolerance * self.pricer.gap_share * max(abs(value), 1e-3)
         budget = self.node_budget if nodes is None else min(nodes, self.node_budget)
-        outcome = self.pricer.price(
+        price = self.pricer.price if self.workers is None else self.workers.price
+        before = 0 if self.workers is None else self.workers.parallel_pricings
+        outcome = price(
             at, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
             max_nodes=budget * self.pricer.nodes_per_unit, max_columns=self.options.columns_per_round,
             ceiling=ceiling,
@@ -318,7 +349,11 @@ class _State:
             self.unfinished = True
         certificate = PricingCertificate.from_outcome(at, outcome, self.pricer)
         if self.best is None or certificate.upper < self.best.upper:
-            self.best, self.complete, self.best_seconds = certificate, outcome.complete, outcome.seconds
+            processes = 1
+            if self.workers is not None and self.workers.parallel_pricings > before:
+                processes = self.workers.count
+            self.best, self.complete = certificate, outcome.complete
+            self.best_seconds = outcome.seconds * processes
         return certificate, [c.column for c in outcome.columns]
 
     def certify_prior_free(self, deadline: float) -> None:
