@@ -345,3 +345,59 @@ def test_adult_occupation_education_tight_claims_are_proved_and_lowered_ones_ref
     refuted = check_bound(cone, problem.utility, lowered, time_limit=600.0)
     assert refuted.refuted, refuted.reason
     assert cone.violation(refuted.column[:, None]) <= 1e-9
+
+
+def test_a_proof_shared_over_processes_agrees_with_the_proof_here(monkeypatch):
+    # The stars dealt to two worker processes (whatever the cores): the same verdicts as the
+    # proof in this process (module docstring, "Processes"), the bound within rounding of it, and a
+    # lowered claim refuted by a column of the cone above it.
+    rng = np.random.default_rng(5)
+    shapes = [[2, 3], [3, 3, 2], [2, 2, 2, 2], [4, 3]]
+    shared = 0
+    for trial in range(8):
+        sizes = shapes[trial % len(shapes)]
+        form = _random_form(rng, sizes, self_pairs=False)
+        n = sum(sizes)
+        p = rng.dirichlet(np.full(n, 0.6))
+        utility = po.MutualInformation(p)
+        duals = p * rng.uniform(0.2, 1.5) + rng.normal(scale=0.1, size=n)
+        exact = envelope.maximise_ratio(form, utility, duals, p, None)
+        if isinstance(exact, str):
+            continue
+        limit = exact.value + exact.margin + 1e-9
+        here = lagrangian.prove_ratio_bound(form, utility, duals, p, limit, None)
+        with monkeypatch.context() as patch:
+            patch.setattr(lagrangian, "_processes", lambda form: 2)
+            there = lagrangian.prove_ratio_bound(form, utility, duals, p, limit, None)
+            refuted = lagrangian.prove_ratio_bound(form, utility, duals, p, exact.value - 1e-7, None)
+        shared += 1
+        assert here.proved, trial
+        assert there.proved, trial
+        assert there.upper == pytest.approx(here.upper, rel=1e-12, abs=1e-12), trial
+        assert there.intervals == here.intervals, trial
+        assert not refuted.proved, trial
+        assert refuted.reason.startswith("refuted"), trial
+        assert refuted.column is not None, trial
+        assert _in_form(form, refuted.column), trial
+        assert _ratio(utility, duals, refuted.column) > exact.value - 1e-7, trial
+    assert shared >= 5
+
+
+def test_shares_combine_into_one_verdict():
+    share = lagrangian._Share
+    proved = share("proved", 0.4, 0.39, None, 1, 2, 3)
+    stopped = share("time", 0.7, 0.2, None, 1, 1, 1)
+    column = np.array([0.5, 0.5])
+    refuted = share("refuted", np.inf, 0.9, column, 2, 2, 2)
+    undecided = share("undecided", np.inf, 0.1, None, 0, 0, 0)
+    both = lagrangian._combine([proved, share("proved", 0.45, 0.3, None, 1, 1, 1)])
+    assert (both.outcome, both.upper, both.best, both.points, both.intervals, both.nodes) == (
+        "proved", 0.45, 0.39, 2, 3, 4,
+    )  # fmt: skip
+    partial = lagrangian._combine([proved, stopped])
+    assert (partial.outcome, partial.upper) == ("time", 0.7)  # the proved share's bound is below it
+    assert lagrangian._combine([stopped, undecided, proved]).outcome == "undecided"
+    worst = lagrangian._combine([stopped, refuted, undecided])
+    assert worst.outcome == "refuted"
+    assert worst.upper == np.inf
+    assert worst.column is column

@@ -13,13 +13,18 @@ searched alone, 17.6 s and 16.6 s pruning against the final incumbent (docs/comp
 
 - *Shares.* The stars are dealt by the longest-processing-time rule on the seconds each took in the
   previous pricing (neighbouring duals load the stars alike); the node budget is split evenly.
-- *When.* The processes start, in the background, after a pricing that took ``PARALLEL_SECONDS`` in
-  this process: small cones never pay for them, and until they are up pricing stays here. Each
-  holds the pricer (sent once, when it starts) and ``1/(k + 1)`` of the solve's memory budget
-  (:mod:`privopt.memory`), this process keeping a share.
+- *When.* The processes start, in the background, when the run does, on cones whose blocks have at
+  least ``PARALLEL_SUBSETS`` subsets in all (:func:`worth_processes`): small cones never pay for
+  them, and until they are up pricing stays here. Each holds the pricer (sent once, when it starts)
+  and ``1/(k + 1)`` of the solve's memory budget (:mod:`privopt.memory`), this process keeping a share.
+- *In the background.* :meth:`StarWorkers.submit` hands one whole pricing to one worker while this
+  process goes on (column generation's exact box steps during its search,
+  :mod:`~privopt.routes.pricing.certified`); until :meth:`StarWorkers.collect` takes its outcome,
+  the other pricings run here, so no more processes than cores are busy.
 - *Failures.* A worker that dies, or outlives its pricing's deadline by ``GRACE_SECONDS``, ends
   the parallel pricing: that pricing runs again here, and so do the rest of the run's (a
-  ``RuntimeWarning`` says why). Nothing is lost but the time. An interrupt kills the workers.
+  ``RuntimeWarning`` says why); a background pricing is lost. Nothing else is lost but the time.
+  An interrupt kills the workers.
 - Deadlines are ``time.perf_counter`` values, which all processes of a machine share (a
   system-wide monotonic clock on Linux, macOS and Windows).
 """
@@ -34,7 +39,7 @@ import tempfile
 import time
 import warnings
 from concurrent.futures import Future
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import TracebackType
 
 import numpy as np
@@ -51,8 +56,9 @@ from privopt.routes.pricing.bound import (
 )
 from privopt.validation import FloatArray
 
-#: A pricing that takes at least this many seconds in this process starts the workers.
-PARALLEL_SECONDS = 2.0
+#: Cones whose blocks have at least this many subsets in all get workers: Adult's education blocks
+#: have 2^16 each (a pricing takes seconds to minutes); the 3 × 3 cones of the tests 8 (milliseconds).
+PARALLEL_SUBSETS = 2**14
 
 #: Seconds a worker may run past its pricing's deadline before it is taken for hung.
 GRACE_SECONDS = 30.0
@@ -81,6 +87,13 @@ def pricing_processes(requested: int | None) -> int:
     return available_cores()
 
 
+def worth_processes(pricer: EnvelopePricer) -> bool:
+    """Whether ``pricer``'s searches are long enough to share: at least two stars, and
+    ``PARALLEL_SUBSETS`` block subsets in all."""
+    blocks = pricer.structure.blocks
+    return len(pricer.structure.stars) > 1 and sum(2 ** len(block) for block in blocks) >= PARALLEL_SUBSETS
+
+
 def deal(stars: list[int], loads: dict[int, float], count: int) -> list[list[int]]:
     """``stars`` in at most ``count`` non-empty shares of nearly equal load (longest processing time
     first; a star without a measured load counts as the mean of the measured ones, or 1)."""
@@ -100,7 +113,8 @@ class _Board:
     """The common incumbent: slot ``slot`` of the memory-mapped file ``path`` is this process's."""
 
     def __init__(self, path: str, slot: int) -> None:
-        self.values = np.memmap(path, dtype=np.float64, mode="r+")
+        # A plain view of the mapping: a memmap's own reductions cost tens of microseconds each.
+        self.values = np.asarray(np.memmap(path, dtype=np.float64, mode="r+"))
         self.slot = slot
 
     def exchange(self, local: float) -> float:
@@ -130,13 +144,15 @@ def _search_share(
     limits: SearchLimits,
     stars: list[int],
     max_columns: int,
-    board: str,
+    board: str | None,
     slot: int,
     memory_limit: int,
 ) -> SearchResult:
-    """One worker's share of a pricing: the search over ``stars``, within ``memory_limit`` bytes."""
+    """One worker's share of a pricing: the search over ``stars``, within ``memory_limit`` bytes,
+    pruning against the common incumbent in slot ``slot`` of the file ``board`` (``None``: alone)."""
+    shared = None if board is None else _Board(board, slot)
     with limited(memory_limit):
-        return search_stars(_WORKER["pricer"], lam, limits, max_columns, stars, _Board(board, slot))
+        return search_stars(_WORKER["pricer"], lam, limits, max_columns, stars, shared)
 
 
 class _Pool:
@@ -157,19 +173,30 @@ class _Pool:
             os.remove(self.path)
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """A pricing handed to one worker: its duals (search units), tolerance, columns kept, and future."""
+
+    lam: FloatArray
+    tolerance: float
+    max_columns: int
+    future: Future[SearchResult]
+
+
 class StarWorkers:
     """``count`` worker processes pricing for ``pricer`` (module docstring); close them after use
     (it is a context manager). Its :meth:`price` is the pricer's, searching on the workers once they
-    are up."""
+    are up; :meth:`submit` and :meth:`collect` price in the background."""
 
     def __init__(self, pricer: EnvelopePricer, count: int) -> None:
         self.pricer, self.count = pricer, count
         self.pool: _Pool | None = None
+        self.pending: _Pending | None = None
         #: Why the workers were given up (``None`` while they work).
         self.failure: str | None = None
         #: Seconds per star in the last pricing (the next one's shares).
         self.loads: dict[int, float] = {}
-        #: Pricings searched on the workers.
+        #: Pricings searched on the workers, split or in the background.
         self.parallel_pricings = 0
 
     def __enter__(self) -> StarWorkers:
@@ -179,6 +206,11 @@ class StarWorkers:
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         self.close()
+
+    def start(self) -> None:
+        """Start the workers, in the background (once; never after a failure)."""
+        if self.pool is None and self.failure is None and self.count > 1:
+            self.pool = _Pool(self.pricer, self.count)
 
     def price(
         self,
@@ -193,17 +225,17 @@ class StarWorkers:
         ceiling: float = np.inf,
     ) -> PricingOutcome:
         """:meth:`EnvelopePricer.price <privopt.routes.pricing.bound.EnvelopePricer.price>`, its search
-        on the workers once they are up."""
+        split over the workers when they are up and free."""
         return self.pricer.price(
             duals, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
             max_nodes=max_nodes, max_columns=max_columns, ceiling=ceiling, parallel=self,
         )  # fmt: skip
 
     def __call__(self, lam: FloatArray, limits: SearchLimits, max_columns: int) -> SearchResult:
-        """The search of one pricing: on the workers when they are up, else here (then starting them
-        if it took ``PARALLEL_SECONDS``)."""
+        """The search of one pricing: split over the workers when they are up and no background
+        pricing holds one, else here."""
         pool = self._ready()
-        if pool is not None:
+        if pool is not None and self.pending is None:
             result = self._parallel(pool, lam, limits, max_columns)
             if result is not None:
                 self.loads = dict(result.star_seconds)
@@ -211,14 +243,49 @@ class StarWorkers:
                 return result
         result = search_stars(self.pricer, lam, limits, max_columns)
         self.loads = dict(result.star_seconds)
-        if (
-            result.seconds >= PARALLEL_SECONDS
-            and self.pool is None
-            and self.failure is None
-            and self.count > 1
-        ):
-            self.pool = _Pool(self.pricer, self.count)  # starts in the background
         return result
+
+    def submit(
+        self,
+        duals: FloatArray,
+        *,
+        tolerance: float,
+        deadline: float | None,
+        max_nodes: int,
+        max_columns: int,
+        ceiling: float = np.inf,
+    ) -> bool:
+        """Hand the pricing at ``duals`` (:meth:`price`'s arguments) to one worker and return at once;
+        ``False`` (nothing done) unless the workers are up and no other background pricing is pending."""
+        pool = self._ready()
+        if pool is None or self.pending is not None:
+            return False
+        lam = self.pricer.search_duals(duals)
+        limits = self.pricer.limits(tolerance, deadline=deadline, max_nodes=max_nodes, ceiling=ceiling)
+        memory = current_limit() // (self.count + 1)
+        stars = self.pricer.structure.stars
+        try:
+            future = pool.executor.submit(_search_share, lam, limits, stars, max_columns, None, 0, memory)
+        except Exception as error:  # a dead worker, whatever the executor calls it
+            self._give_up(f"a pricing worker failed: {error!r}")
+            return False
+        self.pending = _Pending(lam, tolerance, max_columns, future)
+        return True
+
+    def collect(self, wait: bool = False) -> PricingOutcome | None:
+        """The background pricing's outcome once it is done (waiting for it if ``wait``), else
+        ``None``; also ``None`` when its worker failed (the workers are then given up)."""
+        pending = self.pending
+        if pending is None or not (wait or pending.future.done()):
+            return None
+        self.pending = None
+        try:
+            result = pending.future.result(timeout=None if wait else 0.0)
+        except Exception as error:  # a dead worker, whatever the executor calls it
+            self._give_up(f"a pricing worker failed: {error!r}")
+            return None
+        self.parallel_pricings += 1
+        return self.pricer.outcome(pending.lam, result, pending.tolerance, pending.max_columns)
 
     def _ready(self) -> _Pool | None:
         """The workers, if they are up (a worker that failed to start gives them up)."""
@@ -275,6 +342,7 @@ class StarWorkers:
 
     def close(self) -> None:
         """Stop the workers (killing any still searching) and remove the incumbents' file."""
+        self.pending = None
         if self.pool is not None:
             self.pool.close()
             self.pool = None
