@@ -10,13 +10,11 @@ import time
 import numpy as np
 import pytest
 from joblib import Parallel, delayed
-from scipy.optimize import linprog
 
 import privopt as po
-from privopt.certificates import check_bound
 from privopt.errors import ValidationError
-from privopt.routes.colgen import ColumnGenerationOptions, start_master, starting_columns
-from privopt.routes.pricing import EnvelopePricer, certified
+from privopt.routes.colgen import ColumnGenerationOptions
+from privopt.routes.pricing import EnvelopePricer
 from privopt.routes.pricing import workers as workers_module
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.pricing.workers import StarWorkers, deal, pricing_processes
@@ -88,39 +86,6 @@ def test_the_workers_prove_the_serial_bound_with_columns_of_the_cone(wide_cone):
         assert workers.failure is None
 
 
-def test_a_background_pricing_is_the_same_pricing_and_holds_its_worker(wide_cone):
-    """A pricing handed to a worker returns the serial outcome; while it is pending no other can be
-    handed over and pricings run here; a ceiling stops it as it stops the serial search."""
-    _, utility, pricer, vertices = wide_cone
-    duals = np.full(9, 0.03)
-    exact = _brute_delta(utility, vertices, duals)
-    with StarWorkers(pricer, 2) as workers:
-        assert not workers.submit(duals, tolerance=1e-9, deadline=None, max_nodes=2000, max_columns=8)
-        workers.start()
-        _wait_until_up(workers)
-        assert workers.collect() is None  # nothing pending
-        assert workers.submit(duals, tolerance=1e-9, deadline=None, max_nodes=2000, max_columns=8)
-        assert not workers.submit(duals, tolerance=1e-9, deadline=None, max_nodes=2000, max_columns=8)
-        here = workers.price(duals, tolerance=1e-9)  # in this process: a worker is busy
-        assert workers.parallel_pricings == 0
-        outcome = workers.collect(wait=True)
-        assert outcome is not None
-        assert workers.pending is None
-        assert workers.parallel_pricings == 1
-        assert exact - 1e-12 <= outcome.upper <= exact + 1e-7
-        assert outcome.upper == pytest.approx(here.upper, abs=1e-9)
-        assert outcome.lower == pytest.approx(exact, abs=1e-9)
-        assert [c.ratio for c in outcome.columns] == pytest.approx([c.ratio for c in here.columns[:8]])
-        assert workers.submit(
-            duals, tolerance=1e-9, deadline=None, max_nodes=2000, max_columns=8, ceiling=0.5 * exact
-        )
-        stopped = workers.collect(wait=True)
-        assert stopped is not None
-        assert stopped.lower >= 0.5 * exact
-        assert not stopped.complete
-        assert stopped.upper >= exact - 1e-12
-
-
 def test_a_killed_worker_costs_the_time_not_the_bound(wide_cone):
     """Workers killed between pricings: the next pricing runs here (same bound), with a warning, and
     so do the later ones; the incumbents' file is removed."""
@@ -147,7 +112,6 @@ def test_a_killed_worker_costs_the_time_not_the_bound(wide_cone):
         assert again.upper == pytest.approx(outcome.upper, abs=1e-7)
         assert workers.pool is None
         assert workers.parallel_pricings == 0
-        assert not workers.submit(duals, tolerance=1e-9, deadline=None, max_nodes=2000, max_columns=8)
 
 
 def test_certified_column_generation_on_the_workers_closes_the_gap(monkeypatch):
@@ -206,50 +170,3 @@ def test_problem_files_do_not_store_the_worker_count():
     data = po.app.serialization.to_json(problem)
     assert "workers" not in data
     assert po.app.serialization.from_json(data).colgen.workers is None
-
-
-def _taken(background: certified._Background) -> list[np.ndarray]:
-    """The columns of the background's pricing, polled until it is done."""
-    for _ in range(1200):
-        columns = background.poll()
-        if background.at is None:
-            return columns
-        time.sleep(0.05)
-    raise AssertionError("the background pricing did not end within 60 s")
-
-
-def test_background_pricings_of_the_centre_certify(wide_cone):
-    """Column generation's pricings on a worker (certified._Background): a centre is handed over once,
-    again only when it has moved; each outcome is a certificate above the optimum (the LP over the
-    exact vertices), the best one is kept and passes the independent check."""
-    cone, utility, pricer, vertices = wide_cone
-    mu = utility.mu(vertices.T)
-    optimum = -linprog(-mu, A_eq=vertices.T, b_eq=np.ones(9), bounds=(0, None), method="highs").fun
-    master = start_master(utility, starting_columns(cone, None), 1000)
-    value, _, duals = master.solve()
-    moved = duals + 0.01 * pricer.weights
-
-    def upper(at):  # U at ``at`` by the pricer in this process
-        return float(at.sum()) + max(0.0, pricer.price(at, tolerance=1e-9).upper)
-
-    with StarWorkers(pricer, 2) as workers:
-        workers.start()
-        _wait_until_up(workers)
-        state = certified._State(utility, pricer, ColumnGenerationOptions(progress=False), workers)
-        background = certified._Background(state, np.inf)
-        assert background.advance(value, duals) == []  # handed over
-        assert workers.pending is not None
-        columns = _taken(background)
-        assert columns
-        assert state.best is not None
-        assert state.best.upper == pytest.approx(upper(duals), abs=1e-8)
-        assert state.best.upper >= optimum - 1e-9
-        background.advance(value, duals)  # the same centre: nothing handed over
-        assert workers.pending is None
-        background.advance(value, moved)
-        assert workers.pending is not None
-        _taken(background)
-        assert state.best.upper == pytest.approx(min(upper(duals), upper(moved)), abs=1e-8)
-        assert workers.parallel_pricings == 2
-        check = check_bound(cone, utility, state.best.to_bound(pricer.weights))
-        assert check.valid, check.reason

@@ -127,11 +127,12 @@ class ColumnGenerationOptions:
     seed:
         Seed of the random starts.
     workers:
-        Processes for the exact pricing searches on envelope cones (split by ``s*``,
-        :mod:`privopt.routes.pricing.workers`); they start once a pricing has taken 2 s. ``None``: the
-        cores this process may use (one inside a worker process: a curve's chunk, a sweep's cell); 1:
-        this process only. Occupation × education at ε = 2: a 10.8 s pricing in 5.4 s on 2 cores. It
-        belongs to the machine, not to the problem: problem files do not store it.
+        Processes for the exact pricing searches on large envelope cones (split by ``s*``,
+        :mod:`privopt.routes.pricing.workers`; blocks of at least ``2^14`` subsets in all, such as
+        Adult's education blocks). ``None``: the cores this process may use (one inside a worker
+        process: a curve's chunk, a sweep's cell); 1: this process only. Occupation × education at
+        ε = 2: a 10.8 s pricing in 5.4 s on 2 cores. It belongs to the machine, not to the problem:
+        problem files do not store it.
     progress:
         Show progress (iterations, lower and upper bounds, gap; :class:`~privopt.solvers.progress.Progress`).
     """

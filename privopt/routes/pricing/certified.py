@@ -47,7 +47,7 @@ from privopt.routes.colgen import (
     relative_gap,
     start_master,
 )
-from privopt.routes.pricing.bound import EnvelopePricer, PricingOutcome
+from privopt.routes.pricing.bound import EnvelopePricer
 from privopt.routes.pricing.certificate import CertifiedPricer, PricingCertificate
 from privopt.routes.pricing.slice_lp import SliceLP
 from privopt.routes.pricing.stabilization import BoxStep
@@ -88,11 +88,6 @@ STALL_GROWTH = 0.03
 #: to 1.3108 in 55 s (MI units) where the default tenth of 120 s leaves 12 s.
 EARLY_BOUND_FRACTION = 0.5
 SETTLED_GROWTH = 0.002
-
-#: With workers (:mod:`privopt.routes.pricing.workers`), the exact box steps start on one of them
-#: once the stabilised rounds' box has made this many serious steps (its centre has left the mean
-#: duals it started from, which certify far less: 1.52 against 1.28 at ε = 2, docs/compiler.md).
-BACKGROUND_AFTER = 3
 
 #: Share of the time budget kept for the final master solve and the caller's audit.
 _RESERVE = 0.02
@@ -151,7 +146,6 @@ def _generate(
     state.certify_prior_free(search_deadline)
     average = DualAverage()
     box: BoxStep | None = None
-    background: _Background | None = None
     trace: list[tuple[float, float]] = []
     stopped, iteration, generated = "iteration limit", 0, 0
     previous: list[FloatArray] = []
@@ -185,11 +179,6 @@ def _generate(
                 stopped = "master settled"
                 break
             new: list[FloatArray] = []
-            from_worker: list[FloatArray] = []
-            if box is not None and box.serious >= BACKGROUND_AFTER and background is None and state.workers:
-                background = _Background(state, deadline)
-            if background is not None and box is not None:
-                from_worker = background.advance(value, box.centre)  # a worker's exact pricing, when done
             if box is None and time.perf_counter() >= stabilize_from and _box_due(trace, state.best):
                 # The master has stalled and no exact round has certified: centre a box at the mean
                 # of its recent duals.
@@ -204,9 +193,6 @@ def _generate(
                 new = priced_at(point)
                 cut(box, new)
                 box.update(point, predicted)
-            if from_worker and box is not None:
-                box.add(np.column_stack(from_worker), utility.mu(np.column_stack(from_worker)))
-            new = from_worker + new
             improving = _improving(utility, new, duals)
             if not any(improving) and pricer.exact_every_round:
                 extra = state.exact_round(value, duals, search_deadline)
@@ -254,15 +240,11 @@ def _generate(
     trace.append((time.perf_counter() - start, value))
     if stopped != "converged":
         starts = ([] if box is None else [box.centre]) + [average.mean(value)]
-        phase = _BoundPhase(
-            utility, state, master, _exact_box(pricer, master, box), deadline, options.max_columns - generated
-        )
-        if background is not None and box is not None:
-            # No mean duals (they certify far less), and the centre only if the worker has not priced
-            # it (its pricing may still run: the phase takes it when it is done).
-            phase.background = background
-            priced = background.priced is not None and np.array_equal(box.centre, background.priced)
-            starts = [] if priced else [box.centre]
+        exact_box = BoxStep(pricer.weights, scaled=True)  # the exact steps' box: in units of p
+        exact_box.add(np.column_stack(master.columns), np.asarray(master.values))
+        if box is not None:  # the stabilised rounds' cuts (already on the slice pᵀw = 1)
+            exact_box.add(box.cuts, box.values)
+        phase = _BoundPhase(utility, state, master, exact_box, deadline, options.max_columns - generated)
         # Box steps only spend the time budget: a run stopped by its iteration or column budget
         # certifies its starting points and ends; one whose master settled steps to the deadline.
         steps = stopped in ("time limit", "master settled")
@@ -290,16 +272,6 @@ def _generate(
         bounds=() if state.best is None else (state.best.to_bound(pricer.weights),),
         pool=np.column_stack(master.columns),
     )
-
-
-def _exact_box(pricer: CertifiedPricer, master: RestrictedMaster, box: BoxStep | None) -> BoxStep:
-    """The exact steps' box (in units of ``p``), with the master's columns and the stabilised rounds'
-    cuts (already on the slice ``pᵀw = 1``) as its model's cuts."""
-    exact = BoxStep(pricer.weights, scaled=True)
-    exact.add(np.column_stack(master.columns), np.asarray(master.values))
-    if box is not None:
-        exact.add(box.cuts, box.values)
-    return exact
 
 
 def _box_due(trace: list[tuple[float, float]], best: PricingCertificate | None) -> bool:
@@ -354,9 +326,6 @@ class _State:
     def upper(self) -> float:
         return np.inf if self.best is None else self.best.upper
 
-    def _tolerance(self, value: float) -> float:
-        return 0.5 * self.options.gap_tolerance * self.pricer.gap_share * max(abs(value), 1e-3)
-
     def _run(
         self,
         value: float,
@@ -367,29 +336,20 @@ class _State:
         target: float = -np.inf,
         ceiling: float = np.inf,
     ) -> tuple[PricingCertificate, list[FloatArray]]:
+        tolerance = 0.5 * self.options.gap_tolerance * self.pricer.gap_share * max(abs(value), 1e-3)
         budget = self.node_budget if nodes is None else min(nodes, self.node_budget)
         price = self.pricer.price if self.workers is None else self.workers.price
         outcome = price(
-            at, tolerance=self._tolerance(value), target=target, slack=slack, deadline=deadline,
+            at, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
             max_nodes=budget * self.pricer.nodes_per_unit, max_columns=self.options.columns_per_round,
             ceiling=ceiling,
         )  # fmt: skip
-        return self._offer(at, outcome, whole=nodes is None and not np.isfinite(ceiling))
-
-    def _offer(
-        self, at: FloatArray, outcome: PricingOutcome, whole: bool, processes: int = 1
-    ) -> tuple[PricingCertificate, list[FloatArray]]:
-        """The certificate of ``outcome`` (priced at ``at``; ``whole``: with the whole node budget and
-        no ceiling), kept if it is the best, and the columns found. ``processes``: the check of a
-        pricing done in one process while ``processes`` are available shares them (its reserve is the
-        pricing's time over ``processes``)."""
         self.nodes += outcome.nodes
-        if whole and not outcome.complete:
+        if nodes is None and not np.isfinite(ceiling) and not outcome.complete:
             self.unfinished = True
         certificate = PricingCertificate.from_outcome(at, outcome, self.pricer)
         if self.best is None or certificate.upper < self.best.upper:
-            self.best, self.complete = certificate, outcome.complete
-            self.best_seconds = outcome.seconds / processes
+            self.best, self.complete, self.best_seconds = certificate, outcome.complete, outcome.seconds
         return certificate, [c.column for c in outcome.columns]
 
     def certify_prior_free(self, deadline: float) -> None:
@@ -425,80 +385,11 @@ class _State:
         (any ``λ`` certifies; occupation × education, ε = 1, 23 such inputs: upper 0.7165 instead of
         0.7258 at the final duals of a 400 s run; 0.6370 instead of 0.6409 at 600 s).
         """
-        at = self._zeroed(at)
-        certificate, columns = self._run(value, at, deadline, 0.0, ceiling=self._delta_ceiling(at, ceiling))
+        weights = self.pricer.weights
+        at = np.where(weights > 0.0, at, 0.0)
+        delta_ceiling = (ceiling - float(at.sum())) / float(weights.sum())  # U = Σλ + Σν·δ⁺
+        certificate, columns = self._run(value, at, deadline, 0.0, ceiling=delta_ceiling)
         return certificate.upper, columns
-
-    def _zeroed(self, at: FloatArray) -> FloatArray:
-        return np.where(self.pricer.weights > 0.0, at, 0.0)
-
-    def _delta_ceiling(self, at: FloatArray, ceiling: float) -> float:
-        """The reduced cost from which ``U(at) = Σλ + Σν·δ⁺`` is at least ``ceiling``."""
-        return (ceiling - float(at.sum())) / float(self.pricer.weights.sum())
-
-    def submit(self, value: float, at: FloatArray, deadline: float) -> FloatArray | None:
-        """:meth:`evaluate` (without a ceiling) handed to a worker, to be taken by :meth:`collect`: the
-        point priced (zeros on inputs of zero weight), or ``None`` when no worker is free."""
-        at = self._zeroed(at)
-        if self.workers is None or not self.workers.submit(
-            at, tolerance=self._tolerance(value), deadline=deadline,
-            max_nodes=self.node_budget * self.pricer.nodes_per_unit, max_columns=self.options.columns_per_round,
-        ):  # fmt: skip
-            return None
-        return at
-
-    def collect(self, at: FloatArray) -> tuple[float, list[FloatArray]] | None:
-        """``U`` at ``at`` and the columns found, from the worker's pricing (:meth:`submit`) once it is
-        done; ``None`` while it runs or if it failed."""
-        if self.workers is None:
-            return None
-        outcome = self.workers.collect()
-        if outcome is None:
-            return None
-        certificate, columns = self._offer(at, outcome, True, self.workers.count)
-        return certificate.upper, columns
-
-
-class _Background:
-    """Exact pricings of the stabilised rounds' centre on a worker while the search goes on.
-
-    Once the stabilised rounds' box has made ``BACKGROUND_AFTER`` serious steps, one worker prices
-    its centre exactly, again each time the last pricing is done and the centre has moved, while this
-    process keeps searching on the other core. Each outcome is a certificate, and its columns go to
-    the master where they improve it; the bound phase then starts from a centre already priced (or
-    being priced: it does not wait for that pricing, its own run here meanwhile).
-    Exact box steps on the worker instead lowered the bound far more slowly than the stabilised
-    rounds' inexact steps move the centre (occupation × education, ε = 2: 1.600 at 173 s to 1.353 at
-    503 s, where the centre certifies about 1.28; docs/compiler.md).
-    """
-
-    def __init__(self, state: _State, deadline: float) -> None:
-        self.state, self.deadline = state, deadline
-        self.at: FloatArray | None = None  # the point being priced (zeros on inputs of zero weight)
-        self.priced: FloatArray | None = None  # the last centre handed over
-
-    def advance(self, value: float, centre: FloatArray) -> list[FloatArray]:
-        """Take the worker's pricing if it is done, and hand it ``centre`` if that has moved since
-        the last one; the columns the pricing found."""
-        columns = self.poll()
-        if self.at is None and (self.priced is None or not np.array_equal(centre, self.priced)):
-            self.at = self.state.submit(value, centre, self.deadline)
-            if self.at is not None:
-                self.priced = centre.copy()
-        return columns
-
-    def poll(self) -> list[FloatArray]:
-        """Take the worker's pricing if it is done (the bound phase goes on meanwhile, pricing in
-        this process); the columns it found."""
-        if self.at is None:
-            return []
-        taken = self.state.collect(self.at)
-        if taken is None:
-            if self.state.workers is None or self.state.workers.pending is None:  # the worker failed
-                self.at = None
-            return []
-        self.at = None
-        return taken[1]
 
 
 class _BoundPhase:
@@ -526,24 +417,16 @@ class _BoundPhase:
     ) -> None:
         self.utility, self.state, self.master, self.box, self.deadline = utility, state, master, box, deadline
         self.room = room  # columns the master may still take (``max_columns``)
-        #: The search's pricings on a worker, whose last one may still run.
-        self.background: _Background | None = None
         self.generated = 0
         self.trace: list[tuple[float, float]] = []  # (time, master value) after each step
 
     def _price(self, at: FloatArray, ceiling: float = np.inf) -> float:
         """``U(at)`` (or a value ``>= ceiling``); the columns found become cuts and, where they improve
         it, master columns."""
-        if self.background is not None:
-            self.take(self.background.poll())
         value, _, duals = self.master.solve()
         upper, columns = self.state.evaluate(value, at, self.deadline, ceiling)
         self._take(columns, duals)
         return upper
-
-    def take(self, columns: list[FloatArray]) -> None:
-        """Columns priced before the phase (by a worker): cuts, and master columns where they improve it."""
-        self._take(columns, self.master.solve()[2])
 
     def _take(self, columns: list[FloatArray], duals: FloatArray) -> None:
         """``columns`` become cuts of the model and, those improving the master at ``duals`` (as many as

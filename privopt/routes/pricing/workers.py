@@ -17,13 +17,9 @@ searched alone, 17.6 s and 16.6 s pruning against the final incumbent (docs/comp
   least ``PARALLEL_SUBSETS`` subsets in all (:func:`worth_processes`): small cones never pay for
   them, and until they are up pricing stays here. Each holds the pricer (sent once, when it starts)
   and ``1/(k + 1)`` of the solve's memory budget (:mod:`privopt.memory`), this process keeping a share.
-- *In the background.* :meth:`StarWorkers.submit` hands one whole pricing to one worker while this
-  process goes on (column generation's exact box steps during its search,
-  :mod:`~privopt.routes.pricing.certified`); until :meth:`StarWorkers.collect` takes its outcome,
-  the other pricings run here, so no more processes than cores are busy.
 - *Failures.* A worker that dies, or outlives its pricing's deadline by ``GRACE_SECONDS``, ends
   the parallel pricing: that pricing runs again here, and so do the rest of the run's (a
-  ``RuntimeWarning`` says why); a background pricing is lost. Nothing else is lost but the time.
+  ``RuntimeWarning`` says why). Nothing is lost but the time.
   An interrupt kills the workers.
 - Deadlines are ``time.perf_counter`` values, which all processes of a machine share (a
   system-wide monotonic clock on Linux, macOS and Windows).
@@ -39,7 +35,7 @@ import tempfile
 import time
 import warnings
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from types import TracebackType
 
 import numpy as np
@@ -144,15 +140,14 @@ def _search_share(
     limits: SearchLimits,
     stars: list[int],
     max_columns: int,
-    board: str | None,
+    board: str,
     slot: int,
     memory_limit: int,
 ) -> SearchResult:
     """One worker's share of a pricing: the search over ``stars``, within ``memory_limit`` bytes,
-    pruning against the common incumbent in slot ``slot`` of the file ``board`` (``None``: alone)."""
-    shared = None if board is None else _Board(board, slot)
+    pruning against the common incumbent in slot ``slot`` of the file ``board``."""
     with limited(memory_limit):
-        return search_stars(_WORKER["pricer"], lam, limits, max_columns, stars, shared)
+        return search_stars(_WORKER["pricer"], lam, limits, max_columns, stars, _Board(board, slot))
 
 
 class _Pool:
@@ -173,30 +168,19 @@ class _Pool:
             os.remove(self.path)
 
 
-@dataclass(frozen=True)
-class _Pending:
-    """A pricing handed to one worker: its duals (search units), tolerance, columns kept, and future."""
-
-    lam: FloatArray
-    tolerance: float
-    max_columns: int
-    future: Future[SearchResult]
-
-
 class StarWorkers:
     """``count`` worker processes pricing for ``pricer`` (module docstring); close them after use
     (it is a context manager). Its :meth:`price` is the pricer's, searching on the workers once they
-    are up; :meth:`submit` and :meth:`collect` price in the background."""
+    are up."""
 
     def __init__(self, pricer: EnvelopePricer, count: int) -> None:
         self.pricer, self.count = pricer, count
         self.pool: _Pool | None = None
-        self.pending: _Pending | None = None
         #: Why the workers were given up (``None`` while they work).
         self.failure: str | None = None
         #: Seconds per star in the last pricing (the next one's shares).
         self.loads: dict[int, float] = {}
-        #: Pricings searched on the workers, split or in the background.
+        #: Pricings searched on the workers.
         self.parallel_pricings = 0
 
     def __enter__(self) -> StarWorkers:
@@ -225,17 +209,16 @@ class StarWorkers:
         ceiling: float = np.inf,
     ) -> PricingOutcome:
         """:meth:`EnvelopePricer.price <privopt.routes.pricing.bound.EnvelopePricer.price>`, its search
-        split over the workers when they are up and free."""
+        split over the workers once they are up."""
         return self.pricer.price(
             duals, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
             max_nodes=max_nodes, max_columns=max_columns, ceiling=ceiling, parallel=self,
         )  # fmt: skip
 
     def __call__(self, lam: FloatArray, limits: SearchLimits, max_columns: int) -> SearchResult:
-        """The search of one pricing: split over the workers when they are up and no background
-        pricing holds one, else here."""
+        """The search of one pricing: split over the workers once they are up, else here."""
         pool = self._ready()
-        if pool is not None and self.pending is None:
+        if pool is not None:
             result = self._parallel(pool, lam, limits, max_columns)
             if result is not None:
                 self.loads = dict(result.star_seconds)
@@ -244,48 +227,6 @@ class StarWorkers:
         result = search_stars(self.pricer, lam, limits, max_columns)
         self.loads = dict(result.star_seconds)
         return result
-
-    def submit(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        deadline: float | None,
-        max_nodes: int,
-        max_columns: int,
-        ceiling: float = np.inf,
-    ) -> bool:
-        """Hand the pricing at ``duals`` (:meth:`price`'s arguments) to one worker and return at once;
-        ``False`` (nothing done) unless the workers are up and no other background pricing is pending."""
-        pool = self._ready()
-        if pool is None or self.pending is not None:
-            return False
-        lam = self.pricer.search_duals(duals)
-        limits = self.pricer.limits(tolerance, deadline=deadline, max_nodes=max_nodes, ceiling=ceiling)
-        memory = current_limit() // (self.count + 1)
-        stars = self.pricer.structure.stars
-        try:
-            future = pool.executor.submit(_search_share, lam, limits, stars, max_columns, None, 0, memory)
-        except Exception as error:  # a dead worker, whatever the executor calls it
-            self._give_up(f"a pricing worker failed: {error!r}")
-            return False
-        self.pending = _Pending(lam, tolerance, max_columns, future)
-        return True
-
-    def collect(self, wait: bool = False) -> PricingOutcome | None:
-        """The background pricing's outcome once it is done (waiting for it if ``wait``), else
-        ``None``; also ``None`` when its worker failed (the workers are then given up)."""
-        pending = self.pending
-        if pending is None or not (wait or pending.future.done()):
-            return None
-        self.pending = None
-        try:
-            result = pending.future.result(timeout=None if wait else 0.0)
-        except Exception as error:  # a dead worker, whatever the executor calls it
-            self._give_up(f"a pricing worker failed: {error!r}")
-            return None
-        self.parallel_pricings += 1
-        return self.pricer.outcome(pending.lam, result, pending.tolerance, pending.max_columns)
 
     def _ready(self) -> _Pool | None:
         """The workers, if they are up (a worker that failed to start gives them up)."""
@@ -342,7 +283,6 @@ class StarWorkers:
 
     def close(self) -> None:
         """Stop the workers (killing any still searching) and remove the incumbents' file."""
-        self.pending = None
         if self.pool is not None:
             self.pool.close()
             self.pool = None
