@@ -61,7 +61,9 @@ def test_the_workers_prove_the_serial_bound_with_columns_of_the_cone(wide_cone):
     cone, utility, pricer, vertices = wide_cone
     rng = np.random.default_rng(5)
     with StarWorkers(pricer, 2) as workers:
-        first = workers.price(np.full(9, 0.05), tolerance=1e-9)  # here: the workers are not up yet
+        first = pricer.price(
+            np.full(9, 0.05), tolerance=1e-9, parallel=workers
+        )  # here: the workers are not up yet
         assert workers.parallel_pricings == 0
         assert first.complete
         assert sorted(workers.loads) == [0, 1, 2]  # every star's seconds measured
@@ -71,7 +73,9 @@ def test_the_workers_prove_the_serial_bound_with_columns_of_the_cone(wide_cone):
             duals = rng.uniform(-0.05, 0.15, size=9)
             exact = _brute_delta(utility, vertices, duals)
             serial = pricer.price(duals, tolerance=1e-9)
-            parallel = workers.price(duals, tolerance=1e-9, deadline=time.perf_counter() + 120)
+            parallel = pricer.price(
+                duals, tolerance=1e-9, deadline=time.perf_counter() + 120, parallel=workers
+            )
             assert parallel.complete
             assert exact - 1e-12 <= parallel.upper <= exact + 1e-7
             assert parallel.upper == pytest.approx(serial.upper, abs=1e-7)
@@ -103,12 +107,12 @@ def test_a_killed_worker_costs_the_time_not_the_bound(wide_cone):
             os.kill(pid, signal.SIGKILL)
         time.sleep(1.0)
         with pytest.warns(RuntimeWarning, match="pricing goes on in this process"):
-            outcome = workers.price(duals, tolerance=1e-9, deadline=time.perf_counter() + 60)
+            outcome = pricer.price(duals, tolerance=1e-9, deadline=time.perf_counter() + 60, parallel=workers)
         assert exact - 1e-12 <= outcome.upper <= exact + 1e-7
         assert workers.failure is not None
         assert workers.pool is None
         assert not os.path.exists(path)
-        again = workers.price(duals, tolerance=1e-9)  # here, and the workers stay given up
+        again = pricer.price(duals, tolerance=1e-9, parallel=workers)  # here, and the workers stay given up
         assert again.upper == pytest.approx(outcome.upper, abs=1e-7)
         assert workers.pool is None
         assert workers.parallel_pricings == 0

@@ -48,7 +48,7 @@ import itertools
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -142,17 +142,11 @@ class PricingOutcome:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One search's bound ``upper >= max R`` over its stars' intervals, the best ratio met (``lower``),
-    its best distinct columns, its size, and the seconds spent on each star (the load of a split,
-    :mod:`privopt.routes.pricing.workers`). Units are the search's own (MI, before the objective's scale)."""
+    """One search's outcome in the search's own units (mutual information's, before the objective's
+    scale; its bound covers its stars' intervals, without the free inputs' rays), and the seconds spent
+    on each star (the load of a split, :mod:`privopt.routes.pricing.workers`)."""
 
-    upper: float
-    lower: float
-    columns: tuple[PricedColumn, ...]
-    nodes: int
-    point_nodes: int
-    complete: bool
-    seconds: float
+    outcome: PricingOutcome
     star_seconds: tuple[tuple[int, float], ...]
 
 
@@ -326,17 +320,15 @@ class EnvelopePricer:
         """:meth:`price`'s outcome from the search's ``result`` at ``lam`` (search units): with the free
         inputs' rays, in the utility's units, the bound raised by the rounding margin."""
         scale = self.objective.scale
+        found = result.outcome
         free_upper, free_columns = self._free(lam, max_columns)
-        columns = sorted([*result.columns, *free_columns], key=lambda c: -c.ratio)[:max_columns]
-        return PricingOutcome(
-            upper=scale * max(result.upper, free_upper) + ROUNDING_MARGIN,
-            lower=scale * max([result.lower] + [c.ratio for c in free_columns]),
+        columns = sorted([*found.columns, *free_columns], key=lambda c: -c.ratio)[:max_columns]
+        return replace(
+            found,
+            upper=scale * max(found.upper, free_upper) + ROUNDING_MARGIN,
+            lower=scale * max([found.lower] + [c.ratio for c in free_columns]),
             columns=tuple(PricedColumn(c.column, scale * c.ratio) for c in columns),
-            nodes=result.nodes,
-            point_nodes=result.point_nodes,
-            complete=result.complete,
             tolerance=tolerance,
-            seconds=result.seconds,
         )
 
     def _free(self, lam: FloatArray, limit: int) -> tuple[float, list[PricedColumn]]:
@@ -626,10 +618,10 @@ def search_stars(
     try:
         upper, lower, nodes, point_nodes, complete, seconds = search.run(limits, stars)
         columns = search.columns(max_columns)
-        return SearchResult(
-            upper, lower, tuple(columns), nodes, point_nodes, complete, seconds,
-            tuple(sorted(search.star_seconds.items())),
-        )  # fmt: skip
+        found = PricingOutcome(
+            upper, lower, tuple(columns), nodes, point_nodes, complete, limits.tolerance, seconds
+        )
+        return SearchResult(found, tuple(sorted(search.star_seconds.items())))
     finally:
         search.release()
 

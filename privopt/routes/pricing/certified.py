@@ -32,6 +32,7 @@ keeps its best certificate.
 from __future__ import annotations
 
 import bisect
+import functools
 import time
 
 import numpy as np
@@ -338,7 +339,9 @@ class _State:
     ) -> tuple[PricingCertificate, list[FloatArray]]:
         tolerance = 0.5 * self.options.gap_tolerance * self.pricer.gap_share * max(abs(value), 1e-3)
         budget = self.node_budget if nodes is None else min(nodes, self.node_budget)
-        price = self.pricer.price if self.workers is None else self.workers.price
+        price = self.pricer.price
+        if self.workers is not None:
+            price = functools.partial(self.workers.pricer.price, parallel=self.workers)
         outcome = price(
             at, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
             max_nodes=budget * self.pricer.nodes_per_unit, max_columns=self.options.columns_per_round,

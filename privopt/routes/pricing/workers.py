@@ -170,7 +170,8 @@ class _Pool:
 
 class StarWorkers:
     """``count`` worker processes pricing for ``pricer`` (module docstring); close them after use
-    (it is a context manager). Its :meth:`price` is the pricer's, searching on the workers once they
+    (it is a context manager). Passed as ``parallel`` to :meth:`EnvelopePricer.price
+    <privopt.routes.pricing.bound.EnvelopePricer.price>`, it runs the search on the workers once they
     are up."""
 
     def __init__(self, pricer: EnvelopePricer, count: int) -> None:
@@ -195,25 +196,6 @@ class StarWorkers:
         """Start the workers, in the background (once; never after a failure)."""
         if self.pool is None and self.failure is None and self.count > 1:
             self.pool = _Pool(self.pricer, self.count)
-
-    def price(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 100_000,
-        max_columns: int = 16,
-        ceiling: float = np.inf,
-    ) -> PricingOutcome:
-        """:meth:`EnvelopePricer.price <privopt.routes.pricing.bound.EnvelopePricer.price>`, its search
-        split over the workers once they are up."""
-        return self.pricer.price(
-            duals, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
-            max_nodes=max_nodes, max_columns=max_columns, ceiling=ceiling, parallel=self,
-        )  # fmt: skip
 
     def __call__(self, lam: FloatArray, limits: SearchLimits, max_columns: int) -> SearchResult:
         """The search of one pricing: split over the workers once they are up, else here."""
@@ -264,17 +246,19 @@ class StarWorkers:
         except Exception as error:  # a dead or hung worker, whatever the executor calls it
             self._give_up(f"a pricing worker failed: {error!r}")
             return None
-        ranked = sorted((c for r in results for c in r.columns), key=lambda c: -c.ratio)
-        return SearchResult(
-            upper=max(r.upper for r in results),
-            lower=max(r.lower for r in results),
+        outcomes = [r.outcome for r in results]
+        ranked = sorted((c for o in outcomes for c in o.columns), key=lambda c: -c.ratio)
+        merged = PricingOutcome(
+            upper=max(o.upper for o in outcomes),
+            lower=max(o.lower for o in outcomes),
             columns=tuple(distinct_columns(ranked, max_columns)),
-            nodes=sum(r.nodes for r in results),
-            point_nodes=sum(r.point_nodes for r in results),
-            complete=all(r.complete for r in results),
+            nodes=sum(o.nodes for o in outcomes),
+            point_nodes=sum(o.point_nodes for o in outcomes),
+            complete=all(o.complete for o in outcomes),
+            tolerance=limits.tolerance,
             seconds=time.perf_counter() - start,
-            star_seconds=tuple(sorted(item for r in results for item in r.star_seconds)),
         )
+        return SearchResult(merged, tuple(sorted(item for r in results for item in r.star_seconds)))
 
     def _give_up(self, reason: str) -> None:
         self.failure = reason
