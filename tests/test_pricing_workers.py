@@ -65,6 +65,7 @@ def test_the_workers_prove_the_serial_bound_with_columns_of_the_cone(wide_cone):
             np.full(9, 0.05), tolerance=1e-9, parallel=workers
         )  # here: the workers are not up yet
         assert workers.parallel_pricings == 0
+        assert workers.pool is None  # a quick pricing does not start them
         assert first.complete
         assert sorted(workers.loads) == [0, 1, 2]  # every star's seconds measured
         workers.start()
@@ -90,6 +91,19 @@ def test_the_workers_prove_the_serial_bound_with_columns_of_the_cone(wide_cone):
         assert workers.failure is None
 
 
+def test_a_long_pricing_starts_the_workers(wide_cone, monkeypatch):
+    _, _, pricer, _ = wide_cone
+    monkeypatch.setattr(workers_module, "PARALLEL_SECONDS", 0.0)
+    with StarWorkers(pricer, 2) as workers:
+        pricer.price(np.full(9, 0.05), tolerance=1e-9, parallel=workers)
+        assert workers.parallel_pricings == 0  # that pricing ran here
+        assert workers.pool is not None
+        _wait_until_up(workers)
+        pricer.price(np.full(9, 0.05), tolerance=1e-9, parallel=workers)
+        assert workers.parallel_pricings == 1
+
+
+@pytest.mark.slow
 def test_a_killed_worker_costs_the_time_not_the_bound(wide_cone):
     """Workers killed between pricings: the next pricing runs here (same bound), with a warning, and
     so do the later ones; the incumbents' file is removed."""
@@ -118,11 +132,13 @@ def test_a_killed_worker_costs_the_time_not_the_bound(wide_cone):
         assert workers.parallel_pricings == 0
 
 
+@pytest.mark.slow
 def test_certified_column_generation_on_the_workers_closes_the_gap(monkeypatch):
-    """The whole run with its pricings on two workers (the cone counted as large): the exact optimum
-    inside its certified bounds, the certificate checked independently. (The run is shorter than the
-    workers' start, so each pricing waits for them here.)"""
+    """The whole run with its pricings on two workers (the cone counted as large, any pricing as
+    long): the exact optimum inside its certified bounds, the certificate checked independently. (The
+    run is shorter than the workers' start, so each pricing waits for them here.)"""
     monkeypatch.setattr(workers_module, "PARALLEL_SUBSETS", 1)
+    monkeypatch.setattr(workers_module, "PARALLEL_SECONDS", 0.0)
     used = []
     original_close, original_ready = StarWorkers.close, StarWorkers._ready
 

@@ -129,7 +129,7 @@ class ColumnGenerationOptions:
     workers:
         Processes for the exact pricing searches on large envelope cones (split by ``s*``,
         :mod:`privopt.routes.pricing.workers`; blocks of at least ``2^14`` subsets in all, such as
-        Adult's education blocks). ``None``: the cores this process may use (one inside a worker
+        Adult's education blocks), once a pricing has taken 2 s. ``None``: the cores this process may use (one inside a worker
         process: a curve's chunk, a sweep's cell); 1: this process only. Occupation × education at
         ε = 2: a 10.8 s pricing in 5.4 s on 2 cores. It belongs to the machine, not to the problem:
         problem files do not store it.

@@ -118,7 +118,6 @@ def certified_column_generation(
     workers = None
     if isinstance(pricer, EnvelopePricer) and count > 1 and worth_processes(pricer):
         workers = StarWorkers(pricer, count)
-        workers.start()
     try:
         return _generate(utility, cone, options, _State(utility, pricer, options, workers), columns, start)
     finally:

@@ -13,9 +13,10 @@ searched alone, 17.6 s and 16.6 s pruning against the final incumbent (docs/comp
 
 - *Shares.* The stars are dealt by the longest-processing-time rule on the seconds each took in the
   previous pricing (neighbouring duals load the stars alike); the node budget is split evenly.
-- *When.* The processes start, in the background, when the run does, on cones whose blocks have at
-  least ``PARALLEL_SUBSETS`` subsets in all (:func:`worth_processes`): small cones never pay for
-  them, and until they are up pricing stays here. Each holds the pricer (sent once, when it starts)
+- *When.* On cones whose blocks have at least ``PARALLEL_SUBSETS`` subsets in all
+  (:func:`worth_processes`), the processes start in the background after a pricing that took
+  ``PARALLEL_SECONDS`` here: small cones and quick runs never pay for them (starting two costs a few
+  seconds of both cores), and until they are up pricing stays here. Each holds the pricer (sent once, when it starts)
   and ``1/(k + 1)`` of the solve's memory budget (:mod:`privopt.memory`), this process keeping a share.
 - *Failures.* A worker that dies, or outlives its pricing's deadline by ``GRACE_SECONDS``, ends
   the parallel pricing: that pricing runs again here, and so do the rest of the run's (a
@@ -55,6 +56,10 @@ from privopt.validation import FloatArray
 #: Cones whose blocks have at least this many subsets in all get workers: Adult's education blocks
 #: have 2^16 each (a pricing takes seconds to minutes); the 3 × 3 cones of the tests 8 (milliseconds).
 PARALLEL_SUBSETS = 2**14
+
+#: A pricing of at least this many seconds in this process starts the workers (occupation ×
+#: education at ε = 2: the first at about 200 s of a 540 s run, its five-node probes taking 0.6-2 s).
+PARALLEL_SECONDS = 2.0
 
 #: Seconds a worker may run past its pricing's deadline before it is taken for hung.
 GRACE_SECONDS = 30.0
@@ -198,7 +203,8 @@ class StarWorkers:
             self.pool = _Pool(self.pricer, self.count)
 
     def __call__(self, lam: FloatArray, limits: SearchLimits, max_columns: int) -> SearchResult:
-        """The search of one pricing: split over the workers once they are up, else here."""
+        """The search of one pricing: split over the workers once they are up, else here (then
+        starting them if it took ``PARALLEL_SECONDS``)."""
         pool = self._ready()
         if pool is not None:
             result = self._parallel(pool, lam, limits, max_columns)
@@ -208,6 +214,8 @@ class StarWorkers:
                 return result
         result = search_stars(self.pricer, lam, limits, max_columns)
         self.loads = dict(result.star_seconds)
+        if result.outcome.seconds >= PARALLEL_SECONDS:
+            self.start()
         return result
 
     def _ready(self) -> _Pool | None:
