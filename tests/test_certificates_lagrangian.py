@@ -347,6 +347,7 @@ def test_adult_occupation_education_tight_claims_are_proved_and_lowered_ones_ref
     assert cone.violation(refuted.column[:, None]) <= 1e-9
 
 
+@pytest.mark.slow
 def test_a_proof_shared_over_processes_agrees_with_the_proof_here(monkeypatch):
     # The stars dealt to two worker processes (whatever the cores): the same verdicts as the
     # proof in this process (module docstring, "Processes"), the bound within rounding of it, and a

@@ -54,6 +54,7 @@ def wide_cone():
     return cone, utility, pricer, _slice_vertices(cone)
 
 
+@pytest.mark.slow
 def test_the_workers_prove_the_serial_bound_with_columns_of_the_cone(wide_cone):
     """Once the workers are up, pricings are split over them: their bound is above the brute-force δ
     and within the tolerance of it, as the serial search's, and their columns are in the cone with
@@ -91,6 +92,7 @@ def test_the_workers_prove_the_serial_bound_with_columns_of_the_cone(wide_cone):
         assert workers.failure is None
 
 
+@pytest.mark.slow
 def test_a_long_pricing_starts_the_workers(wide_cone, monkeypatch):
     _, _, pricer, _ = wide_cone
     monkeypatch.setattr(workers_module, "PARALLEL_SECONDS", 0.0)
@@ -171,6 +173,7 @@ def _processes_here() -> int:
     return pricing_processes(None)
 
 
+@pytest.mark.slow
 def test_the_default_is_every_core_here_and_one_inside_a_worker():
     assert pricing_processes(None) == workers_module.available_cores()
     assert pricing_processes(3) == 3

@@ -163,9 +163,10 @@ WEIGHTS_RTOL = 1e-9
 NESTED_NODES = 50
 
 #: A proof runs on several processes (module docstring, "Processes") when its blocks have at least
-#: this many subsets in all: Adult's education blocks have 2^16 each; the 3 × 3 cones of the tests,
-#: whose proofs take milliseconds, 8.
-PARALLEL_SUBSETS = 2**14
+#: this many subsets in all: occupation × education's 15 education blocks of 2^16 (checks of 40-90 s
+#: in one process at ε = 2), not marital-status × education's 7 (4-9 s, where the processes' start
+#: and loky's restarts of workers whose memory grew would eat the gain).
+PARALLEL_SUBSETS = 2**19
 
 #: Relative rounding of the few floating-point operations of one Lagrangian evaluation (64 ulps).
 _ARITHMETIC = 64 * float(np.finfo(np.float64).eps)

@@ -312,8 +312,8 @@ class _State:
     ) -> None:
         self.utility, self.pricer, self.options, self.workers = utility, pricer, options, workers
         self.best: PricingCertificate | None = None
-        #: The pricing time of the best certificate (the check of a large cone shares its stars over
-        #: the cores as the pricing does).
+        #: The pricing time of the best certificate (the checker of the largest cones shares its stars
+        #: over the cores as the pricing does; docs/compiler.md §4).
         self.best_seconds = 0.0
         self.complete = False
         #: Whether a search given the whole node budget (no probe, no ceiling) stopped unfinished.
