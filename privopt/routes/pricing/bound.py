@@ -285,42 +285,14 @@ class EnvelopePricer:
         needs to know that ``δ`` is that large; the bound returned is still valid, and incomplete).
         ``parallel``: run the search on several processes (:mod:`privopt.routes.pricing.workers`).
         """
-        lam = self.search_duals(duals)
-        limits = self.limits(
-            tolerance, target=target, slack=slack, deadline=deadline, max_nodes=max_nodes, ceiling=ceiling
-        )
-        result = (
+        scale = self.objective.scale
+        lam = np.asarray(duals, dtype=np.float64) / scale
+        limits = SearchLimits(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
+        found = (
             search_stars(self, lam, limits, max_columns)
             if parallel is None
             else parallel(lam, limits, max_columns)
-        )
-        return self.outcome(lam, result, tolerance, max_columns)
-
-    def search_duals(self, duals: FloatArray) -> FloatArray:
-        """``duals`` in the search's units (mutual information's: divided by the objective's scale)."""
-        return np.asarray(duals, dtype=np.float64) / self.objective.scale
-
-    def limits(
-        self,
-        tolerance: float,
-        *,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 100_000,
-        ceiling: float = np.inf,
-    ) -> SearchLimits:
-        """The search's limits for :meth:`price`'s arguments (in the search's units)."""
-        scale = self.objective.scale
-        return SearchLimits(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
-
-    def outcome(
-        self, lam: FloatArray, result: SearchResult, tolerance: float, max_columns: int
-    ) -> PricingOutcome:
-        """:meth:`price`'s outcome from the search's ``result`` at ``lam`` (search units): with the free
-        inputs' rays, in the utility's units, the bound raised by the rounding margin."""
-        scale = self.objective.scale
-        found = result.outcome
+        ).outcome
         free_upper, free_columns = self._free(lam, max_columns)
         columns = sorted([*found.columns, *free_columns], key=lambda c: -c.ratio)[:max_columns]
         return replace(
