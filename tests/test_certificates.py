@@ -15,7 +15,7 @@ from privopt.certificates.vertices import enumerate_slice, exact_rows
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing import bound as pricing_bound
-from privopt.routes.pricing.blocks import BlockTable
+from privopt.routes.pricing.blocks import BlockGeometry, BlockTable
 from privopt.routes.pricing.certificate import PricingCertificate, envelope_pricer
 from tests.test_independent_reporting import random_ball
 
@@ -238,17 +238,18 @@ def test_dropping_the_fractional_block_vertices_in_the_pricer_is_caught(monkeypa
     # The solver's pricer made to forget the fractional vertices of its blocks: some of its certificates
     # now claim a δ̄ below the true maximum (exact vertex enumeration says by how much), and the
     # independent checker, which enumerates block vertices itself, refutes exactly those.
-    table_vertices = BlockTable.vertices
+    table_geometry = BlockTable.geometry
 
-    def subset_vertices_only(self, D, T, duals, dual_sums):
-        found = table_vertices(self, D, T, duals, dual_sums)
+    def subset_vertices_only(self, D, T):
+        found = table_geometry(self, D, T)
         keep = found.free < 0
-        mass, value = found.mass[keep], found.value[keep]
-        return pricing_bound.BlockVertices(
-            mass, value, found.subset[keep], found.free[keep], pricing_bound.upper_hull(mass, value)
+        return BlockGeometry(
+            *(part[keep] for part in (found.mass, found.entropy, found.subset, found.free)),
+            found.set_factor[keep],
+            found.free_factor[keep],
         )
 
-    monkeypatch.setattr(BlockTable, "vertices", subset_vertices_only)
+    monkeypatch.setattr(BlockTable, "geometry", subset_vertices_only)
     rng = np.random.default_rng(4)
     wrong = 0
     for trial in range(24):

@@ -88,24 +88,68 @@ def test_block_vertices_contain_every_exact_vertex_and_nothing_infeasible():
         # order), scaled with (D, T) (the block is a cone in (w, D, T)), and D·1 alone where D = T.
         many = table.points(np.array([D, 2.0 * D, 1.5]), np.array([T, 2.0 * T, 1.5]))
         assert many[0].shape == points.shape
-        np.testing.assert_allclose(many[0][: 2**k], points[: 2**k], atol=1e-12)
+        subset = found.free < 0
+        assert np.all(np.diff(found.mass) >= 0.0)  # in order of mass
+        by_mask = points[subset][np.argsort(found.subset[subset])]
+        np.testing.assert_allclose(many[0][: 2**k], by_mask, atol=1e-12)
         assert np.max(np.min(np.abs(many[0][:, None, :] - points[None]).max(axis=2), axis=1)) <= 1e-12
         np.testing.assert_allclose(many[1], 2.0 * many[0], atol=1e-12)
         np.testing.assert_allclose(many[2], np.full((1, k), 1.5))
 
 
 def test_upper_hull_gives_every_linear_maximum():
+    # Both methods (a loop up to SMALL_HULL points, quickhull above): every linear maximum, and a
+    # chain left to right whose slopes fall (what _minimise_hulls reads).
+    from privopt.routes.pricing.blocks import SMALL_HULL
+
     rng = np.random.default_rng(1)
-    for trial in range(100):
-        n = int(rng.integers(1, 60))
+    sizes = {"small": 0, "large": 0}
+    for trial in range(160):
+        n = int(rng.integers(1, 60)) if trial % 2 else int(rng.integers(SMALL_HULL - 5, 8 * SMALL_HULL))
+        sizes["small" if n <= SMALL_HULL else "large"] += 1
         mass, value = rng.random(n), rng.random(n)
+        if trial % 4 == 1:
+            value = value - 3.0 * (mass - 0.5) ** 2  # many points near the hull
         if trial % 3 == 0:
             mass = np.round(mass, 1)  # ties in mass
+        if trial % 5 == 0:
+            value = np.round(mass, 1) * 0.5  # collinear points
         hull = upper_hull(mass, value)
+        assert np.all(np.diff(mass[hull]) > 0.0)
+        assert np.all(np.diff(np.diff(value[hull]) / np.diff(mass[hull])) <= 1e-12)
         for nu in np.linspace(-8.0, 8.0, 33):
             assert np.max(value[hull] - nu * mass[hull]) == pytest.approx(
                 np.max(value - nu * mass), abs=1e-12
             )
+    assert min(sizes.values()) > 20
+
+
+def test_the_hulls_minimum_by_pieces_is_the_searched_one():
+    # _minimise_hulls reads min_ν ν − 1 − log(−φ(ν)) off φ's pieces; _minimise_t searches for it. Both
+    # against a grid of ν (a minimum is at most every grid value, and close to the best of them).
+    from privopt.routes.pricing.bound import _concat, _minimise_hulls, _minimise_t, _segment_phi
+
+    rng = np.random.default_rng(4)
+    for trial in range(200):
+        hulls = []
+        for _ in range(int(rng.integers(1, 6))):
+            n = int(rng.integers(1, 40))
+            mass = rng.random(n) * rng.random() + (0.0 if trial % 7 == 0 else 1e-3)
+            value = rng.normal(size=n) * 0.2 - mass * np.log(mass + 1e-12) - rng.random() * mass
+            hull = upper_hull(mass, value)
+            hulls.append((mass[hull], value[hull]))
+        phi = _segment_phi(*_concat(hulls))
+        pieces, nu = _minimise_hulls(hulls)
+        searched, _ = _minimise_t(phi, 0.0)
+        grid = np.linspace(-20.0, 40.0, 6001)
+        values = sum(np.max(v[None, :] - grid[:, None] * m[None, :], axis=1) for m, v in hulls)
+        t = np.where(values < 0.0, grid - 1.0 - np.log(np.where(values < 0.0, -values, 1.0)), np.inf)
+        if not np.isfinite(searched):
+            assert not np.isfinite(pieces)
+            continue
+        assert pieces == pytest.approx(searched, abs=1e-10)
+        assert pieces <= t.min() + 1e-12
+        assert pieces == pytest.approx(nu - 1.0 - np.log(-phi(nu)[0]), abs=1e-12)
 
 
 def test_window_hull_is_the_hull_of_the_points_in_the_window():
@@ -114,11 +158,12 @@ def test_window_hull_is_the_hull_of_the_points_in_the_window():
     rng = np.random.default_rng(2)
     empty = 0
     for trial in range(400):
-        n = int(rng.integers(1, 200))
+        n = int(rng.integers(1, 200)) if trial % 2 else int(rng.integers(200, 3000))
         mass = rng.random(n)
-        value = rng.random(n) - rng.random() * mass**2
         if trial % 3 == 0:
             mass = np.round(mass, 1)
+        mass = np.sort(mass)  # as block vertex lists are
+        value = rng.random(n) - rng.random() * mass**2
         if trial % 5 == 0:
             value = np.round(value, 1)
         low, high = np.sort(rng.random(2))

@@ -26,6 +26,9 @@ import numpy as np
 from privopt.errors import LimitError
 from privopt.validation import FloatArray
 
+#: Up to this many points :func:`upper_hull` runs a loop over them, above it array passes (quickhull).
+SMALL_HULL = 256
+
 #: Largest block whose ``2^|X_s|`` subset vertices are enumerated (2^16 = 65,536 for Adult's education).
 MAX_BLOCK_INPUTS = 18
 
@@ -49,9 +52,9 @@ def xlogx(t: FloatArray) -> FloatArray:
 class BlockVertices:
     """The vertices of one block at fixed ``(D, T)``, as pricing terms.
 
-    ``mass[i] = p_sᵀw`` and ``value[i] = Σ_u p_u w_u log w_u − λ_sᵀw`` at vertex ``i``; the vertex is
-    subset ``subset[i]`` with free coordinate ``free[i]`` (``-1``: a subset vertex). The first
-    ``2^|X_s|`` entries are the subset vertices in mask order. ``hull`` indexes the upper convex hull
+    ``mass[i] = p_sᵀw`` (increasing in ``i``) and ``value[i] = Σ_u p_u w_u log w_u − λ_sᵀw`` at vertex
+    ``i``; the vertex is subset ``subset[i]`` with free coordinate ``free[i]`` (``-1``: a subset
+    vertex). ``hull`` indexes the upper convex hull
     of the points ``(mass, value)``: ``max_i value_i − ν mass_i`` is attained on it for every ``ν``.
     """
 
@@ -66,6 +69,40 @@ class BlockVertices:
         return int(self.mass.nbytes + self.value.nbytes + self.subset.nbytes + self.free.nbytes)
 
 
+@dataclass(frozen=True, eq=False)
+class BlockGeometry:
+    """The vertices of one block at fixed ``(D, T)``, whatever the duals (kept across pricings), in
+    order of mass (a window of masses is a slice).
+
+    Vertex ``i`` is subset ``subset[i]`` with free coordinate ``free[i]`` (``-1``: a subset vertex);
+    ``mass[i] = p_sᵀw`` and
+    ``entropy[i] = Σ_u p_u w_u log w_u``; its dual term is ``λ_sᵀw = Λ_H·set_factor[i] +
+    λ_free·free_factor[i]``, where ``Λ_H`` sums the duals over the subset and ``λ_{-1}`` is their sum
+    over the block: a subset vertex is ``hi − lo`` on ``H`` above ``lo`` everywhere, a fractional
+    vertex ``β`` on ``H`` and ``w_k`` at ``k``.
+    """
+
+    mass: FloatArray
+    entropy: FloatArray
+    subset: np.ndarray
+    free: np.ndarray
+    set_factor: FloatArray
+    free_factor: FloatArray
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.mass, self.entropy, self.subset, self.free, self.set_factor, self.free_factor)
+        return sum(int(a.nbytes) for a in arrays)
+
+    def terms(self, duals: FloatArray, dual_sums: FloatArray) -> BlockVertices:
+        """The vertices' pricing terms for duals ``λ_s`` (``dual_sums``: :func:`subset_sums` of them)."""
+        extended = np.append(duals, dual_sums[-1])  # index -1: the whole block's sum
+        value = (
+            self.entropy - dual_sums[self.subset] * self.set_factor - extended[self.free] * self.free_factor
+        )
+        return BlockVertices(self.mass, value, self.subset, self.free, upper_hull(self.mass, value))
+
+
 def upper_hull(mass: FloatArray, value: FloatArray) -> np.ndarray:
     """Indices of the upper convex hull of the points ``(mass, value)``, left to right (quickhull).
 
@@ -74,6 +111,8 @@ def upper_hull(mass: FloatArray, value: FloatArray) -> np.ndarray:
     """
     if mass.size <= 2:
         return np.arange(mass.size)
+    if mass.size <= SMALL_HULL:
+        return _monotone_chain(mass, value)
     left, right = _end(mass, value, int(np.argmin(mass))), _end(mass, value, int(np.argmax(mass)))
     if left == right:
         return np.array([left])
@@ -102,27 +141,47 @@ def upper_hull(mass: FloatArray, value: FloatArray) -> np.ndarray:
     return np.array(chain, dtype=np.intp)
 
 
+def _monotone_chain(mass: FloatArray, value: FloatArray) -> np.ndarray:
+    """:func:`upper_hull` of a few points by Andrew's monotone chain (quickhull's array passes cost
+    more than a loop over them): sorted by mass, the highest of equal masses, then each point drops the
+    last ones not strictly above the line from the one before them to it."""
+    order = np.lexsort((-value, mass))
+    xs, ys = mass[order].tolist(), value[order].tolist()
+    chain: list[int] = []
+    for k in range(len(xs)):
+        if chain and xs[k] <= xs[chain[-1]]:
+            continue  # equal mass, lower value: never above the highest
+        x, y = xs[k], ys[k]
+        while len(chain) >= 2:
+            i, j = chain[-2], chain[-1]
+            if (xs[j] - xs[i]) * (y - ys[i]) - (ys[j] - ys[i]) * (x - xs[i]) >= 0.0:
+                chain.pop()  # j is not above the line from i to k
+            else:
+                break
+        chain.append(k)
+    return order[chain]
+
+
 def window_hull(mass: FloatArray, value: FloatArray, hull: np.ndarray, low: float, high: float) -> np.ndarray:
     """Indices of the upper hull of the points with ``low <= mass <= high``, left to right, given
-    ``hull = upper_hull(mass, value)`` (empty when no point lies in the window).
+    ``hull = upper_hull(mass, value)`` and ``mass`` in increasing order (empty when no point lies in
+    the window).
 
     A vertex of the whole hull is extreme in every subset containing it, and the upper hull of a set's
     points left of one of its vertices is the part of its hull left of that vertex. So between the
     first and the last vertex of ``hull`` inside the window the window's hull is ``hull`` itself, and
-    only the points beyond them (up to the window's ends) need a hull of their own: on the block
-    vertex lists of pricing a few hundred points instead of tens of thousands.
+    only the points beyond them (up to the window's ends: slices of ``mass``) need a hull of their own.
     """
+    start, stop = int(np.searchsorted(mass, low, "left")), int(np.searchsorted(mass, high, "right"))
     ends = mass[hull]
     inside = hull[(ends >= low) & (ends <= high)]
     if inside.size == 0:
-        keep = np.flatnonzero((mass >= low) & (mass <= high))
-        return keep[upper_hull(mass[keep], value[keep])]
-    first, last = float(mass[inside].min()), float(mass[inside].max())
-    left = np.flatnonzero((mass >= low) & (mass <= first))
-    right = np.flatnonzero((mass >= last) & (mass <= high))
-    left = left[upper_hull(mass[left], value[left])]
-    right = right[upper_hull(mass[right], value[right])]
-    return np.concatenate([left[mass[left] < first], inside, right[mass[right] > last]])
+        return start + upper_hull(mass[start:stop], value[start:stop])
+    first, last = int(inside[0]), int(inside[-1])
+    # Points of equal mass beside a vertex of the hull lie below it: the slices may end there.
+    left = start + upper_hull(mass[start : first + 1], value[start : first + 1])
+    right = last + upper_hull(mass[last:stop], value[last:stop])
+    return np.concatenate([left[mass[left] < mass[first]], inside, right[mass[right] > mass[last]]])
 
 
 def _end(mass: FloatArray, value: FloatArray, index: int) -> int:
@@ -162,23 +221,28 @@ class BlockTable:
         self.order = np.argsort(self.y, kind="stable")
         self.y_sorted = self.y[self.order]
 
-    def vertices(self, D: float, T: float, duals: FloatArray, dual_sums: FloatArray) -> BlockVertices:
-        """All vertices at ``(D, T)`` (module docstring) with their pricing terms for duals ``λ_s``."""
+    def geometry(self, D: float, T: float) -> BlockGeometry:
+        """All vertices at ``(D, T)`` (module docstring), with what their pricing terms take from them."""
         beta = (T - D) / self.slack
         if beta <= 0.0:  # D = T: the single vertex w = D·1
-            mass = np.array([self.p[-1] * D])
-            value = np.array([self.p[-1] * float(xlogx(np.array(D))) - dual_sums[-1] * D])
-            return BlockVertices(mass, value, np.zeros(1, np.int32), np.full(1, -1, np.int16), np.arange(1))
+            return BlockGeometry(
+                np.array([self.p[-1] * D]),
+                np.array([self.p[-1] * float(xlogx(np.array(D)))]),
+                np.zeros(1, np.int32),
+                np.full(1, -1, np.int16),
+                np.zeros(1),
+                np.array([D]),
+            )
         y_star = D / beta
         tight = self.y <= y_star
         lo = np.where(tight, np.maximum(D - beta * self.y, 0.0), 0.0)
         hi = np.where(tight, lo + beta, T / (self.slack + self.y))
-        # Sums over the complement of H, read from the same tables (exactly 0 when its weights are 0).
-        p_out, l_out = self.p[::-1], dual_sums[::-1]
+        p_out = self.p[::-1]  # sums over the complement of H (exactly 0 when its weights are 0)
         masses = [self.p * hi + p_out * lo]
-        values = [self.p * xlogx(hi) + p_out * xlogx(lo) - dual_sums * hi - l_out * lo]
+        entropies = [self.p * xlogx(hi) + p_out * xlogx(lo)]
         subsets = [np.arange(self.y.size, dtype=np.int32)]
         frees = [np.full(self.y.size, -1, np.int16)]
+        set_factors, free_factors = [hi - lo], [lo]
         beta_log = float(xlogx(np.array(beta)))
         for k in range(self.size):
             l_k = self.lower[k]
@@ -194,18 +258,26 @@ class BlockTable:
             if cand.size == 0:
                 continue
             masses.append(self.p[cand] * beta + self.weights[k] * w_k)
-            values.append(
-                self.p[cand] * beta_log
-                - dual_sums[cand] * beta
-                + self.weights[k] * xlogx(w_k)
-                - duals[k] * w_k
-            )
+            entropies.append(self.p[cand] * beta_log + self.weights[k] * xlogx(w_k))
             subsets.append(cand.astype(np.int32))
             frees.append(np.full(cand.size, k, np.int16))
-        mass, value = np.concatenate(masses), np.concatenate(values)
-        return BlockVertices(
-            mass, value, np.concatenate(subsets), np.concatenate(frees), upper_hull(mass, value)
+            set_factors.append(np.full(cand.size, beta))
+            free_factors.append(w_k)
+        mass = np.concatenate(masses)
+        order = np.argsort(mass, kind="stable")
+        return BlockGeometry(
+            mass[order],
+            np.concatenate(entropies)[order],
+            np.concatenate(subsets)[order],
+            np.concatenate(frees)[order],
+            np.concatenate(set_factors)[order],
+            np.concatenate(free_factors)[order],
         )
+
+    def vertices(self, D: float, T: float, duals: FloatArray, dual_sums: FloatArray) -> BlockVertices:
+        """All vertices at ``(D, T)`` with their pricing terms for duals ``λ_s`` (``dual_sums``: their
+        :func:`subset_sums`)."""
+        return self.geometry(D, T).terms(duals, dual_sums)
 
     def points(self, D: FloatArray, T: FloatArray) -> list[FloatArray]:
         """Every vertex of the block at each ``(D_i, T_i)`` as rows (the entries on ``X_s``; module

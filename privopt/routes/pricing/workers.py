@@ -211,6 +211,7 @@ class StarWorkers:
             if result is not None:
                 self.loads = dict(result.star_seconds)
                 self.parallel_pricings += 1
+                self.pricer.forget_geometry()  # the workers keep their own now
                 return result
         result = search_stars(self.pricer, lam, limits, max_columns)
         self.loads = dict(result.star_seconds)
