@@ -98,8 +98,9 @@ def test_block_vertices_contain_every_exact_vertex_and_nothing_infeasible():
 
 
 def test_upper_hull_gives_every_linear_maximum():
-    # Both methods (a loop up to SMALL_HULL points, quickhull above): every linear maximum, and a
-    # chain left to right whose slopes fall (what _minimise_hulls reads).
+    # Every method (a loop up to SMALL_HULL points, quickhull above, records first on points in order
+    # of mass): every linear maximum, and a chain left to right whose slopes fall (what
+    # _minimise_hulls reads).
     from privopt.routes.pricing.blocks import SMALL_HULL
 
     rng = np.random.default_rng(1)
@@ -114,13 +115,14 @@ def test_upper_hull_gives_every_linear_maximum():
             mass = np.round(mass, 1)  # ties in mass
         if trial % 5 == 0:
             value = np.round(mass, 1) * 0.5  # collinear points
-        hull = upper_hull(mass, value)
-        assert np.all(np.diff(mass[hull]) > 0.0)
-        assert np.all(np.diff(np.diff(value[hull]) / np.diff(mass[hull])) <= 1e-12)
-        for nu in np.linspace(-8.0, 8.0, 33):
-            assert np.max(value[hull] - nu * mass[hull]) == pytest.approx(
-                np.max(value - nu * mass), abs=1e-12
-            )
+        order = np.argsort(mass, kind="stable")
+        for hull in (upper_hull(mass, value), order[upper_hull(mass[order], value[order], ordered=True)]):
+            assert np.all(np.diff(mass[hull]) > 0.0)
+            assert np.all(np.diff(np.diff(value[hull]) / np.diff(mass[hull])) <= 1e-12)
+            for nu in np.linspace(-8.0, 8.0, 33):
+                assert np.max(value[hull] - nu * mass[hull]) == pytest.approx(
+                    np.max(value - nu * mass), abs=1e-12
+                )
     assert min(sizes.values()) > 20
 
 

@@ -100,19 +100,36 @@ class BlockGeometry:
         value = (
             self.entropy - dual_sums[self.subset] * self.set_factor - extended[self.free] * self.free_factor
         )
-        return BlockVertices(self.mass, value, self.subset, self.free, upper_hull(self.mass, value))
+        hull = upper_hull(self.mass, value, ordered=True)
+        return BlockVertices(self.mass, value, self.subset, self.free, hull)
 
 
-def upper_hull(mass: FloatArray, value: FloatArray) -> np.ndarray:
+def upper_hull(mass: FloatArray, value: FloatArray, *, ordered: bool = False) -> np.ndarray:
     """Indices of the upper convex hull of the points ``(mass, value)``, left to right (quickhull).
 
     ``max_i value_i − ν mass_i`` over all points equals the maximum over these for every ``ν``. A point
     dropped as "not above" a hull edge is at most rounding above it (covered by the bound's margin).
+
+    ``ordered``: ``mass`` is non-decreasing. Then only *records* can be vertices: with ``value`` sheared
+    by the slope between the first and the last point (a shear keeps the hull's vertices), a vertex
+    left of the hull's highest point is higher than every point before it (the hull rises to it),
+    and one right of it higher than every point after it. On the block vertex lists of pricing that
+    leaves a few hundred of about 100,000 points, found in four array passes.
     """
     if mass.size <= 2:
         return np.arange(mass.size)
     if mass.size <= SMALL_HULL:
         return _monotone_chain(mass, value)
+    if ordered:
+        run = float(mass[-1] - mass[0])
+        sheared = value - (float(value[-1] - value[0]) / run if run > 0.0 else 0.0) * mass
+        before = np.maximum.accumulate(sheared)
+        after = np.maximum.accumulate(sheared[::-1])[::-1]
+        records = np.ones(mass.size, dtype=bool)  # the ends stay
+        records[1:-1] = (sheared[1:-1] > before[:-2]) | (sheared[1:-1] > after[2:])
+        found = np.flatnonzero(records)
+        if found.size < mass.size:
+            return found[upper_hull(mass[found], value[found], ordered=True)]
     left, right = _end(mass, value, int(np.argmin(mass))), _end(mass, value, int(np.argmax(mass)))
     if left == right:
         return np.array([left])
@@ -176,11 +193,11 @@ def window_hull(mass: FloatArray, value: FloatArray, hull: np.ndarray, low: floa
     ends = mass[hull]
     inside = hull[(ends >= low) & (ends <= high)]
     if inside.size == 0:
-        return start + upper_hull(mass[start:stop], value[start:stop])
+        return start + upper_hull(mass[start:stop], value[start:stop], ordered=True)
     first, last = int(inside[0]), int(inside[-1])
     # Points of equal mass beside a vertex of the hull lie below it: the slices may end there.
-    left = start + upper_hull(mass[start : first + 1], value[start : first + 1])
-    right = last + upper_hull(mass[last:stop], value[last:stop])
+    left = start + upper_hull(mass[start : first + 1], value[start : first + 1], ordered=True)
+    right = last + upper_hull(mass[last:stop], value[last:stop], ordered=True)
     return np.concatenate([left[mass[left] < mass[first]], inside, right[mass[right] > mass[last]]])
 
 
