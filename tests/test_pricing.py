@@ -300,6 +300,40 @@ def test_bound_with_self_pairs_and_for_normalized_mi():
         assert exact - 1e-12 <= outcome.upper <= exact + 1e-8
 
 
+def test_the_geometry_kept_across_pricings_changes_no_result():
+    # A pricer that kept the geometry of earlier pricings, one that keeps almost none (a tiny memory
+    # budget evicts it), and a fresh one give the same bound, nodes and columns; a pickled pricer (a
+    # worker's) carries none of it.
+    import pickle
+
+    from privopt.memory import limited
+    from privopt.routes.pricing.certificate import _build_pricer
+
+    rng = np.random.default_rng(9)
+    F = random_ball(rng, (3, 4), 1000)
+    cone, utility = _cone(F, 2.0), po.MutualInformation(F.center)
+    duals = [utility.p * rng.uniform(0.3, 1.2) + rng.normal(scale=0.02, size=cone.n_inputs) for _ in range(3)]
+    kept, starved = _build_pricer(utility, cone), _build_pricer(utility, cone)
+    assert isinstance(kept, EnvelopePricer)
+    assert isinstance(starved, EnvelopePricer)
+    kept.keep_geometry = starved.keep_geometry = True
+    for lam in duals:
+        fresh = _build_pricer(utility, cone)  # keeps nothing after its pricing
+        assert isinstance(fresh, EnvelopePricer)
+        outcomes = [kept.price(lam, tolerance=1e-9), fresh.price(lam, tolerance=1e-9)]
+        with limited(4096):
+            outcomes.append(starved.price(lam, tolerance=1e-9))
+        for other in outcomes[1:]:
+            assert other.upper == pytest.approx(outcomes[0].upper, abs=1e-13)
+            assert (other.nodes, other.point_nodes) == (outcomes[0].nodes, outcomes[0].point_nodes)
+            np.testing.assert_allclose(
+                [c.column for c in other.columns], [c.column for c in outcomes[0].columns], atol=1e-13
+            )
+        assert len(fresh._geometry) == 0
+    assert len(kept._geometry) > len(starved._geometry)
+    assert len(pickle.loads(pickle.dumps(kept))._geometry) == 0
+
+
 def test_node_budget_and_ceiling_stop_the_search_and_an_unfinished_bound_stays_valid():
     rng = np.random.default_rng(4)
     F = random_ball(rng, (3, 3), 1000)

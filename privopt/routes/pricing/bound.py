@@ -270,6 +270,10 @@ class EnvelopePricer:
             self.events[star] = rows
         self._geometry: OrderedDict[tuple[int, bool, float], BlockGeometry] = OrderedDict()
         self._geometry_bytes = 0
+        #: Whether :meth:`geometry` keeps what it builds after a pricing: set for a run's duration
+        #: (certified column generation, a pricing worker process); a pricer outlives its run as long
+        #: as its cone does, and should not hold gigabytes meanwhile.
+        self.keep_geometry = False
 
     def __getstate__(self) -> dict[str, Any]:
         """Without the geometry kept (a worker process builds its own)."""
@@ -283,9 +287,10 @@ class EnvelopePricer:
         self._geometry_bytes = 0
 
     def geometry(self, s: int, star: bool, rho: float) -> BlockGeometry:
-        """Block ``s``'s vertices at ``ρ`` (in the role of ``s*`` or not), kept across pricings: the
-        search meets the same ``ρ`` again (interval ends, events), whatever the duals. Measured at
-        occupation × education, ε = 2: 80 % of the vertex lists of a pricing were the previous one's."""
+        """Block ``s``'s vertices at ``ρ`` (in the role of ``s*`` or not), kept across pricings while
+        :attr:`keep_geometry` is set: a search meets the same ``ρ`` again (interval ends, events),
+        whatever the duals. Measured at occupation × education, ε = 2: 80 % of the vertex lists of a
+        pricing were the previous one's."""
         key = (s, star, rho)
         if key in self._geometry:
             self._geometry.move_to_end(key)
@@ -330,6 +335,8 @@ class EnvelopePricer:
             if parallel is None
             else parallel(lam, limits, max_columns)
         ).outcome
+        if not self.keep_geometry:
+            self.forget_geometry()
         free_upper, free_columns = self._free(lam, max_columns)
         columns = sorted([*found.columns, *free_columns], key=lambda c: -c.ratio)[:max_columns]
         return replace(

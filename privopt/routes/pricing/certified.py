@@ -116,13 +116,18 @@ def certified_column_generation(
     (:mod:`privopt.routes.pricing.workers`)."""
     count = pricing_processes(options.workers)
     workers = None
-    if isinstance(pricer, EnvelopePricer) and count > 1 and worth_processes(pricer):
-        workers = StarWorkers(pricer, count)
+    if isinstance(pricer, EnvelopePricer):
+        pricer.keep_geometry = True  # the run's pricings meet the same blocks again
+        if count > 1 and worth_processes(pricer):
+            workers = StarWorkers(pricer, count)
     try:
         return _generate(utility, cone, options, _State(utility, pricer, options, workers), columns, start)
     finally:
         if workers is not None:
             workers.close()
+        if isinstance(pricer, EnvelopePricer):
+            pricer.keep_geometry = False
+            pricer.forget_geometry()
 
 
 def _generate(

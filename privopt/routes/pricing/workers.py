@@ -132,6 +132,7 @@ def _initialize(pricer: EnvelopePricer) -> None:
     after each pricing, but the allocator keeps the pages. A restart costs a pricer's unpickling and
     the imports (measured: 11.9 s instead of 6.7 s for a pricing), so the check is off here."""
     process_executor._USE_PSUTIL = False
+    pricer.keep_geometry = True  # for the pool's life: one run
     _WORKER["pricer"] = pricer
 
 
