@@ -7,6 +7,7 @@ import importlib
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -127,10 +128,60 @@ def test_parallel_chunks_return_the_same_table(ball):
     from privopt.problem import curve as curve_module
 
     chunks = curve_module._chunks(6, 2)
-    assert chunks == [[0, 1, 2], [3, 4, 5]]
+    assert chunks == [[0, 2, 4], [1, 3, 5]]  # interleaved: each spans the grid
+    assert curve_module._chunks(3, 5) == [[0], [1], [2]]
     single = _problem(ball).curve(eps=eps)
     np.testing.assert_allclose(serial["lower"], single["lower"], atol=1e-7)
     assert serial["status"].tolist() == single["status"].tolist()
+
+
+def test_a_time_limit_is_shared_and_what_a_point_leaves_goes_to_the_next(ball, monkeypatch):
+    # Each point gets an even share of what its chunk has left: the first a third of 60 s, the next a
+    # half of the rest (more, as the first took less than its share), the last all of it. An exhausted
+    # budget still gives each point MIN_POINT_SECONDS; the values are those of the curve without a limit.
+    from privopt.problem import curve as curve_module
+
+    given: list[float | None] = []
+    run = po.Problem._run
+
+    def spy(self, *args, time_limit=None, **kwargs):
+        given.append(time_limit)
+        return run(self, *args, time_limit=time_limit, **kwargs)
+
+    monkeypatch.setattr(po.Problem, "_run", spy)
+    eps = [0.5, 1.0, 2.0]
+    free = _problem(ball).curve(eps=eps)
+    assert given == [None, None, None]
+    given.clear()
+    limited = _problem(ball).curve(eps=eps, time_limit=60.0)
+    first, second, third = given
+    assert 19.0 < first <= 20.0
+    assert first < second <= (60.0 - 0.0) / 2
+    assert second < third < 60.0
+    np.testing.assert_allclose(limited["lower"], free["lower"], atol=1e-12)
+    given.clear()
+    spent = _problem(ball).curve(eps=eps, time_limit=1e-3)
+    assert given == [curve_module.MIN_POINT_SECONDS] * 3
+    np.testing.assert_allclose(spent["lower"], free["lower"], atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("timeout", "share", "seconds"), [(5.0, 600.0, 5.0), (600.0, 5.0, 5.0), (None, 7.0, 7.0)]
+)
+def test_a_point_runs_to_the_smaller_of_its_timeout_and_its_share(ball, monkeypatch, timeout, share, seconds):
+    from privopt.routes import ROUTES
+
+    deadlines = []
+    route = ROUTES["vertex"]
+    solve = type(route).solve
+
+    def spy(self, data, deadline):
+        deadlines.append(deadline - time.perf_counter())
+        return solve(self, data, deadline)
+
+    monkeypatch.setattr(type(route), "solve", spy)
+    _problem(ball, timeout=timeout)._run("vertex", time_limit=share)
+    assert seconds - 1.0 < deadlines[0] <= seconds
 
 
 def test_a_dask_cluster_returns_the_same_table(ball):
@@ -165,6 +216,10 @@ def test_a_dask_cluster_returns_the_same_table(ball):
         ({"n": [10, 20.5]}, "integer"),
         ({"eps": [1.0], "jobs": 0}, "jobs"),
         ({"eps": [1.0], "compare": "grr"}, "compare"),
+        ({"eps": [1.0], "time_limit": 0}, "time_limit"),
+        ({"eps": [1.0], "time_limit": -5.0}, "time_limit"),
+        ({"eps": [1.0], "time_limit": "60"}, "time_limit"),
+        ({"eps": [1.0], "time_limit": True}, "time_limit"),
     ],
 )
 def test_bad_grids_are_named_errors(ball, arguments, message):
@@ -195,7 +250,7 @@ def test_the_cli_writes_the_curve_and_refuses_a_bad_grid(tmp_path):
     spec = REPO / "examples" / "synthetic.toml"
     command = [sys.executable, "-m", "privopt.app.cli", "curve", str(spec)]
     done = subprocess.run(
-        [*command, "--eps", "0.5:2:3", "--json", "--out", str(tmp_path)],
+        [*command, "--eps", "0.5:2:3", "--json", "--out", str(tmp_path), "--time-limit", "300"],
         capture_output=True,
         text=True,
         check=False,
@@ -222,7 +277,7 @@ def test_progress_advances_point_by_point_serially_and_chunk_by_chunk_in_paralle
         assert f"{done}/3" in shown
     assert "eps = 2: " in shown
     assert "(optimal)" in shown
-    # In parallel it moves as each chunk ([0.5] and [1, 2]) comes back, without a point's status.
+    # In parallel it moves as each chunk ([0.5, 2] and [1]) comes back, without a point's status.
     _problem(ball).curve(eps=eps, progress=True, jobs=2)
     shown = capsys.readouterr().err
     assert "3/3" in shown

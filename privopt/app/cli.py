@@ -664,6 +664,9 @@ def curve(
     level: str | None = typer.Option(None, "--level", help="Confidence-level grid of the spec's set."),
     n: str | None = typer.Option(None, "--n", help="Sample-size grid of the spec's set."),
     jobs: int = typer.Option(1, "--jobs", help="Chunks solved in parallel (joblib processes)."),
+    time_limit: float | None = typer.Option(
+        None, "--time-limit", help="Seconds for the whole curve, shared by its points."
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="Folder for curve.csv and curve.png (written together; created if missing)."
     ),
@@ -688,6 +691,7 @@ def curve(
         compare=compare,
         jobs=jobs,
         progress=not quiet,
+        time_limit=time_limit,
     )
     written: dict[str, Path] = {}
     if out is not None:

@@ -19,14 +19,19 @@ designs. Four things make a curve cheaper and tighter than its points solved one
   (same groups and pairs, factors non-decreasing — checked, not assumed), so an upper bound at one ε
   holds at every smaller ε. Each point reports the best of both; a lower bound above an upper bound
   is a :class:`~privopt.errors.SolverError`, never clipped.
-- **Parallel chunks.** With ``jobs > 1`` the points are cut into ``jobs`` contiguous chunks solved in
-  parallel (joblib processes, or a Dask ``client``), each chunk warm-started along itself. The
-  chunks depend only on ``jobs``, so serial, joblib and Dask runs return the same table.
+- **Parallel chunks.** With ``jobs > 1`` the points are cut into ``jobs`` interleaved chunks (every
+  ``jobs``-th point) solved in parallel (joblib processes, or a Dask ``client``), each chunk
+  warm-started along itself. The chunks depend only on ``jobs``, so serial, joblib and Dask runs
+  return the same table.
+
+``time_limit`` bounds the curve's wall time: each chunk's points share it, a point taking an even
+share of what its chunk has left (its own ``timeout`` and ``colgen.time_limit`` still apply), so the
+time a point does not need (its gap closed to ``colgen.gap_tolerance``) goes to the chunk's next,
+larger-ε points.
 """
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,6 +62,9 @@ AXES = ("eps", "level", "n")
 #: A neighbour's design lies in a point's cone when its columns violate the rows by at most this.
 CONE_RTOL = 1e-9
 
+#: The least time a point of a curve with a ``time_limit`` gets, when its chunk's time has run out.
+MIN_POINT_SECONDS = 1.0
+
 
 class CurveProblem(Protocol):
     """What a curve needs of :class:`~privopt.Problem` (this module sits beside it)."""
@@ -77,7 +85,7 @@ class CurveProblem(Protocol):
     def _run(
         self, route: str = "auto", *, solver: str | None = None, verbose: bool = False,
         warm_columns: FloatArray | None = None, warm_master: RestrictedMaster | None = None,
-        audit_lower_end: LowerEnd = "search",
+        audit_lower_end: LowerEnd = "search", time_limit: float | None = None,
     ) -> tuple[Solution, RouteResult]: ...  # fmt: skip
 
 
@@ -148,10 +156,18 @@ def _growing(axis: str) -> bool:
 
 
 def _chunks(count: int, jobs: int) -> list[list[int]]:
-    """``jobs`` contiguous, nearly equal chunks of ``range(count)`` (fewer when there are fewer points)."""
+    """``jobs`` interleaved chunks of ``range(count)`` (every ``jobs``-th point; fewer chunks when there
+    are fewer points): each spans the whole grid, so the costly end of it (large ε) is shared."""
     parts = min(count, jobs)
-    edges = np.linspace(0, count, parts + 1).round().astype(int)
-    return [list(range(int(a), int(b))) for a, b in itertools.pairwise(edges) if b > a]
+    return [list(range(k, count, parts)) for k in range(parts)]
+
+
+def _share(deadline: float | None, left: int) -> float | None:
+    """A point's seconds when ``left`` points of its chunk remain before ``deadline``: an even share of
+    the time left (at least :data:`MIN_POINT_SECONDS`), so what one point leaves goes to the next."""
+    if deadline is None:
+        return None
+    return max((deadline - time.perf_counter()) / left, MIN_POINT_SECONDS)
 
 
 def _solve_chunk(
@@ -160,16 +176,18 @@ def _solve_chunk(
     values: Sequence[float],
     route: str,
     warm: bool,
+    time_limit: float | None,
     report: Callable[[float, _Point], None] | None = None,
 ) -> list[_Point]:
-    """Solve the points of one chunk in the order the cone grows, each from the previous columns;
-    ``report(value, point)`` after each one."""
+    """Solve the points of one chunk in the order the cone grows, each from the previous columns,
+    all within ``time_limit`` seconds (:func:`_share`); ``report(value, point)`` after each one."""
     order = range(len(values)) if _growing(axis) else range(len(values) - 1, -1, -1)
     points: dict[int, _Point] = {}
     pool: FloatArray | None = None
     master: RestrictedMaster | None = None
     at = problem
-    for index in order:
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    for left, index in zip(range(len(values), 0, -1), order, strict=True):
         start = time.perf_counter()
         # Along ε the previous point's cone is rescaled (compiled once per chunk); else compiled anew.
         if axis == "eps":
@@ -181,6 +199,7 @@ def _solve_chunk(
             warm_columns=pool if warm else None,
             warm_master=master if warm else None,
             audit_lower_end="none",
+            time_limit=_share(deadline, left),
         )
         pool = result.pool if result.pool is not None else np.asarray(solution.mechanism.matrix)
         master = result.master
@@ -191,21 +210,23 @@ def _solve_chunk(
 
 
 def _indexed_chunk(
-    k: int, problem: CurveProblem, axis: str, values: Sequence[float], route: str, warm: bool
-) -> tuple[int, list[_Point]]:
+    k: int, problem: CurveProblem, axis: str, values: Sequence[float], route: str, warm: bool,
+    time_limit: float | None,
+) -> tuple[int, list[_Point]]:  # fmt: skip
     """:func:`_solve_chunk` for a worker, with the chunk's position (results arrive in any order)."""
-    return k, _solve_chunk(problem, axis, values, route, warm)
+    return k, _solve_chunk(problem, axis, values, route, warm, time_limit)
 
 
 def _run_chunks(
     problem: CurveProblem, axis: str, values: tuple[float, ...], route: str, warm: bool, jobs: int,
-    client: Any, progress: bool,
+    client: Any, progress: bool, time_limit: float | None,
 ) -> list[_Point]:  # fmt: skip
     """Every point, in grid order. ``progress``: a bar over the points, advanced as each point is
-    solved (serially) or as each chunk comes back (joblib, Dask)."""
+    solved (serially) or as each chunk comes back (joblib, Dask); each chunk within ``time_limit``."""
     from tqdm.auto import tqdm
 
-    tasks = [[values[i] for i in chunk] for chunk in _chunks(len(values), jobs)]
+    chunks = _chunks(len(values), jobs)
+    tasks = [[values[i] for i in chunk] for chunk in chunks]
     results: dict[int, list[_Point]] = {}
     bar = tqdm(total=len(values), desc=f"curve along {axis}", unit="point", disable=not progress)
     try:
@@ -214,7 +235,7 @@ def _run_chunks(
 
             futures = client.map(
                 _indexed_chunk, range(len(tasks)), [problem] * len(tasks), [axis] * len(tasks), tasks,
-                [route] * len(tasks), [warm] * len(tasks), pure=False,
+                [route] * len(tasks), [warm] * len(tasks), [time_limit] * len(tasks), pure=False,
             )  # fmt: skip
             try:
                 for future in as_completed(futures):
@@ -228,7 +249,8 @@ def _run_chunks(
 
             parallel = Parallel(n_jobs=len(tasks), return_as="generator_unordered")
             for k, points in parallel(
-                delayed(_indexed_chunk)(k, problem, axis, task, route, warm) for k, task in enumerate(tasks)
+                delayed(_indexed_chunk)(k, problem, axis, task, route, warm, time_limit)
+                for k, task in enumerate(tasks)
             ):
                 results[k] = points
                 bar.update(len(points))
@@ -238,11 +260,14 @@ def _run_chunks(
                 bar.update(1)
                 bar.set_postfix_str(f"{axis} = {value:g}: {point.value:.6g} ({point.solution.status.value})")
 
-            for k, task in enumerate(tasks):
-                results[k] = _solve_chunk(problem, axis, task, route, warm, report)
+            for k, task in enumerate(tasks):  # one chunk (jobs = 1)
+                results[k] = _solve_chunk(problem, axis, task, route, warm, time_limit, report)
     finally:
         bar.close()
-    return [point for k in range(len(tasks)) for point in results[k]]
+    by_index = {
+        i: point for k, chunk in enumerate(chunks) for i, point in zip(chunk, results[k], strict=True)
+    }
+    return [by_index[i] for i in range(len(values))]
 
 
 def _nested(smaller: RowCone, larger: RowCone) -> bool:
@@ -287,11 +312,16 @@ def solve_curve(
     client: Any = None,
     warm: bool = True,
     progress: bool = False,
+    time_limit: float | None = None,
 ) -> pd.DataFrame:
     """The curve of ``problem`` along one axis (module docstring)."""
     axis, values = _axis(eps, level, n)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValidationError("jobs", "a positive integer", repr(jobs))
+    if time_limit is not None and (
+        isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0
+    ):
+        raise ValidationError("time_limit", "a positive number of seconds or None", repr(time_limit))
     if not isinstance(warm, bool):
         raise ValidationError("warm", "True or False", repr(warm))
     if isinstance(compare, str) or not all(isinstance(name, str) for name in compare):
@@ -300,7 +330,8 @@ def solve_curve(
         )
     definitions = [definition_at(problem.definition, axis, value) for value in values]
     start = time.perf_counter()
-    points = _run_chunks(problem, axis, values, route, warm, jobs, client, progress)
+    limit = None if time_limit is None else float(time_limit)
+    points = _run_chunks(problem, axis, values, route, warm, jobs, client, progress, limit)
     seconds = time.perf_counter() - start
     rows, mechanisms = _tighten(problem, axis, values, definitions, points)
     for row, definition in zip(rows, definitions, strict=True):

@@ -386,14 +386,18 @@ class Problem:
         warm_columns: FloatArray | None = None,
         warm_master: RestrictedMaster | None = None,
         audit_lower_end: LowerEnd = "search",
+        time_limit: float | None = None,
     ) -> tuple[Solution, RouteResult]:
         """:meth:`solve`, starting from ``warm_columns`` (columns of this cone) or continuing ``warm_master``
         (a restricted master whose columns lie in this cone, :class:`~privopt.routes.base.ProblemData`), with the route's result
         (its final columns start a curve's next point, :mod:`privopt.problem.curve`); ``audit_lower_end``:
-        how the audit looks for an interval's lower end (:func:`~privopt.audit`'s ``search`` and ``lower``)."""
+        how the audit looks for an interval's lower end (:func:`~privopt.audit`'s ``search`` and ``lower``);
+        ``time_limit``: seconds for this solve, below ``timeout`` (a curve's share of its budget)."""
         options = replace(self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose))
         start = time.perf_counter()
-        deadline = None if self.timeout is None else start + self.timeout
+        limits = [t for t in (self.timeout, time_limit) if t is not None]
+        seconds = min(limits) if limits else None
+        deadline = None if seconds is None else start + seconds
         if route in ("auto", "colgen") and isinstance(self.utility, SubConvexUtility):
             require_master_memory(self.n_inputs, self.colgen)  # before compiling: auto may fall back to it
         planned, reason = self.plan(route)
@@ -405,7 +409,7 @@ class Problem:
             header(data, planned, reason, options.solver)
         with progress_verbose() if verbose else contextlib.nullcontext():
             if route == "auto" and planned == "vertex":
-                budget = self._vertex_budget(self.timeout)
+                budget = self._vertex_budget(seconds)
                 vertex_deadline = None if budget is None else start + budget
                 try:
                     result = ROUTES["vertex"].solve(data, vertex_deadline)
@@ -465,15 +469,16 @@ class Problem:
         client: Any = None,
         warm: bool = True,
         progress: bool = False,
+        time_limit: float | None = None,
     ) -> pd.DataFrame:
         """The optimum along one parameter — ``eps``, or the uncertainty set's confidence ``level`` or
         sample size ``n`` — as a table with certified bands (:func:`privopt.problem.curve.solve_curve`;
-        docs/compiler.md, "Curves")."""
+        docs/compiler.md, "Curves"); ``time_limit``: seconds for the whole curve, shared by the points."""
         from privopt.problem.curve import solve_curve
 
         return solve_curve(
             self, eps=eps, level=level, n=n, route=route, compare=compare, jobs=jobs, client=client,
-            warm=warm, progress=progress,
+            warm=warm, progress=progress, time_limit=time_limit,
         )  # fmt: skip
 
     def _finish(
