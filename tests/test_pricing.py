@@ -72,7 +72,7 @@ def test_block_vertices_contain_every_exact_vertex_and_nothing_infeasible():
         a_ub = np.vstack([stats, -stats, -np.eye(k)])
         b_ub = np.concatenate([np.full(k, T), np.full(k, -D), np.zeros(k)])
         exact = polytope_vertices(a_ub, b_ub, np.zeros((0, k)), np.zeros(0), backend="ppl").vertices
-        found = table.vertices(D, T, duals, subset_sums(duals))
+        found = table.geometry(D, T).terms(duals, subset_sums(duals))
         points = np.array([table.point(D, T, h, f) for h, f in zip(found.subset, found.free, strict=True)])
         for v in exact:
             assert np.min(np.max(np.abs(points - v), axis=1)) <= 1e-9, (lower, T, v)

@@ -54,8 +54,8 @@ class BlockVertices:
 
     ``mass[i] = p_sᵀw`` (increasing in ``i``) and ``value[i] = Σ_u p_u w_u log w_u − λ_sᵀw`` at vertex
     ``i``; the vertex is subset ``subset[i]`` with free coordinate ``free[i]`` (``-1``: a subset
-    vertex). ``hull`` indexes the upper convex hull
-    of the points ``(mass, value)``: ``max_i value_i − ν mass_i`` is attained on it for every ``ν``.
+    vertex). ``hull`` indexes the upper convex hull of the points ``(mass, value)``: ``max_i value_i −
+    ν mass_i`` is attained on it for every ``ν``.
     """
 
     mass: FloatArray
@@ -75,8 +75,7 @@ class BlockGeometry:
     order of mass (a window of masses is a slice).
 
     Vertex ``i`` is subset ``subset[i]`` with free coordinate ``free[i]`` (``-1``: a subset vertex);
-    ``mass[i] = p_sᵀw`` and
-    ``entropy[i] = Σ_u p_u w_u log w_u``; its dual term is ``λ_sᵀw = Λ_H·set_factor[i] +
+    ``mass[i] = p_sᵀw`` and ``entropy[i] = Σ_u p_u w_u log w_u``; its dual term is ``λ_sᵀw = Λ_H·set_factor[i] +
     λ_free·free_factor[i]``, where ``Λ_H`` sums the duals over the subset and ``λ_{-1}`` is their sum
     over the block: a subset vertex is ``hi − lo`` on ``H`` above ``lo`` everywhere, a fractional
     vertex ``β`` on ``H`` and ``w_k`` at ``k``.
@@ -290,11 +289,6 @@ class BlockTable:
             np.concatenate(set_factors)[order],
             np.concatenate(free_factors)[order],
         )
-
-    def vertices(self, D: float, T: float, duals: FloatArray, dual_sums: FloatArray) -> BlockVertices:
-        """All vertices at ``(D, T)`` with their pricing terms for duals ``λ_s`` (``dual_sums``: their
-        :func:`subset_sums`)."""
-        return self.geometry(D, T).terms(duals, dual_sums)
 
     def points(self, D: FloatArray, T: FloatArray) -> list[FloatArray]:
         """Every vertex of the block at each ``(D_i, T_i)`` as rows (the entries on ``X_s``; module
