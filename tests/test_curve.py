@@ -156,7 +156,7 @@ def test_a_time_limit_is_shared_and_what_a_point_leaves_goes_to_the_next(ball, m
     limited = _problem(ball).curve(eps=eps, time_limit=60.0)
     first, second, third = given
     assert 19.0 < first <= 20.0
-    assert first < second <= (60.0 - 0.0) / 2
+    assert first < second <= 60.0 / 2  # half of what the first point left
     assert second < third < 60.0
     np.testing.assert_allclose(limited["lower"], free["lower"], atol=1e-12)
     given.clear()

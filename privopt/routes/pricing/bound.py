@@ -511,8 +511,9 @@ def _minimise_hulls(hulls: list[tuple[FloatArray, FloatArray]]) -> tuple[float, 
     run, rise = np.diff(mass)[edge], np.diff(value)[edge]
     if np.any(run <= 0.0):  # not hulls left to right
         return _minimise_t(_segment_phi(mass, value, starts), 0.0)
-    order = np.argsort(-(rise / run), kind="stable")
-    slopes = rise[order] / run[order]
+    slope = rise / run
+    order = np.argsort(-slope, kind="stable")
+    slopes = slope[order]
     a = float(value[starts].sum()) + np.concatenate([[0.0], np.cumsum(rise[order])])
     m = float(mass[starts].sum()) + np.concatenate([[0.0], np.cumsum(run[order])])
     high = np.concatenate([[np.inf], slopes])
