@@ -184,6 +184,35 @@ def test_a_point_runs_to_the_smaller_of_its_timeout_and_its_share(ball, monkeypa
     assert seconds - 1.0 < deadlines[0] <= seconds
 
 
+def test_parallel_chunks_share_the_memory_budget(ball, monkeypatch):
+    # Chunks side by side split the problem's budget evenly (their caches grow to a share of it);
+    # a serial curve keeps all of it, and no share is above the problem's own budget.
+    from joblib import parallel_config
+
+    from privopt.memory import current_limit
+    from privopt.routes import ROUTES
+
+    seen: list[int] = []
+    route = ROUTES["vertex"]
+    solve = type(route).solve
+
+    def spy(self, data, deadline):
+        seen.append(current_limit())
+        return solve(self, data, deadline)
+
+    monkeypatch.setattr(type(route), "solve", spy)
+    problem = _problem(ball, memory_limit="4 GiB")
+    with parallel_config(backend="threading"):  # the chunks in this process, where the spy is
+        problem.curve(eps=[0.5, 1.0, 2.0], jobs=2)
+    assert seen == [2 * 2**30] * 3
+    seen.clear()
+    problem.curve(eps=[0.5, 1.0])
+    assert seen == [4 * 2**30] * 2
+    seen.clear()
+    problem._run("vertex", memory_limit=8 * 2**30)
+    assert seen == [4 * 2**30]
+
+
 def test_a_dask_cluster_returns_the_same_table(ball):
     distributed = pytest.importorskip("distributed")
     eps = [0.5, 1.0, 2.0, 3.0]

@@ -22,7 +22,8 @@ designs. Four things make a curve cheaper and tighter than its points solved one
 - **Parallel chunks.** With ``jobs > 1`` the points are cut into ``jobs`` interleaved chunks (every
   ``jobs``-th point) solved in parallel (joblib processes, or a Dask ``client``), each chunk
   warm-started along itself. The chunks depend only on ``jobs``, so serial, joblib and Dask runs
-  return the same table.
+  return the same table. The problem's ``memory_limit`` is the curve's: chunks side by side each
+  solve within an even share of it (their pricing caches grow to a share of their budget).
 
 ``time_limit`` bounds the curve's wall time: each chunk's points share it, a point taking an even
 share of what its chunk has left (its own ``timeout`` and ``colgen.time_limit`` still apply), so the
@@ -76,6 +77,9 @@ class CurveProblem(Protocol):
     @property
     def colgen(self) -> ColumnGenerationOptions: ...
 
+    @property
+    def memory_limit(self) -> int: ...
+
     def get_problem_data(self) -> ProblemData: ...
 
     def with_definition(self, definition: PrivacyDefinition) -> CurveProblem: ...
@@ -86,6 +90,7 @@ class CurveProblem(Protocol):
         self, route: str = "auto", *, solver: str | None = None, verbose: bool = False,
         warm_columns: FloatArray | None = None, warm_master: RestrictedMaster | None = None,
         audit_lower_end: LowerEnd = "search", time_limit: float | None = None,
+        memory_limit: int | None = None,
     ) -> tuple[Solution, RouteResult]: ...  # fmt: skip
 
 
@@ -178,9 +183,11 @@ def _solve_chunk(
     warm: bool,
     time_limit: float | None,
     report: Callable[[float, _Point], None] | None = None,
+    memory_limit: int | None = None,
 ) -> list[_Point]:
     """Solve the points of one chunk in the order the cone grows, each from the previous columns,
-    all within ``time_limit`` seconds (:func:`_share`); ``report(value, point)`` after each one."""
+    all within ``time_limit`` seconds (:func:`_share`) and ``memory_limit`` bytes (the problem's
+    budget when ``None``); ``report(value, point)`` after each one."""
     order = range(len(values)) if _growing(axis) else range(len(values) - 1, -1, -1)
     points: dict[int, _Point] = {}
     pool: FloatArray | None = None
@@ -200,6 +207,7 @@ def _solve_chunk(
             warm_master=master if warm else None,
             audit_lower_end="none",
             time_limit=_share(deadline, left),
+            memory_limit=memory_limit,
         )
         pool = result.pool if result.pool is not None else np.asarray(solution.mechanism.matrix)
         master = result.master
@@ -211,10 +219,10 @@ def _solve_chunk(
 
 def _indexed_chunk(
     k: int, problem: CurveProblem, axis: str, values: Sequence[float], route: str, warm: bool,
-    time_limit: float | None,
+    time_limit: float | None, memory_limit: int,
 ) -> tuple[int, list[_Point]]:  # fmt: skip
     """:func:`_solve_chunk` for a worker, with the chunk's position (results arrive in any order)."""
-    return k, _solve_chunk(problem, axis, values, route, warm, time_limit)
+    return k, _solve_chunk(problem, axis, values, route, warm, time_limit, memory_limit=memory_limit)
 
 
 def _run_chunks(
@@ -222,11 +230,13 @@ def _run_chunks(
     client: Any, progress: bool, time_limit: float | None,
 ) -> list[_Point]:  # fmt: skip
     """Every point, in grid order. ``progress``: a bar over the points, advanced as each point is
-    solved (serially) or as each chunk comes back (joblib, Dask); each chunk within ``time_limit``."""
+    solved (serially) or as each chunk comes back (joblib, Dask); each chunk within ``time_limit``
+    and, when chunks run side by side, an even share of the problem's memory budget."""
     from tqdm.auto import tqdm
 
     chunks = _chunks(len(values), jobs)
     tasks = [[values[i] for i in chunk] for chunk in chunks]
+    memory = problem.memory_limit // len(tasks)
     results: dict[int, list[_Point]] = {}
     bar = tqdm(total=len(values), desc=f"curve along {axis}", unit="point", disable=not progress)
     try:
@@ -235,7 +245,8 @@ def _run_chunks(
 
             futures = client.map(
                 _indexed_chunk, range(len(tasks)), [problem] * len(tasks), [axis] * len(tasks), tasks,
-                [route] * len(tasks), [warm] * len(tasks), [time_limit] * len(tasks), pure=False,
+                [route] * len(tasks), [warm] * len(tasks), [time_limit] * len(tasks), [memory] * len(tasks),
+                pure=False,
             )  # fmt: skip
             try:
                 for future in as_completed(futures):
@@ -249,7 +260,7 @@ def _run_chunks(
 
             parallel = Parallel(n_jobs=len(tasks), return_as="generator_unordered")
             for k, points in parallel(
-                delayed(_indexed_chunk)(k, problem, axis, task, route, warm, time_limit)
+                delayed(_indexed_chunk)(k, problem, axis, task, route, warm, time_limit, memory)
                 for k, task in enumerate(tasks)
             ):
                 results[k] = points

@@ -50,11 +50,19 @@ from privopt.compiler.estimate import DEFAULT_VERTEX_LIMIT, VertexEstimate
 from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import LimitError, NotSupportedError, SolverError, ValidationError
-from privopt.memory import budgeted, parse_memory_limit
+from privopt.memory import budgeted, limited, parse_memory_limit
 from privopt.problem.solution import Certificate, Solution
 from privopt.problem.solve_log import footer, header
 from privopt.routes import ROUTES
-from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, remaining, status_for
+from privopt.routes.base import (
+    MIN_CHECK_SECONDS,
+    ProblemData,
+    RouteResult,
+    SolveOptions,
+    Status,
+    remaining,
+    status_for,
+)
 from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
 from privopt.routes.colgen_route import require_master_memory
 from privopt.routes.pricing.certificate import certified_pricer
@@ -71,10 +79,6 @@ ROUTE_NAMES = ("auto", "vertex", "colgen", "cvxpy", "closed_form")
 #: this, on cones with a certified pricing bound (measured: 3×4 Rényi ball, n = 1,000, ε = 0.5:
 #: enumeration 8.3 s, certified column generation 1.5 s to a 4e-7 gap; 3×3: 0.2 s against 1.2 s).
 CERTIFIED_COLGEN_SECONDS = 2.0
-
-#: The independent check of a route's bound gets as long as the route took, and at least this many
-#: seconds, even past the timeout (docs/compiler.md, "Certificates").
-MIN_CHECK_SECONDS = 10.0
 
 #: The function ``(problem, path) -> TOML text`` behind :meth:`Problem.to_spec`, registered by
 #: ``privopt/__init__.py`` from :mod:`privopt.app.spec_writer` (docs/design.md, "Layers": the spec format
@@ -387,47 +391,54 @@ class Problem:
         warm_master: RestrictedMaster | None = None,
         audit_lower_end: LowerEnd = "search",
         time_limit: float | None = None,
+        memory_limit: int | None = None,
     ) -> tuple[Solution, RouteResult]:
         """:meth:`solve`, starting from ``warm_columns`` (columns of this cone) or continuing ``warm_master``
         (a restricted master whose columns lie in this cone, :class:`~privopt.routes.base.ProblemData`), with the route's result
         (its final columns start a curve's next point, :mod:`privopt.problem.curve`); ``audit_lower_end``:
         how the audit looks for an interval's lower end (:func:`~privopt.audit`'s ``search`` and ``lower``);
-        ``time_limit``: seconds for this solve, below ``timeout`` (a curve's share of its budget)."""
-        options = replace(self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose))
-        start = time.perf_counter()
-        limits = [t for t in (self.timeout, time_limit) if t is not None]
-        seconds = min(limits) if limits else None
-        deadline = None if seconds is None else start + seconds
-        if route in ("auto", "colgen") and isinstance(self.utility, SubConvexUtility):
-            require_master_memory(self.n_inputs, self.colgen)  # before compiling: auto may fall back to it
-        planned, reason = self.plan(route)
-        data = self.get_problem_data()
-        if options != data.options or warm_columns is not None or warm_master is not None:
-            data = replace(data, options=options, warm_columns=warm_columns, warm_master=warm_master)
-        compile_seconds = time.perf_counter() - start
-        if verbose:
-            header(data, planned, reason, options.solver)
-        with progress_verbose() if verbose else contextlib.nullcontext():
-            if route == "auto" and planned == "vertex":
-                budget = self._vertex_budget(seconds)
-                vertex_deadline = None if budget is None else start + budget
-                try:
-                    result = ROUTES["vertex"].solve(data, vertex_deadline)
-                except LimitError as exc:
-                    if budget is None or "vertex_limit" in str(exc):
-                        raise
-                    planned = "colgen"
-                    reason = f"vertex enumeration did not finish within {budget:.3g} s: column generation"
-                    result = ROUTES["colgen"].solve(data, deadline)
-            else:
-                result = ROUTES[planned].solve(data, deadline)
-        solution = replace(
-            self._finish(data, planned, reason, result, compile_seconds, deadline, audit_lower_end),
-            problem=self,
-        )
-        if verbose:
-            footer(solution)
-        return solution, result
+        ``time_limit``: seconds for this solve, below ``timeout`` (a curve's share of its budget);
+        ``memory_limit``: bytes for this solve, below ``memory_limit`` (a parallel chunk's share)."""
+        smaller = memory_limit is not None and memory_limit < self.memory_limit
+        with limited(memory_limit) if smaller else contextlib.nullcontext():
+            options = replace(
+                self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose)
+            )
+            start = time.perf_counter()
+            limits = [t for t in (self.timeout, time_limit) if t is not None]
+            seconds = min(limits) if limits else None
+            deadline = None if seconds is None else start + seconds
+            if route in ("auto", "colgen") and isinstance(self.utility, SubConvexUtility):
+                # before compiling: auto may fall back to it
+                require_master_memory(self.n_inputs, self.colgen)
+            planned, reason = self.plan(route)
+            data = self.get_problem_data()
+            if options != data.options or warm_columns is not None or warm_master is not None:
+                data = replace(data, options=options, warm_columns=warm_columns, warm_master=warm_master)
+            compile_seconds = time.perf_counter() - start
+            if verbose:
+                header(data, planned, reason, options.solver)
+            with progress_verbose() if verbose else contextlib.nullcontext():
+                if route == "auto" and planned == "vertex":
+                    budget = self._vertex_budget(seconds)
+                    vertex_deadline = None if budget is None else start + budget
+                    try:
+                        result = ROUTES["vertex"].solve(data, vertex_deadline)
+                    except LimitError as exc:
+                        if budget is None or "vertex_limit" in str(exc):
+                            raise
+                        planned = "colgen"
+                        reason = f"vertex enumeration did not finish within {budget:.3g} s: column generation"
+                        result = ROUTES["colgen"].solve(data, deadline)
+                else:
+                    result = ROUTES[planned].solve(data, deadline)
+            solution = replace(
+                self._finish(data, planned, reason, result, compile_seconds, deadline, audit_lower_end),
+                problem=self,
+            )
+            if verbose:
+                footer(solution)
+            return solution, result
 
     def with_definition(self, definition: PrivacyDefinition) -> Problem:
         """The same problem (utility, compile and solve options) for another definition."""
