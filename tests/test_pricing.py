@@ -591,7 +591,7 @@ def _envelope_case(exact: bool = True) -> tuple[RowCone, po.MutualInformation, E
     return cone, utility, pricer, optimum
 
 
-def test_bound_phase_box_steps_reach_the_exact_optimum():
+def test_bound_phase_box_steps_reach_the_exact_optimum(monkeypatch):
     # Box steps with the exact oracle minimise U(λ) = 1ᵀλ + δ(λ)⁺, whose minimum is the optimum (LP
     # duality over every column): from the first basis's duals they close the gap to the vertex
     # route's optimum, and their columns raise the master to it.
@@ -602,6 +602,15 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
     box = BoxStep(pricer.weights, scaled=True)
     box.add(np.column_stack(master.columns), np.asarray(master.values))
     state = _State(utility, pricer, options)
+    priced: list[tuple[float, float]] = []  # (tolerance, bound) of each evaluation
+    run = state._run
+
+    def spy(*args, **kwargs):
+        certificate, columns = run(*args, **kwargs)
+        priced.append((certificate.tolerance, certificate.upper))
+        return certificate, columns
+
+    monkeypatch.setattr(state, "_run", spy)
     phase = _BoundPhase(utility, state, master, box, time.perf_counter() + 60.0, options.max_columns)
     assert phase.run([master.solve()[2]], 1e-6, steps=True)
     assert box.serious >= 1
@@ -609,6 +618,12 @@ def test_bound_phase_box_steps_reach_the_exact_optimum():
     assert first < master.solve()[0] <= exact + 1e-9
     assert phase.generated > 0
     assert check_pricing_certificate(state.best, cone, utility).valid
+    # The steps priced coarsely while the gap was wide (a share of it), every bound still above the
+    # optimum (weak duality); the last ones finely enough for the gap to close to 1e-6 (above).
+    own = state.tolerance(master.solve()[0])
+    assert max(tolerance for tolerance, _ in priced) > 100 * own
+    assert all(bound >= exact - 1e-9 for _, bound in priced)
+    assert priced[-1][0] <= 2 * own
 
 
 @pytest.mark.slow  # a 12 s budget run twice
@@ -661,9 +676,10 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
 
 
 def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
-    # A step starts only while the time left covers one more pricing and check_ratio times it for the
-    # independent check: with the best certificate's pricing taking (say) 10 s and 5 s left, nothing
-    # more is priced, and the certificate stays the one found.
+    # A pricing starts only while the time left, less check_ratio times the best certificate's pricing
+    # time (kept for the independent check), covers STEP_SHARE of that pricing time, and it must stop
+    # at that reserve: with a pricing of (say) 10 s and 5 s left, nothing more is priced, and the
+    # certificate stays the one found.
     cone, utility, pricer, _ = _envelope_case(exact=False)
     options = ColumnGenerationOptions(progress=False)
     master = start_master(utility, starting_columns(cone, None), 1000)
@@ -678,9 +694,18 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     phase.run([master.solve()[2]], 1e-6, steps=True)
     assert not calls
     assert state.best is best
-    # With the same 5 s left and a pricing of 1 s (1 + 2 check: 3 s), the start is priced.
+    # With the same 5 s left and a pricing of 1 s (2 s kept for the check), the start is priced, to
+    # stop 2 s before the phase's deadline.
     state.best_seconds = 1.0
-    phase = _BoundPhase(utility, state, master, box, time.perf_counter() + 5.0, options.max_columns)
+    end = time.perf_counter() + 5.0
+    phase = _BoundPhase(utility, state, master, box, end, options.max_columns)
+    phase.run([master.solve()[2]], 1e-6, steps=False)
+    assert len(calls) == 1
+    assert calls[0][2] == pytest.approx(end - pricer.check_ratio * 1.0)
+    # Half of STEP_SHARE of a 1 s pricing left before the reserve: nothing is priced.
+    certified = importlib.import_module("privopt.routes.pricing.certified")
+    left = pricer.check_ratio * 1.0 + 0.5 * certified.STEP_SHARE
+    phase = _BoundPhase(utility, state, master, box, time.perf_counter() + left, options.max_columns)
     phase.run([master.solve()[2]], 1e-6, steps=False)
     assert len(calls) == 1
 
