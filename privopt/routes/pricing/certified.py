@@ -102,6 +102,11 @@ EVALUATION_GAP_SHARE = 0.01
 #: the steps would stall (the model proposes the same point again).
 EVALUATION_DESCENT_SHARE = 0.1
 
+#: ... and within this share of the master's value: while the gap is wide (the search's best bound far
+#: off), a share of it would cost the certificate more than the steps can win back (occupation ×
+#: education, ε = 2, 540 s: the centre priced to 0.012, 1 % of the master's value, in 12.2 s).
+EVALUATION_VALUE_SHARE = 1e-3
+
 #: A bound-phase pricing starts while the time before the check's reserve is at least this share of
 #: the best certificate's pricing time, and stops at the reserve: its steps take 0.3-3 s where the
 #: centre took 8-9 s (marital-status × education, LIP(1), 120 s), and waiting for room for a whole
@@ -460,12 +465,17 @@ class _BoundPhase:
         self.trace: list[tuple[float, float]] = []  # (time, master value) after each step
 
     def _price(self, at: FloatArray, ceiling: float = np.inf, descent: float = np.inf) -> float:
-        """``U(at)`` (or a value ``>= ceiling``), to ``EVALUATION_GAP_SHARE`` of the gap left and
-        ``EVALUATION_DESCENT_SHARE`` of the step's predicted ``descent`` (0: to the run's tolerance);
+        """``U(at)`` (or a value ``>= ceiling``), to ``EVALUATION_GAP_SHARE`` of the gap left,
+        ``EVALUATION_DESCENT_SHARE`` of the step's predicted ``descent`` (0: to the run's tolerance) and
+        ``EVALUATION_VALUE_SHARE`` of the master's value;
         the columns found become cuts and, where they improve it, master columns."""
         value, _, duals = self.master.solve()
         gap = self.state.upper - value if np.isfinite(self.state.upper) else 0.0
-        coarse = min(EVALUATION_GAP_SHARE * gap, EVALUATION_DESCENT_SHARE * descent)
+        coarse = min(
+            EVALUATION_GAP_SHARE * gap,
+            EVALUATION_DESCENT_SHARE * descent,
+            EVALUATION_VALUE_SHARE * abs(value),
+        )
         upper, columns = self.state.evaluate(value, at, self._until(), ceiling, coarse)
         self._take(columns, duals)
         return upper
