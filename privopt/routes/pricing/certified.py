@@ -530,10 +530,10 @@ class _BoundPhase:
                 # is the optimum's — proved again to the run's own tolerance if it was priced coarser
                 # (``EVALUATION_GAP_SHARE``) — and the time left raises the master by exact rounds at
                 # its duals.
-                coarse = self.state.best
+                centre = self.state.best
                 value = self.master.solve()[0]
-                if coarse is not None and coarse.tolerance > self.state.tolerance(value) and self._room():
-                    self._price(coarse.duals, descent=0.0)
+                if centre is not None and centre.tolerance > self.state.tolerance(value) and self._room():
+                    self._price(centre.duals, descent=0.0)
                 while self._room() and not self._closed(tolerance) and self.generated < self.room:
                     value, _, duals = self.master.solve()
                     new = self.state.exact_round(value, duals, self._until())
