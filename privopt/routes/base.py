@@ -99,11 +99,6 @@ class SolveOptions:
     memory_limit: int = field(default_factory=default_memory_limit)
 
 
-#: The independent check of a route's bound gets as long as the route took, and at least this many
-#: seconds, even past the timeout (docs/compiler.md, "Certificates"): a route that keeps time for the
-#: check (certified column generation's bound phase) may count on these seconds past its deadline.
-MIN_CHECK_SECONDS = 10.0
-
 #: The LP solver of the vertex and column-generation routes (the only ``solver=`` they accept).
 HIGHS_SOLVERS = ("HIGHS",)
 
