@@ -676,6 +676,42 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     assert result.stopped == "converged"
 
 
+def test_after_stabilised_rounds_the_bound_phase_starts_from_the_box_centre_alone(monkeypatch):
+    # Made to stabilise from the first round and to settle at the third: the bound phase then has one
+    # start, the stabilised box's centre (the mean duals, which lost to it in every measured run, are
+    # not priced), and the bound it ends with holds (weak duality against the exact optimum).
+    certified = importlib.import_module("privopt.routes.pricing.certified")
+    monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
+    monkeypatch.setattr(certified, "_box_due", lambda trace, best: True)
+    monkeypatch.setattr(certified, "_stalled", lambda trace, growth: len(trace) >= 3)
+    boxes, seen = [], []
+    start = certified.BoxStep.start
+
+    def record_box(self, centre, estimate=None):
+        boxes.append(self)
+        return start(self, centre, estimate)
+
+    run = certified._BoundPhase.run
+
+    def record(self, starts, tolerance, steps):
+        seen.append(([np.array(at) for at in starts], boxes[0].centre.copy()))
+        return run(self, starts, tolerance, steps)
+
+    monkeypatch.setattr(certified.BoxStep, "start", record_box)
+    monkeypatch.setattr(certified._BoundPhase, "run", record)
+    cone, utility, pricer, exact = _envelope_case()
+    options = ColumnGenerationOptions(progress=False, time_limit=30.0, stabilized_fraction=0.9)
+    result = certified_column_generation(
+        utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
+    )
+    assert result.stopped in ("master settled", "converged")
+    assert len(seen) == 1
+    starts, centre = seen[0]
+    assert len(starts) == 1
+    np.testing.assert_array_equal(starts[0], centre)
+    assert result.upper >= exact - 1e-9
+
+
 def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     # A pricing starts only while the time left, less check_ratio times the best certificate's pricing
     # time (kept for the independent check), covers STEP_SHARE of that pricing time, and it must stop

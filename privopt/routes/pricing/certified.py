@@ -22,8 +22,8 @@ improves the master (Wentges' mis-pricing rule, which keeps the master's converg
 The lower bound is the master's value (monotone), the upper bound the smallest certified one. The
 last ``bound_fraction`` of the budget (from half of it once the master has settled, unless the exact
 pricer has shown it cannot finish a search: ``EARLY_BOUND_FRACTION``, ``SETTLED_GROWTH``) certifies the
-box's centre and the mean of the recent rounds' duals (:class:`DualAverage`), then takes box steps
-from the better of the two with the exact oracle (:class:`_BoundPhase`), all with zeros on inputs of
+box's centre (after stabilised rounds; the mean of the recent rounds' duals, :class:`DualAverage`,
+otherwise), then takes box steps from it with the exact oracle (:class:`_BoundPhase`), all with zeros on inputs of
 zero weight (:meth:`_State.evaluate`); their columns keep raising the master. The run stops when the
 relative gap is at most ``gap_tolerance`` (times the pricer's ``gap_share``) or a budget is spent, and
 keeps its best certificate.
@@ -267,7 +267,9 @@ def _generate(
     value, theta, duals = master.solve()
     trace.append((time.perf_counter() - start, value))
     if stopped != "converged":
-        starts = ([] if box is None else [box.centre]) + [average.mean(value)]
+        # The stabilised box's centre, or else the mean of the recent duals: where both were priced
+        # (six runs, docs/compiler.md §3) the mean lost every time, and its pricing took a step's time.
+        starts = [average.mean(value) if box is None else box.centre]
         exact_box = BoxStep(pricer.weights, scaled=True)  # the exact steps' box: in units of p
         exact_box.add(np.column_stack(master.columns), np.asarray(master.values))
         if box is not None:  # the stabilised rounds' cuts (already on the slice pᵀw = 1)
@@ -439,7 +441,7 @@ class _State:
 class _BoundPhase:
     """The last ``bound_fraction`` of the budget: box steps with the exact oracle.
 
-    It prices ``starts`` (the stabilised box's centre, the mean of the recent duals) exactly in turn and
+    It prices ``starts`` (the stabilised box's centre, or else the mean of the recent duals) exactly in turn and
     centres the box at the best certificate so far. Then each step minimises the cutting-plane model of
     ``U`` in the box around the centre (:class:`~privopt.routes.pricing.stabilization.BoxStep`) and
     prices that point exactly: its bound is a certificate, its value ``U`` decides the step (the
