@@ -159,3 +159,26 @@ def test_a_proof_whose_margin_exceeds_the_claim_is_not_a_refutation(monkeypatch)
     assert not check.refuted
     assert check.reason.startswith("not proved")
     assert check.column is None
+
+
+def test_the_checkers_warm_lps_prove_what_cold_lps_prove():
+    # The checker's model keeps its basis from one objective to the next (the hull's −λ − θ·P0 for a
+    # sequence of θ, in any order); every value must still be what a cold scipy LP over the same slice
+    # finds, and each dual bound at least that value and within rounding of it.
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(11)
+    F = random_ball(rng, (3, 4), 500)
+    cone = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center)).get_problem_data().cone
+    G = cone.matrix()
+    nu = rng.dirichlet(np.ones(cone.n_inputs)) + 0.01
+    lam, p0 = rng.normal(size=cone.n_inputs), rng.dirichlet(np.ones(cone.n_inputs))
+    lp = checker.SliceMaximiser(G, nu)
+    for theta in (0.0, 0.3, -0.3, 0.1, 5.0, -5.0, 0.0):
+        c = -lam - theta * p0
+        column, value, proved = lp.maximum(c)
+        cold = linprog(-c, A_ub=G, b_ub=np.zeros(G.shape[0]), A_eq=nu[None, :], b_eq=[1.0], method="highs")
+        assert value == pytest.approx(-cold.fun, rel=1e-7, abs=1e-9)
+        assert value - 1e-9 <= proved <= value + 1e-6 * (1.0 + abs(value))
+        assert nu @ column == pytest.approx(1.0)
+        assert np.all(G @ column <= 1e-7 * np.abs(G).sum(axis=1).A1.max())

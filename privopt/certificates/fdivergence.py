@@ -2,7 +2,7 @@
 
 For ``μ(w) = P1ᵀw · f(P0ᵀw/P1ᵀw)`` with ``ν = (P0 + P1)/2`` positive, the slice ``νᵀw = 1``
 fixes ``P1ᵀw = 2 − a`` with ``a = P0ᵀw``, so ``μ = φ(a) = (2 − a) f(a/(2 − a))``, convex. The checker
-derives, with LPs of its own over the cone's *projected* rows (:func:`~privopt.certificates.piecewise.bounded_maximum`,
+derives, with LPs of its own over the cone's *projected* rows (:class:`~privopt.certificates.piecewise.SliceMaximiser`,
 each proved by its duals):
 
 - ``a`` lies in ``[a⁻, a⁺]``: the proved bounds of ``min`` and ``max P0ᵀw`` over the slice;
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates.piecewise import bounded_maximum
+from privopt.certificates.piecewise import SliceMaximiser
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_ROUNDING_RTOL
 from privopt.utilities import FDivergence, SubConvexUtility
@@ -97,7 +97,6 @@ def maximise_ratio(
 ) -> FDivergenceMaximum | str:
     """The proved maximum of ``μ(w) − λᵀw`` over ``{w ∈ K, νᵀw = 1}`` (module docstring), or why not."""
     start = time.perf_counter()
-    G = cone.matrix()
     nu = np.asarray(weights, dtype=np.float64)
     lam = np.asarray(duals, dtype=np.float64)
     p0 = np.asarray(utility.p0, dtype=np.float64)
@@ -106,8 +105,9 @@ def maximise_ratio(
         a = np.clip(a, 0.0, 2.0)
         return np.asarray(utility.perspective(a, 2.0 - a), dtype=np.float64)
 
-    top = bounded_maximum(G, nu, p0)
-    bottom = bounded_maximum(G, nu, -p0)
+    slice_lp = SliceMaximiser(cone.matrix(), nu)
+    top = slice_lp.maximum(p0, deadline - time.perf_counter())
+    bottom = slice_lp.maximum(-p0, deadline - time.perf_counter())
     if isinstance(top, str) or isinstance(bottom, str):
         return top if isinstance(top, str) else str(bottom)
     high, low = top[2], -bottom[2]
@@ -118,7 +118,7 @@ def maximise_ratio(
     while theta is not None and len(lines) + 2 < MAX_LPS:
         if time.perf_counter() > deadline:
             return "the time limit was reached"
-        found = bounded_maximum(G, nu, -lam - theta * p0)
+        found = slice_lp.maximum(-lam - theta * p0, deadline - time.perf_counter())
         if isinstance(found, str):
             return found
         column, _, proved = found

@@ -5,7 +5,8 @@ of one LP per piece, ``max (a_k − λ)ᵀw``. The checker reads the pieces itse
 ``±½(P0 − P1)`` from the utility's two distributions; a utility that declares its pieces
 (:meth:`~privopt.utilities.SubConvexUtility.linear_pieces`) has them tested against ``μ`` at the unit
 columns and at random columns first — and solves each LP over the cone's *projected* rows
-(:meth:`~privopt.compiler.cone.RowCone.matrix`, not the route's lifted model) with scipy's ``linprog``.
+(:meth:`~privopt.compiler.cone.RowCone.matrix`, not the route's lifted model) with its own HiGHS model
+(:class:`SliceMaximiser`).
 It then proves the value by weak duality, whatever the LP solver's accuracy: for the LP's row
 multipliers ``y >= 0`` (clipped) and ``t`` (on ``νᵀw = 1``), the residual ``r = a_k − λ − Gᵀy − tν``
 gives ``(a_k − λ)ᵀw = yᵀGw + t + rᵀw <= t + Σ_x max(r_x, 0)/ν_x`` at every point of the slice
@@ -19,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from privopt.certificates.objective import core_mu
 from privopt.compiler.cone import RowCone
@@ -66,23 +66,56 @@ def pieces(utility: SubConvexUtility, n: int) -> FloatArray | str:
     return found
 
 
-def bounded_maximum(G: sp.csr_matrix, nu: FloatArray, c: FloatArray) -> tuple[FloatArray, float, float] | str:
-    """``max {cᵀw : w >= 0, G w <= 0, νᵀw = 1}`` by scipy's ``linprog``: the maximiser (on ``νᵀw = 1``),
-    its value, and the bound its duals prove (module docstring; ``ν > 0``), or why the LP failed."""
-    result = linprog(
-        -c, A_ub=G, b_ub=np.zeros(G.shape[0]), A_eq=nu[None, :], b_eq=[1.0], bounds=(0.0, None),
-        method="highs",
-    )  # fmt: skip
-    if result.status != 0:
-        return f"the LP over the cone's slice failed ({result.message})"
-    y = np.clip(-np.asarray(result.ineqlin.marginals, dtype=np.float64), 0.0, None)
-    t = float(-np.asarray(result.eqlin.marginals, dtype=np.float64)[0])
-    residual = c - G.T @ y - t * nu
-    proved = t + float(np.clip(residual, 0.0, None) @ (1.0 / nu))
-    magnitude = abs(t) + float((np.abs(c) + abs(G).T @ y) @ (1.0 / nu))
-    column = np.clip(np.asarray(result.x, dtype=np.float64), 0.0, None)
-    column = column / float(nu @ column)
-    return column, float(c @ column), proved + CHECK_ROUNDING_RTOL * magnitude
+class SliceMaximiser:
+    """``max {cᵀw : w >= 0, G w <= 0, νᵀw = 1}`` for a sequence of objectives ``c`` over one slice.
+
+    The checker's own HiGHS model of the projected rows is built once and each objective only changes
+    its costs, so the primal simplex starts from the previous optimal basis: the f-divergence hull's
+    objectives ``−λ − θ·P0`` differ only in ``θ`` (Adult marital-status × education, 10,752 rows: 0.03 s
+    per LP against 0.36 s solved cold). Every value is proved by the LP's duals (module docstring), so
+    the warm start, like any inaccuracy of the solver, can only loosen a bound.
+    """
+
+    def __init__(self, G: sp.csr_matrix, nu: FloatArray) -> None:
+        import highspy
+
+        self.G, self.nu = sp.csr_matrix(G), np.asarray(nu, dtype=np.float64)
+        m, n = self.G.shape
+        self.highs = highspy.Highs()
+        self.highs.setOptionValue("output_flag", False)
+        self.highs.setOptionValue("simplex_strategy", 4)  # primal: a new objective keeps the basis feasible
+        inf = highspy.kHighsInf
+        self.highs.addCols(n, np.zeros(n), np.zeros(n), np.full(n, inf), 0, [], [], [])
+        rows = sp.vstack([self.G, sp.csr_matrix(self.nu[None, :])], format="csr")
+        lower = np.append(np.full(m, -inf), 1.0)
+        upper = np.append(np.zeros(m), 1.0)
+        self.highs.addRows(m + 1, lower, upper, rows.nnz, rows.indptr[:-1], rows.indices, rows.data)
+        self.columns = np.arange(n, dtype=np.int32)
+
+    def maximum(self, c: FloatArray, seconds: float = np.inf) -> tuple[FloatArray, float, float] | str:
+        """The maximiser (on ``νᵀw = 1``), its value and the bound its duals prove (``ν > 0``), or why
+        the LP failed (``seconds``: HiGHS's time limit)."""
+        import highspy
+
+        c = np.asarray(c, dtype=np.float64)
+        self.highs.setOptionValue("time_limit", float(max(seconds, 1e-3)))
+        self.highs.changeColsCost(c.size, self.columns, -c)
+        self.highs.run()
+        status = self.highs.getModelStatus()
+        if status == highspy.HighsModelStatus.kTimeLimit:
+            return "the time limit was reached"
+        if status != highspy.HighsModelStatus.kOptimal:
+            return f"the LP over the cone's slice failed ({self.highs.modelStatusToString(status)})"
+        solution = self.highs.getSolution()
+        multipliers = -np.asarray(solution.row_dual, dtype=np.float64)  # HiGHS minimises −cᵀw
+        y = np.clip(multipliers[:-1], 0.0, None)
+        t = float(multipliers[-1])
+        residual = c - self.G.T @ y - t * self.nu
+        proved = t + float(np.clip(residual, 0.0, None) @ (1.0 / self.nu))
+        magnitude = abs(t) + float((np.abs(c) + abs(self.G).T @ y) @ (1.0 / self.nu))
+        column = np.clip(np.asarray(solution.col_value, dtype=np.float64), 0.0, None)
+        column = column / float(self.nu @ column)
+        return column, float(c @ column), proved + CHECK_ROUNDING_RTOL * magnitude
 
 
 def maximise_ratio(
@@ -95,12 +128,12 @@ def maximise_ratio(
     lam = np.asarray(duals, dtype=np.float64)
     if not np.all(nu > 0.0):
         return "the normalisation ν has a zero entry: the slice is not bounded by it"
-    G = cone.matrix()
+    slice_lp = SliceMaximiser(cone.matrix(), nu)
     best: tuple[float, float, FloatArray] | None = None
     for piece in a:
         if time.perf_counter() > deadline:
             return "the time limit was reached"
-        found = bounded_maximum(G, nu, piece - lam)
+        found = slice_lp.maximum(piece - lam, deadline - time.perf_counter())
         if isinstance(found, str):
             return found
         column, value, proved = found
