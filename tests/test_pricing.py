@@ -712,6 +712,49 @@ def test_after_stabilised_rounds_the_bound_phase_starts_from_the_box_centre_alon
     assert result.upper >= exact - 1e-9
 
 
+def test_a_search_without_a_complete_bound_hands_the_bound_phase_its_share(monkeypatch):
+    # While no search has completed a bound (here: one node, before the first round; as the 5-node
+    # probes at ε = 2 on Adult), the bound phase starts at INCOMPLETE_BOUND_FRACTION of the budget (here
+    # all of it) with its steps, and its bound still holds (weak duality). Once a search has completed
+    # (the same pricing with the whole node budget), it does not start early: the run converges in its
+    # search.
+    certified = importlib.import_module("privopt.routes.pricing.certified")
+    monkeypatch.setattr(certified, "INCOMPLETE_BOUND_FRACTION", 0.98)
+    run, phases = certified._BoundPhase.run, []
+
+    def record(self, starts, tolerance, steps):
+        phases.append(steps)
+        return run(self, starts, tolerance, steps)
+
+    monkeypatch.setattr(certified._BoundPhase, "run", record)
+    cone, utility, pricer, exact = _envelope_case()
+
+    def first(nodes):
+        def price(self, deadline):
+            self.node_budget = nodes
+            self._run(0.0, np.zeros(cone.n_inputs), deadline, 0.0)
+            assert self.complete == (nodes > 1)
+
+        return price
+
+    options = ColumnGenerationOptions(progress=False, time_limit=4.0)
+    monkeypatch.setattr(certified._State, "certify_prior_free", first(options.bound_nodes))
+    result = certified_column_generation(
+        utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
+    )
+    assert phases == []
+    assert result.stopped == "converged"
+    monkeypatch.setattr(certified._State, "certify_prior_free", first(1))
+    result = certified_column_generation(
+        utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
+    )
+    assert phases == [True]
+    assert result.iterations == 1
+    assert result.stopped in ("bound incomplete", "converged")
+    assert result.upper >= exact - 1e-9
+    assert result.lower <= exact + 1e-9
+
+
 def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     # A pricing starts only while the time left, less check_ratio times the best certificate's pricing
     # time (kept for the independent check), covers STEP_SHARE of that pricing time, and it must stop

@@ -100,7 +100,8 @@ class ColumnGenerationOptions:
         Improving columns added per round (the best distinct ones).
     bound_fraction:
         Share of the time budget reserved for the upper bound; with a certified pricer, up to half of
-        it once the master has settled (docs/compiler.md, the bound phase).
+        it once the master has settled, and at least 0.3 while no search has completed a bound
+        (docs/compiler.md, the bound phase).
     stabilized_fraction:
         Share of the time budget, just before the bound's (all of the search if it is larger), in
         which stabilised rounds may run on envelope cones, once the master's value has stalled and
