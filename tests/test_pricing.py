@@ -627,6 +627,18 @@ def test_bound_phase_box_steps_reach_the_exact_optimum(monkeypatch):
     assert priced[-1][0] <= own
 
 
+def _record_phases(monkeypatch, certified) -> list[bool]:
+    """The ``steps`` argument of every bound phase the run enters, in order."""
+    run, phases = certified._BoundPhase.run, []
+
+    def record(self, starts, tolerance, steps):
+        phases.append(steps)
+        return run(self, starts, tolerance, steps)
+
+    monkeypatch.setattr(certified._BoundPhase, "run", record)
+    return phases
+
+
 @pytest.mark.slow  # a 12 s budget run twice
 def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkeypatch):
     # Made to look settled from the start (any growth counts as settled, from the first round): the
@@ -635,13 +647,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     certified = importlib.import_module("privopt.routes.pricing.certified")
     monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
     monkeypatch.setattr(certified, "SETTLED_GROWTH", np.inf)
-    run, phases = certified._BoundPhase.run, []
-
-    def record(self, starts, tolerance, steps):
-        phases.append(steps)
-        return run(self, starts, tolerance, steps)
-
-    monkeypatch.setattr(certified._BoundPhase, "run", record)
+    phases = _record_phases(monkeypatch, certified)
     cone, utility, pricer, exact = _envelope_case()
     options = ColumnGenerationOptions(progress=False, time_limit=60.0, gap_tolerance=1e-6)
     result = certified_column_generation(
@@ -720,13 +726,7 @@ def test_a_search_without_a_complete_bound_hands_the_bound_phase_its_share(monke
     # search.
     certified = importlib.import_module("privopt.routes.pricing.certified")
     monkeypatch.setattr(certified, "INCOMPLETE_BOUND_FRACTION", 0.98)
-    run, phases = certified._BoundPhase.run, []
-
-    def record(self, starts, tolerance, steps):
-        phases.append(steps)
-        return run(self, starts, tolerance, steps)
-
-    monkeypatch.setattr(certified._BoundPhase, "run", record)
+    phases = _record_phases(monkeypatch, certified)
     cone, utility, pricer, exact = _envelope_case()
 
     def first(nodes):
