@@ -205,7 +205,8 @@ def test_iteration_budget_stops_early_with_an_audited_mechanism_and_its_gap():
 
 def test_time_budget_stops_early_and_says_so():
     solution = _large_problem(time_limit=1.0).solve(route="colgen")
-    assert solution.stats.stopped == "time limit"
+    # Within 1 s no search completes a bound here, so the bound phase may take the budget's last 30 %.
+    assert solution.stats.stopped in ("time limit", "time limit (no complete bound)")
     assert "stopped: time limit" in solution.reason
     assert solution.certificate.audit_passed
     trace = np.array(solution.stats.trace)

@@ -190,7 +190,9 @@ class ColumnGenerationResult:
     upper: float
     duals: FloatArray
     #: "converged" (gap within ``gap_tolerance``), "no improving column" (the search found none but the
-    #: bound leaves a gap), "time limit", "iteration limit", "column limit", "bound budget (node limit)".
+    #: bound leaves a gap), "time limit", "iteration limit", "column limit", "bound budget (node limit)";
+    #: with a certified pricer also "master settled" and "time limit (no complete bound)" (the bound
+    #: phase started early and ran to the time limit).
     stopped: str
     iterations: int
     columns_generated: int

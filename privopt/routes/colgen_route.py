@@ -176,7 +176,7 @@ class ColumnGenerationRoute:
         limited = result.stopped in (
             "time limit",
             "master settled",  # then the bound phase ran to the time limit
-            "bound incomplete",  # the same
+            "time limit (no complete bound)",  # the same
             "iteration limit",
             "column limit",
             "bound budget (node limit)",

@@ -223,7 +223,7 @@ def _generate(
                 stopped = "master settled"
                 break
             if time.perf_counter() >= incomplete_from and (state.unfinished or not state.complete):
-                stopped = "bound incomplete"
+                stopped = "time limit (no complete bound)"
                 break
             new: list[FloatArray] = []
             if box is None and time.perf_counter() >= stabilize_from and _box_due(trace, state.best):
@@ -296,7 +296,7 @@ def _generate(
         phase = _BoundPhase(utility, state, master, exact_box, deadline, options.max_columns - generated)
         # Box steps only spend the time budget: a run stopped by its iteration or column budget
         # certifies its starting points and ends; one whose master settled steps to the deadline.
-        steps = stopped in ("time limit", "master settled", "bound incomplete")
+        steps = stopped in ("time limit", "master settled", "time limit (no complete bound)")
         if phase.run(starts, options.gap_tolerance * pricer.gap_share, steps=steps):
             stopped = "converged"
         generated += phase.generated
