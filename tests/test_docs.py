@@ -25,7 +25,10 @@ def test_toml_blocks_parse(page):
     [pytest.param(page, marks=pytest.mark.slow) if page.name in SLOW_PAGES else page for page in PAGES],
     ids=lambda p: p.name,
 )
-def test_python_blocks_run(page):
+def test_python_blocks_run(page, tmp_path, monkeypatch):
+    # In a folder of their own: a snippet that writes a file (how-to-curve's figure.savefig) must not
+    # leave it in the repository.
+    monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
     namespace: dict[str, object] = {}
     for block in blocks:
