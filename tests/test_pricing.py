@@ -612,7 +612,7 @@ def test_bound_phase_box_steps_reach_the_exact_optimum(monkeypatch):
 
     monkeypatch.setattr(state, "_run", spy)
     phase = _BoundPhase(utility, state, master, box, time.perf_counter() + 60.0, options.max_columns)
-    assert phase.run([master.solve()[2]], 1e-6, steps=True)
+    assert phase.run(master.solve()[2], 1e-6, steps=True)
     assert box.serious >= 1
     assert exact - 1e-9 <= state.upper <= exact * (1.0 + 1e-6) + 1e-9
     assert first < master.solve()[0] <= exact + 1e-9
@@ -631,9 +631,9 @@ def _record_phases(monkeypatch, certified) -> list[bool]:
     """The ``steps`` argument of every bound phase the run enters, in order."""
     run, phases = certified._BoundPhase.run, []
 
-    def record(self, starts, tolerance, steps):
+    def record(self, first, tolerance, steps):
         phases.append(steps)
-        return run(self, starts, tolerance, steps)
+        return run(self, first, tolerance, steps)
 
     monkeypatch.setattr(certified._BoundPhase, "run", record)
     return phases
@@ -683,8 +683,8 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
 
 
 def test_after_stabilised_rounds_the_bound_phase_starts_from_the_box_centre_alone(monkeypatch):
-    # Made to stabilise from the first round and to settle at the third: the bound phase then has one
-    # start, the stabilised box's centre (the mean duals, which lost to it in every measured run, are
+    # Made to stabilise from the first round and to settle at the third: the bound phase then starts
+    # from the stabilised box's centre (the mean duals, which lost to it in every measured run, are
     # not priced), and the bound it ends with holds (weak duality against the exact optimum).
     certified = importlib.import_module("privopt.routes.pricing.certified")
     monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
@@ -699,9 +699,9 @@ def test_after_stabilised_rounds_the_bound_phase_starts_from_the_box_centre_alon
 
     run = certified._BoundPhase.run
 
-    def record(self, starts, tolerance, steps):
-        seen.append(([np.array(at) for at in starts], boxes[0].centre.copy()))
-        return run(self, starts, tolerance, steps)
+    def record(self, first, tolerance, steps):
+        seen.append((np.array(first), boxes[0].centre.copy()))
+        return run(self, first, tolerance, steps)
 
     monkeypatch.setattr(certified.BoxStep, "start", record_box)
     monkeypatch.setattr(certified._BoundPhase, "run", record)
@@ -712,9 +712,8 @@ def test_after_stabilised_rounds_the_bound_phase_starts_from_the_box_centre_alon
     )
     assert result.stopped in ("master settled", "converged")
     assert len(seen) == 1
-    starts, centre = seen[0]
-    assert len(starts) == 1
-    np.testing.assert_array_equal(starts[0], centre)
+    first, centre = seen[0]
+    np.testing.assert_array_equal(first, centre)
     assert result.upper >= exact - 1e-9
 
 
@@ -771,7 +770,7 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     monkeypatch.setattr(state, "evaluate", lambda *args, **kwargs: calls.append(args) or (np.inf, []))
     box = BoxStep(pricer.weights, scaled=True)
     phase = _BoundPhase(utility, state, master, box, time.perf_counter() + 5.0, options.max_columns)
-    phase.run([master.solve()[2]], 1e-6, steps=True)
+    phase.run(master.solve()[2], 1e-6, steps=True)
     assert not calls
     assert state.best is best
     # With the same 5 s left and a pricing of 1 s (2 s kept for the check), the start is priced, to
@@ -779,14 +778,14 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     state.best_seconds = 1.0
     end = time.perf_counter() + 5.0
     phase = _BoundPhase(utility, state, master, box, end, options.max_columns)
-    phase.run([master.solve()[2]], 1e-6, steps=False)
+    phase.run(master.solve()[2], 1e-6, steps=False)
     assert len(calls) == 1
     assert calls[0][2] == pytest.approx(end - pricer.check_ratio * 1.0)
     # Half of STEP_SHARE of a 1 s pricing left before the reserve: nothing is priced.
     certified = importlib.import_module("privopt.routes.pricing.certified")
     left = pricer.check_ratio * 1.0 + 0.5 * certified.STEP_SHARE
     phase = _BoundPhase(utility, state, master, box, time.perf_counter() + left, options.max_columns)
-    phase.run([master.solve()[2]], 1e-6, steps=False)
+    phase.run(master.solve()[2], 1e-6, steps=False)
     assert len(calls) == 1
 
 

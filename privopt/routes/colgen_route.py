@@ -38,7 +38,7 @@ from privopt.routes.colgen import (
     starting_columns,
 )
 from privopt.routes.pricing.certificate import certified_pricer
-from privopt.routes.pricing.certified import certified_column_generation
+from privopt.routes.pricing.certified import EARLY_PHASE_STOPS, certified_column_generation
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -175,8 +175,7 @@ class ColumnGenerationRoute:
             reason += f"; a tighter theorem bound: {theorem.description}"
         limited = result.stopped in (
             "time limit",
-            "master settled",  # then the bound phase ran to the time limit
-            "time limit (no complete bound)",  # the same
+            *EARLY_PHASE_STOPS,  # then the bound phase ran to the time limit
             "iteration limit",
             "column limit",
             "bound budget (node limit)",

@@ -103,6 +103,11 @@ SETTLED_GROWTH = 0.002
 #: 21.3 % from 82 s).
 INCOMPLETE_BOUND_FRACTION = 0.3
 
+#: ``stopped`` when the bound phase started early (then it ran to the time limit).
+SETTLED = "master settled"
+NO_COMPLETE_BOUND = "time limit (no complete bound)"
+EARLY_PHASE_STOPS = (SETTLED, NO_COMPLETE_BOUND)
+
 #: The bound phase evaluates ``U`` to within this share of the gap left (``upper − lower``; the
 #: run's ``gap_tolerance`` when finer): a bound at most that far above ``U(λ)`` moves the final bound
 #: by no more, and the search proves it far sooner than to the run's tolerance. Marital-status ×
@@ -220,10 +225,10 @@ def _generate(
                 and not state.unfinished
                 and _stalled(trace, SETTLED_GROWTH)
             ):
-                stopped = "master settled"
+                stopped = SETTLED
                 break
             if time.perf_counter() >= incomplete_from and (state.unfinished or not state.complete):
-                stopped = "time limit (no complete bound)"
+                stopped = NO_COMPLETE_BOUND
                 break
             new: list[FloatArray] = []
             if box is None and time.perf_counter() >= stabilize_from and _box_due(trace, state.best):
@@ -288,7 +293,7 @@ def _generate(
     if stopped != "converged":
         # The stabilised box's centre, or else the mean of the recent duals: where both were priced
         # (six runs, docs/compiler.md §3) the mean lost every time, and its pricing took a step's time.
-        starts = [average.mean(value) if box is None else box.centre]
+        first = average.mean(value) if box is None else box.centre
         exact_box = BoxStep(pricer.weights, scaled=True)  # the exact steps' box: in units of p
         exact_box.add(np.column_stack(master.columns), np.asarray(master.values))
         if box is not None:  # the stabilised rounds' cuts (already on the slice pᵀw = 1)
@@ -296,8 +301,8 @@ def _generate(
         phase = _BoundPhase(utility, state, master, exact_box, deadline, options.max_columns - generated)
         # Box steps only spend the time budget: a run stopped by its iteration or column budget
         # certifies its starting points and ends; one whose master settled steps to the deadline.
-        steps = stopped in ("time limit", "master settled", "time limit (no complete bound)")
-        if phase.run(starts, options.gap_tolerance * pricer.gap_share, steps=steps):
+        steps = stopped in ("time limit", *EARLY_PHASE_STOPS)
+        if phase.run(first, options.gap_tolerance * pricer.gap_share, steps=steps):
             stopped = "converged"
         generated += phase.generated
         trace.extend((seconds - start, lower) for seconds, lower in phase.trace)
@@ -460,7 +465,7 @@ class _State:
 class _BoundPhase:
     """The last ``bound_fraction`` of the budget: box steps with the exact oracle.
 
-    It prices ``starts`` (the stabilised box's centre, or else the mean of the recent duals) exactly in turn and
+    It prices ``start`` (the stabilised box's centre, or else the mean of the recent duals) exactly and
     centres the box at the best certificate so far. Then each step minimises the cutting-plane model of
     ``U`` in the box around the centre (:class:`~privopt.routes.pricing.stabilization.BoxStep`) and
     prices that point exactly: its bound is a certificate, its value ``U`` decides the step (the
@@ -531,15 +536,14 @@ class _BoundPhase:
     def _closed(self, tolerance: float) -> bool:
         return relative_gap(self.master.solve()[0], self.state.upper) <= tolerance
 
-    def run(self, starts: list[FloatArray], tolerance: float, steps: bool) -> bool:
-        """Certify ``starts``, then (if ``steps``) step until the deadline; ``True`` when the gap closed
+    def run(self, start: FloatArray, tolerance: float, steps: bool) -> bool:
+        """Certify ``start``, then (if ``steps``) step until the deadline; ``True`` when the gap closed
         to ``tolerance``."""
-        for at in starts:
-            if not self._room():
-                return self._closed(tolerance)
-            self._price(at)
-            if self._closed(tolerance):
-                return True
+        if not self._room():
+            return self._closed(tolerance)
+        self._price(start)
+        if self._closed(tolerance):
+            return True
         best = self.state.best
         if best is None or not steps:
             return self._closed(tolerance)
