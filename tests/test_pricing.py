@@ -30,7 +30,15 @@ from privopt.routes.pricing.certified import (
     _State,
     certified_column_generation,
 )
-from privopt.routes.pricing.stabilization import GROW, INITIAL_RADIUS, MIN_CUTS, SHRINK, BoxStep
+from privopt.routes.pricing.stabilization import (
+    GROW,
+    INITIAL_RADIUS,
+    MEAN_DUAL_RADII,
+    MIN_CUTS,
+    MIN_RADIUS,
+    SHRINK,
+    BoxStep,
+)
 from tests.test_independent_reporting import random_ball
 
 #: Small shapes whose cone slices ppl enumerates exactly in well under a second.
@@ -861,6 +869,34 @@ def test_box_step_minimises_the_model_in_the_box_and_moves_only_on_a_serious_ste
     box.highs.getModelStatus = lambda: highspy.HighsModelStatus.kSolveError
     with pytest.raises(po.SolverError, match="box-step LP"):
         box.point()
+
+
+def test_the_stabilised_box_is_at_most_a_few_mean_duals_wide():
+    # Where the model's value at the centre over the inputs (the mean dual) is small, the stabilised
+    # rounds' ∞-norm box and its floor shrink to MEAN_DUAL_RADII mean duals; elsewhere they keep
+    # their absolute radii.
+    rng = np.random.default_rng(8)
+    n = 6
+    p = rng.dirichlet(np.ones(n))
+    columns = rng.uniform(0.1, 1.0, size=(n, 10))
+    for size in (1e-3, 10.0):
+        values = size * rng.uniform(0.5, 1.0, size=10)
+        box = BoxStep(p)
+        box.add(columns, values)
+        box.start(np.zeros(n))
+        estimate = float(np.max(values / (p @ columns)))  # Û at λ = 0, computed directly
+        assert box.estimate == pytest.approx(estimate, rel=1e-12)
+        share = min(1.0, MEAN_DUAL_RADII * estimate / (n * INITIAL_RADIUS))
+        assert (share < 1.0) == (size < 1.0)
+        box.point()
+        lp = box.highs.getLp()
+        np.testing.assert_allclose(np.asarray(lp.col_upper_)[:n], INITIAL_RADIUS * share, rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(lp.col_lower_)[:n], -INITIAL_RADIUS * share, rtol=1e-12)
+        for _ in range(40):  # null steps, down to the floor
+            box.update(np.zeros(n), box.estimate, np.inf)
+        box.point()
+        lp = box.highs.getLp()
+        np.testing.assert_allclose(np.asarray(lp.col_upper_)[:n], MIN_RADIUS * share, rtol=1e-12)
 
 
 def test_the_box_step_cut_pool_stays_bounded_and_keeps_the_model_at_its_centre():
