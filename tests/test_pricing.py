@@ -897,6 +897,8 @@ def test_the_stabilised_box_is_at_most_a_few_mean_duals_wide():
         box.point()
         lp = box.highs.getLp()
         np.testing.assert_allclose(np.asarray(lp.col_upper_)[:n], MIN_RADIUS * share, rtol=1e-12)
+        box.start(np.zeros(n), estimate=np.inf)  # started again without a value: no cap, none kept
+        np.testing.assert_array_equal(box.scale, np.ones(n))
 
 
 def test_the_box_step_cut_pool_stays_bounded_and_keeps_the_model_at_its_centre():

@@ -158,9 +158,10 @@ class BoxStep:
         self.centre = np.where(self.weights > 0.0, centre, 0.0)
         self.radius = INITIAL_RADIUS
         self.estimate = self.model(self.centre) if estimate is None else estimate
-        if not self.scaled and np.isfinite(self.estimate) and self.estimate > 0.0:
-            cap = MEAN_DUAL_RADII * self.estimate / (self.n * INITIAL_RADIUS)
-            self.scale = np.full(self.n, min(1.0, cap))
+        if not self.scaled:  # at most MEAN_DUAL_RADII mean duals (none without a positive value)
+            positive = np.isfinite(self.estimate) and self.estimate > 0.0
+            mean_dual = self.estimate / self.n if positive else np.inf
+            self.scale = np.full(self.n, min(1.0, MEAN_DUAL_RADII * mean_dual / INITIAL_RADIUS))
 
     def null_from(self, predicted: float) -> float:
         """The value of ``U`` at the point (whose model value is ``predicted``) from which the step is
