@@ -797,6 +797,60 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     assert len(calls) == 1
 
 
+def test_a_coarse_certificate_is_re_proved_finer_at_the_end_of_the_bound_phase(monkeypatch):
+    # A run's pricing tolerance is half its gap_tolerance of the value: with a curve's 4 % a bound may
+    # sit 2 % above U at its duals, which the run keeps when its time runs out with the gap open. The
+    # bound phase keeps FINAL_RESERVE pricing times for re-proving its best certificate to FINAL_SHARE
+    # of the master's value, once, stopping early only where the bound closes the gap.
+    certified = importlib.import_module("privopt.routes.pricing.certified")
+    cone, utility, pricer, exact = _envelope_case()
+    tight = ColumnGenerationOptions(progress=False, time_limit=60.0)
+    solved = certified_column_generation(
+        utility, cone, tight, pricer, starting_columns(cone, None), time.perf_counter()
+    )
+    assert solved.stopped == "converged"
+    # The optimal duals priced to the tolerance of a run with gap_tolerance 0.1 (0.05 of the optimum),
+    # beside the first basis's master, whose gap is wide open.
+    options = ColumnGenerationOptions(progress=False, gap_tolerance=0.1)
+    state = _State(utility, pricer, options)
+    state.evaluate(solved.lower, solved.duals, time.perf_counter() + 60.0)
+    coarse = state.best
+    assert coarse.tolerance == pytest.approx(0.05 * solved.lower)
+    assert coarse.upper > exact * 1.02  # the search stopped within its tolerance, 5 % above U
+    master = start_master(utility, starting_columns(cone, None), 1000)
+    value = master.solve()[0]
+    assert state.refinable(value)  # its slack is above FINAL_SHARE of the value
+    deadline = time.perf_counter() + 60.0
+    phase = _BoundPhase(utility, state, master, BoxStep(pricer.weights, scaled=True), deadline, 100)
+    kept = pricer.check_ratio * state.best_seconds
+    assert phase._until() == pytest.approx(deadline - kept - certified.FINAL_RESERVE * state.best_seconds)
+    assert phase._until(final=True) == pytest.approx(deadline - kept)
+    calls = []
+    run = state._run
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(state, "_run", spy)
+    phase._refine()
+    phase._refine()  # once only
+    assert len(calls) == 1
+    fine = certified.FINAL_SHARE * value
+    assert calls[0]["tolerance"] == pytest.approx(fine)
+    # The target would close the gap to the run's tolerance: Σλ + δ̄ <= value / (1 − 0.1).
+    assert calls[0]["target"] == pytest.approx(value / 0.9 - coarse.duals.sum())
+    refined = state.best
+    np.testing.assert_array_equal(refined.duals, coarse.duals)
+    assert refined.tolerance == pytest.approx(fine)
+    assert refined.complete
+    assert refined.delta - refined.lower <= fine
+    assert exact - 1e-9 <= refined.upper <= exact + fine + 1e-9  # weak duality; U at λ* is the optimum
+    assert check_pricing_certificate(refined, cone, utility).valid
+    assert not state.refinable(value)  # and no time is kept for it any longer
+    assert phase._until() == pytest.approx(deadline - pricer.check_ratio * state.best_seconds)
+
+
 def test_dual_average_is_the_mean_over_the_rounds_within_the_window():
     rng = np.random.default_rng(5)
     values = np.linspace(0.1, 1.0, 100)  # grows by more than a checkpoint step every round

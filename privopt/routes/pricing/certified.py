@@ -131,6 +131,20 @@ EVALUATION_VALUE_SHARE = 1e-3
 #: pricing of that time left 9-13 s of the phase unused.
 STEP_SHARE = 0.5
 
+#: The bound phase ends by re-proving its best certificate to this share of the master's value (the
+#: run's tolerance when finer), stopping as soon as the bound closes the gap to the run's tolerance
+#: (:meth:`_State.refine`). The run's tolerance, half its ``gap_tolerance`` of the value, suits a run
+#: that closes its gap; one stopped by its time limit with the gap open keeps a bound up to that far
+#: above ``U`` at its best duals, which a curve's 4 % makes 2 % of the bound. Occupation × education,
+#: the bound phases of a 2-point chunk (360 s a point, 4 %) replayed from their start: ε = 1, 5.75 %
+#: → 4.46 % (the centre's 0.594224 re-proved to 0.585749 in 3.3 s); ε = 2, 5.47 % → 4.36 %
+#: (docs/compiler.md, "Curves").
+FINAL_SHARE = 2.5e-3
+
+#: ... in the time kept for it at the end of the phase: this many times the best certificate's
+#: pricing time (the re-proofs above took 0.6-3.2 times as long as the pricing they re-proved).
+FINAL_RESERVE = 3.0
+
 #: Share of the time budget kept for the final master solve and the caller's audit.
 _RESERVE = 0.02
 
@@ -393,10 +407,10 @@ class _State:
         nodes: int | None = None,
         target: float = -np.inf,
         ceiling: float = np.inf,
-        coarse: float = 0.0,
+        tolerance: float | None = None,
     ) -> tuple[PricingCertificate, list[FloatArray]]:
-        """Price at ``at`` to within the run's tolerance, or ``coarse`` (absolute, on ``δ``) if larger."""
-        tolerance = max(self.tolerance(value), coarse)
+        """Price at ``at`` to within ``tolerance`` (absolute, on ``δ``; by default the run's)."""
+        tolerance = self.tolerance(value) if tolerance is None else tolerance
         budget = self.node_budget if nodes is None else min(nodes, self.node_budget)
         price = self.pricer.price
         if self.workers is not None:
@@ -445,7 +459,7 @@ class _State:
         coarse: float = 0.0,
     ) -> tuple[float, list[FloatArray]]:
         """``U`` at ``at`` (with zeros on inputs of zero weight), bounded as tightly as the time allows
-        (to ``coarse``, or the run's tolerance if finer), and the columns found; the search may stop
+        (to ``coarse``, or the run's tolerance if that is larger), and the columns found; the search may stop
         once it has shown ``U >= ceiling``.
 
         Where inputs have zero weight ``p_x`` (empty cells of P̂), the master's duals on them are noise
@@ -456,10 +470,36 @@ class _State:
         weights = self.pricer.weights
         at = np.where(weights > 0.0, at, 0.0)
         delta_ceiling = (ceiling - float(at.sum())) / float(weights.sum())  # U = Σλ + Σν·δ⁺
-        certificate, columns = self._run(
-            value, at, deadline, 0.0, ceiling=delta_ceiling, coarse=coarse / float(weights.sum())
-        )
+        tolerance = max(self.tolerance(value), coarse / float(weights.sum()))
+        certificate, columns = self._run(value, at, deadline, 0.0, ceiling=delta_ceiling, tolerance=tolerance)
         return certificate.upper, columns
+
+    def fine_tolerance(self, value: float) -> float:
+        """The final certificate's tolerance (absolute, on ``δ``) at master value ``value``:
+        ``FINAL_SHARE`` of it, or the run's own if finer."""
+        return min(self.tolerance(value), FINAL_SHARE * max(abs(value), 1e-3))
+
+    def refinable(self, value: float, tolerance: float | None = None) -> bool:
+        """Whether the best certificate's bound is more than ``tolerance`` (absolute, on ``δ``; by default
+        ``FINAL_SHARE`` of master value ``value``) above the best column its search found (the
+        certificate's own slack: the run's tolerance, or an exact round's ``ROUND_SLACK``), so that
+        :meth:`refine` may lower it by more than that."""
+        if self.best is None:
+            return False
+        tolerance = FINAL_SHARE * max(abs(value), 1e-3) if tolerance is None else tolerance
+        return max(self.best.delta, 0.0) - max(self.best.lower, 0.0) > tolerance
+
+    def refine(self, value: float, deadline: float) -> list[FloatArray]:
+        """Re-prove the best certificate's bound at its duals to :meth:`fine_tolerance`, stopping as
+        soon as it closes the gap to master value ``value`` to the run's tolerance; the columns found.
+        The bound is kept if lower (a search stopped by ``deadline`` is still valid)."""
+        if self.best is None:
+            return []
+        share = self.options.gap_tolerance * self.pricer.gap_share
+        duals, mass = self.best.duals, float(self.pricer.weights.sum())
+        target = (value / (1.0 - share) - float(duals.sum())) / mass if share < 1.0 else np.inf
+        tolerance = self.fine_tolerance(value)
+        return self._run(value, duals, deadline, 0.0, target=target, tolerance=tolerance)[1]
 
 
 class _BoundPhase:
@@ -474,6 +514,10 @@ class _BoundPhase:
     and best certificate (1.3899; the final duals' gave 1.4432): 1.3108 after 55 s and 1.3054 after
     86 s, where the certified points of the earlier bound phase stopped at 1.3899 (docs/compiler.md,
     "Certified pricing on envelope cones").
+
+    A run whose gap stays open keeps ``FINAL_RESERVE`` pricing times at the end and re-proves its best
+    certificate there to ``FINAL_SHARE`` of the master's value (:meth:`_refine`), or right away when
+    no descent is left.
     """
 
     def __init__(
@@ -489,6 +533,7 @@ class _BoundPhase:
         self.room = room  # columns the master may still take (``max_columns``)
         self.generated = 0
         self.trace: list[tuple[float, float]] = []  # (time, master value) after each step
+        self.refined: PricingCertificate | None = None  # the last certificate :meth:`_refine` re-proved
 
     def _price(self, at: FloatArray, ceiling: float = np.inf, descent: float = np.inf) -> float:
         """``U(at)`` (or a value ``>= ceiling``), to ``EVALUATION_GAP_SHARE`` of the gap left,
@@ -520,12 +565,17 @@ class _BoundPhase:
                 self.generated += int(improving.size)
         self.trace.append((time.perf_counter(), self.master.solve()[0]))
 
-    def _until(self) -> float:
+    def _until(self, final: bool = False) -> float:
         """The deadline of the next pricing: the phase's, less the time kept for the independent check
-        of the best certificate (the pricer's ``check_ratio`` times its pricing time)."""
+        of the best certificate (the pricer's ``check_ratio`` times its pricing time) and, unless the
+        pricing is the ``final`` re-proof, the time kept for that (``FINAL_RESERVE`` times it, while
+        the best certificate is :meth:`_State.refinable`)."""
         if self.state.best is None:
             return self.deadline
-        return self.deadline - self.state.pricer.check_ratio * self.state.best_seconds
+        kept = self.state.pricer.check_ratio
+        if not final and self.state.refinable(self.master.solve()[0]):
+            kept += FINAL_RESERVE
+        return self.deadline - kept * self.state.best_seconds
 
     def _room(self) -> bool:
         """Whether a pricing has ``STEP_SHARE`` of the best certificate's pricing time before
@@ -536,8 +586,21 @@ class _BoundPhase:
     def _closed(self, tolerance: float) -> bool:
         return relative_gap(self.master.solve()[0], self.state.upper) <= tolerance
 
+    def _refine(self) -> None:
+        """Re-prove the best certificate to ``FINAL_SHARE`` of the master's value (the run's tolerance if
+        finer; :meth:`_State.refine`) if its own slack is larger, once per certificate; the columns
+        found are taken as a step's."""
+        value, _, duals = self.master.solve()
+        best, deadline = self.state.best, self._until(final=True)
+        if best is self.refined or not self.state.refinable(value, self.state.fine_tolerance(value)):
+            return
+        self.refined = best
+        if deadline > time.perf_counter():
+            self._take(self.state.refine(value, deadline), duals)
+
     def run(self, start: FloatArray, tolerance: float, steps: bool) -> bool:
-        """Certify ``start``, then (if ``steps``) step until the deadline; ``True`` when the gap closed
+        """Certify ``start``, then (if ``steps``) step until the deadline and re-prove the best
+        certificate finer if its own slack is larger (:meth:`_refine`); ``True`` when the gap closed
         to ``tolerance``."""
         if not self._room():
             return self._closed(tolerance)
@@ -547,31 +610,33 @@ class _BoundPhase:
         best = self.state.best
         if best is None or not steps:
             return self._closed(tolerance)
+        self._step(best, tolerance)
+        if not self._closed(tolerance):
+            self._refine()
+        return self._closed(tolerance)
+
+    def _step(self, best: PricingCertificate, tolerance: float) -> None:
+        """Box steps from ``best`` until the time kept for :meth:`_refine`, or until the gap closes."""
         self.box.start(best.duals, best.upper)
         while self._room():
             point, predicted = self.box.point()
             if predicted >= self.box.estimate - tolerance * max(abs(predicted), 1e-12):
                 # No descent within the box: the centre minimises U (a convex function), so its bound
-                # is the optimum's — proved again to the run's own tolerance if it was priced coarser
-                # (``EVALUATION_GAP_SHARE``) — and the time left raises the master by exact rounds at
-                # its duals.
-                centre = self.state.best
-                value = self.master.solve()[0]
-                if centre is not None and centre.tolerance > self.state.tolerance(value) and self._room():
-                    self._price(centre.duals, descent=0.0)
+                # is the optimum's, proved again finer if its slack is larger (``_refine``), and
+                # the time left raises the master by exact rounds at its duals.
+                self._refine()
                 while self._room() and not self._closed(tolerance) and self.generated < self.room:
                     value, _, duals = self.master.solve()
                     new = self.state.exact_round(value, duals, self._until())
                     if not new:
                         break
                     self._take(new, duals)
-                break
+                return
             # A null step needs only a column showing U >= the serious-step threshold, not the bound.
             descent = self.box.estimate - predicted
             self.box.update(point, predicted, self._price(point, self.box.null_from(predicted), descent))
             if self._closed(tolerance):
-                return True
-        return self._closed(tolerance)
+                return
 
 
 class DualAverage:
