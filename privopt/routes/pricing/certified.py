@@ -136,13 +136,13 @@ STEP_SHARE = 0.5
 #: (:meth:`_State.refine`). The run's tolerance, half its ``gap_tolerance`` of the value, suits a run
 #: that closes its gap; one stopped by its time limit with the gap open keeps a bound up to that far
 #: above ``U`` at its best duals, which a curve's 4 % makes 2 % of the bound. Occupation × education,
-#: the bound phases of a 2-point chunk (360 s a point, 4 %) replayed from their start: ε = 1, 5.75 %
-#: → 4.46 % (the centre's 0.594224 re-proved to 0.585749 in 3.3 s); ε = 2, 5.47 % → 4.36 %
-#: (docs/compiler.md, "Curves").
+#: the bound phases of 2-point chunks (360 s a point, 4 %) replayed from their start: ε = 0.5, 1, 1.5
+#: and 2 gave 3.99 / 4.39 / 3.97 / 4.23 % against 5.47 / 5.76 / 4.86 / 5.47 % (at ε = 1 the centre's
+#: 0.594224 re-proved to 0.585749; docs/compiler.md, "Curves").
 FINAL_SHARE = 2.5e-3
 
 #: ... in the time kept for it at the end of the phase: this many times the best certificate's
-#: pricing time (the re-proofs above took 0.6-3.2 times as long as the pricing they re-proved).
+#: pricing time (the re-proofs above took 1.2-2 times as long as the pricing they re-proved).
 FINAL_RESERVE = 3.0
 
 #: Share of the time budget kept for the final master solve and the caller's audit.
