@@ -816,7 +816,8 @@ def test_a_coarse_certificate_is_re_proved_finer_at_the_end_of_the_bound_phase(m
     state.evaluate(solved.lower, solved.duals, time.perf_counter() + 60.0)
     coarse = state.best
     assert coarse.tolerance == pytest.approx(0.05 * solved.lower)
-    assert coarse.upper > exact * 1.02  # the search stopped within its tolerance, 5 % above U
+    # The search may stop 0.05 of the value above U (the optimum at λ*): 4.8 % here, and at least 2 %.
+    assert coarse.upper > exact * 1.02
     master = start_master(utility, starting_columns(cone, None), 1000)
     value = master.solve()[0]
     assert state.refinable(value)  # its slack is above FINAL_SHARE of the value

@@ -469,9 +469,10 @@ class _State:
         """
         weights = self.pricer.weights
         at = np.where(weights > 0.0, at, 0.0)
-        delta_ceiling = (ceiling - float(at.sum())) / float(weights.sum())  # U = Σλ + Σν·δ⁺
         tolerance = max(self.tolerance(value), coarse / float(weights.sum()))
-        certificate, columns = self._run(value, at, deadline, 0.0, ceiling=delta_ceiling, tolerance=tolerance)
+        certificate, columns = self._run(
+            value, at, deadline, 0.0, ceiling=self._delta(at, ceiling), tolerance=tolerance
+        )
         return certificate.upper, columns
 
     def fine_tolerance(self, value: float) -> float:
@@ -496,10 +497,14 @@ class _State:
         if self.best is None:
             return []
         share = self.options.gap_tolerance * self.pricer.gap_share
-        duals, mass = self.best.duals, float(self.pricer.weights.sum())
-        target = (value / (1.0 - share) - float(duals.sum())) / mass if share < 1.0 else np.inf
+        duals = self.best.duals
+        target = self._delta(duals, value / (1.0 - share)) if share < 1.0 else np.inf
         tolerance = self.fine_tolerance(value)
         return self._run(value, duals, deadline, 0.0, target=target, tolerance=tolerance)[1]
+
+    def _delta(self, at: FloatArray, upper: float) -> float:
+        """The ``δ`` at which the bound at ``at`` is ``upper`` (``U = Σλ + Σν·δ⁺``)."""
+        return (upper - float(at.sum())) / float(self.pricer.weights.sum())
 
 
 class _BoundPhase:
