@@ -4,6 +4,7 @@ shared by monotonicity, the same table from every backend, the CLI, the plot, an
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import subprocess
 import sys
@@ -90,6 +91,30 @@ def test_warm_start_changes_nothing_but_the_work(ball, monkeypatch):
     cold = _problem(ball).curve(eps=eps, warm=False)
     assert len(started) == 1 + len(eps)
     np.testing.assert_allclose(warm["lower"], cold["lower"], atol=1e-7)
+
+
+def test_column_generation_points_start_from_the_previous_design_alone(example1, monkeypatch):
+    # Each point hands on its design's columns, not every column its master held: those fit the
+    # smaller ε and slow the next point's master (docs/compiler.md, "Curves").
+    runs = []
+    original = po.Problem._run
+
+    def run(self, route="auto", **options):
+        solution, result = original(self, route, **options)
+        runs.append((options["warm_columns"], solution))
+        return solution, result
+
+    monkeypatch.setattr(po.Problem, "_run", run)
+    problem = po.Problem(
+        po.LIP(1.0, example1),
+        po.MutualInformation(example1),
+        colgen={"progress": False, "max_iterations": 3, "bound_nodes": 200},
+    )
+    table = problem.curve(eps=[0.5, 1.0, 2.0], route="colgen")
+    assert set(table["route"]) == {"colgen"}
+    assert runs[0][0] is None
+    for (_, before), (warm, _) in itertools.pairwise(runs):
+        np.testing.assert_array_equal(warm, before.mechanism.matrix)
 
 
 def test_bounds_are_shared_along_eps_by_monotonicity(example1):

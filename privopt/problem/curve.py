@@ -209,7 +209,9 @@ def _solve_chunk(
             time_limit=_share(deadline, left),
             memory_limit=memory_limit,
         )
-        pool = result.pool if result.pool is not None else np.asarray(solution.mechanism.matrix)
+        # The next point starts from this design's columns alone: a column generation master's other
+        # columns fit this ε, and at a larger one they slow its master (docs/compiler.md, "Curves").
+        pool = np.asarray(solution.mechanism.matrix)
         master = result.master
         points[index] = _Point(solution.value, solution, time.perf_counter() - start)
         if report is not None:

@@ -192,8 +192,6 @@ class RouteResult:
     stats: SolveStats
     bounds: tuple[Bound, ...] = ()
     check: CertificateCheck | None = None
-    #: The columns (as a matrix's columns) the route's LP ended with, for a neighbouring point of a curve.
-    pool: FloatArray | None = None
     #: The restricted master the route's LP ended in, when the next point of a curve can continue it.
     master: RestrictedMaster | None = None
 

@@ -208,8 +208,6 @@ class ColumnGenerationResult:
     bound_method: str = "simplicial branch and bound over the slice Σw = 1"
     #: The claims behind ``upper`` (core units), best first, for the independent checker.
     bounds: tuple[SliceBound, ...] = ()
-    #: Every column of the final master (matrix columns), to warm-start a neighbouring problem.
-    pool: FloatArray | None = None
 
     @property
     def gap(self) -> float:
@@ -365,7 +363,6 @@ def heuristic_column_generation(
         trace=np.array(trace),
         bound_method=f"simplicial branch and bound over the slice Σw = 1 ({why_not_certified})",
         bounds=tuple(claims),
-        pool=np.column_stack(master.columns),
     )
 
 

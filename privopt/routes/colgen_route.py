@@ -201,5 +201,4 @@ class ColumnGenerationRoute:
             source,
             stats,
             tuple(claims),
-            pool=result.pool,
         )

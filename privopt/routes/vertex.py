@@ -366,7 +366,6 @@ class VertexRoute:
             stats,
             (bound,),
             check,
-            support,  # the optimal basis: a neighbouring point's start (more columns only slow its LP)
             master,
         )
 
@@ -412,7 +411,6 @@ class VertexRoute:
             stats,
             (bound,),
             check,
-            columns,
         )
 
     @staticmethod

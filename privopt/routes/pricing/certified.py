@@ -338,7 +338,6 @@ def _generate(
         certificate=state.best,
         bound_method=pricer.method,
         bounds=() if state.best is None else (state.best.to_bound(pricer.weights),),
-        pool=np.column_stack(master.columns),
     )
 
 
