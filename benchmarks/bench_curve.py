@@ -6,7 +6,7 @@
 - The same curve on a Dask ``LocalCluster`` with 2 workers: the same table as joblib's.
 - ``--adult`` (long: about 1 h): Adult occupation × education, 8 points ε ∈ {0.25, 0.5, …, 2}, the
   whole curve in the time of (goal 2×, must 3×) the single ε = 1 solve, every point within 5 %: two
-  interleaved chunks, each with the curve's ``time_limit`` shared by its points, which stop at 4 %.
+  interleaved chunks, each with the curve's ``time_limit`` shared by its points, which stop at 5 %.
 """
 
 from __future__ import annotations

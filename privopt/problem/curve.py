@@ -11,9 +11,9 @@ designs. Four things make a curve cheaper and tighter than its points solved one
   the pairs do not change with ε, only the blocks' factors).
 - **Warm starts.** Points are solved in the order in which the cone grows (ε and ``n`` increasing,
   ``level`` decreasing): every column of the cone at one point is in the cone at the next, so each
-  point's column generation (and exact product pricing) starts from the previous point's columns;
-  exact pricing continues the previous point's restricted master itself (its HiGHS model, whose
-  optimal basis stays feasible).
+  point's column generation (and exact product pricing) starts from the columns of the previous
+  point's design; exact pricing continues the previous point's restricted master itself (its HiGHS
+  model, whose optimal basis stays feasible).
 - **Monotonicity.** A design of one point is feasible at every later point (it is audited there
   before it is used), so its value is a lower bound there too; on the ε axis the cones are nested
   (same groups and pairs, factors non-decreasing — checked, not assumed), so an upper bound at one ε
