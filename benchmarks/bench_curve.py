@@ -6,7 +6,7 @@
 - The same curve on a Dask ``LocalCluster`` with 2 workers: the same table as joblib's.
 - ``--adult`` (long: about 1 h): Adult occupation × education, 8 points ε ∈ {0.25, 0.5, …, 2}, the
   whole curve in the time of (goal 2×, must 3×) the single ε = 1 solve, every point within 5 %: two
-  interleaved chunks, each with the curve's ``time_limit`` shared by its points, which stop at 5 %.
+  interleaved chunks, each with the curve's ``time_limit`` shared by its points, which stop at 4 %.
 """
 
 from __future__ import annotations
@@ -100,11 +100,12 @@ def adult_rows(seconds_per_point: float) -> list[tuple[str, str]]:
     single = problem.solve(route="colgen")
     single_seconds = time.perf_counter() - start
     # The curve's budget: each of the 2 chunks' 4 points an even share of what its chunk has left, so
-    # a point that closes to the 5 % asked for leaves its time to the chunk's larger ε.
+    # a point that closes to 4 % early leaves its time to the chunk's larger ε. (At the 5 % checked,
+    # every point stops at the edge, and the last, short of time, ended above it: docs/compiler.md.)
     budget = 4 * seconds_per_point
     curve_problem = po.Problem(
         po.SensitiveLDP(1.0, F), po.MutualInformation(P), timeout=None,
-        colgen={"time_limit": budget, "gap_tolerance": 0.05, "progress": False},
+        colgen={"time_limit": budget, "gap_tolerance": 0.04, "progress": False},
     )  # fmt: skip
     start = time.perf_counter()
     table = curve_problem.curve(eps=np.arange(0.25, 2.01, 0.25), route="colgen", jobs=2, time_limit=budget)
@@ -112,7 +113,7 @@ def adult_rows(seconds_per_point: float) -> list[tuple[str, str]]:
     rows = [
         ("single ε = 1 solve", f"{single_seconds:.0f} s, gap {single.gap:.1%}"),
         (
-            f"8-point curve (2 chunks, {budget:.0f} s, gap tolerance 5 %)",
+            f"8-point curve (2 chunks, {budget:.0f} s, gap tolerance 4 %)",
             f"{seconds:.0f} s = {seconds / single_seconds:.2f}× the single solve (goal 2, must 3); "
             f"largest gap {table['gap'].max():.1%} (must <= 5 %)",
         ),
