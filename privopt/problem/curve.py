@@ -185,12 +185,12 @@ def _solve_chunk(
     report: Callable[[float, _Point], None] | None = None,
     memory_limit: int | None = None,
 ) -> list[_Point]:
-    """Solve the points of one chunk in the order the cone grows, each from the previous columns,
+    """Solve the points of one chunk in the order the cone grows, each from the previous point's design,
     all within ``time_limit`` seconds (:func:`_share`) and ``memory_limit`` bytes (the problem's
     budget when ``None``); ``report(value, point)`` after each one."""
     order = range(len(values)) if _growing(axis) else range(len(values) - 1, -1, -1)
     points: dict[int, _Point] = {}
-    pool: FloatArray | None = None
+    design: FloatArray | None = None
     master: RestrictedMaster | None = None
     at = problem
     deadline = None if time_limit is None else time.perf_counter() + time_limit
@@ -203,7 +203,7 @@ def _solve_chunk(
             at = problem.with_definition(definition_at(problem.definition, axis, values[index]))
         solution, result = at._run(
             route,
-            warm_columns=pool if warm else None,
+            warm_columns=design if warm else None,
             warm_master=master if warm else None,
             audit_lower_end="none",
             time_limit=_share(deadline, left),
@@ -211,7 +211,7 @@ def _solve_chunk(
         )
         # The next point starts from this design's columns alone: a column generation master's other
         # columns fit this ε, and at a larger one they slow its master (docs/compiler.md, "Curves").
-        pool = np.asarray(solution.mechanism.matrix)
+        design = np.asarray(solution.mechanism.matrix)
         master = result.master
         points[index] = _Point(solution.value, solution, time.perf_counter() - start)
         if report is not None:
