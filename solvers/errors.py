@@ -13,3 +13,8 @@ class BackendTimeout(BackendError):
 
 class BackendMemoryError(BackendError):
     """A back end ran out of the memory it was allowed (in a child process with a memory limit)."""
+
+
+class BackendInputError(BackendError, ValueError):
+    """A back end was handed arrays of the wrong shape or with non-finite entries (a caller's bug,
+    reported with the shapes instead of the back end's own traceback)."""

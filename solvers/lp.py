@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
-from .errors import BackendError
+from .errors import BackendError, BackendInputError
 
 _STATUS = {0: "optimal", 1: "iteration limit", 2: "infeasible", 3: "unbounded", 4: "numerical difficulties"}
 
@@ -49,7 +49,7 @@ def solve_lp(
     vertex route relies on (at most as many non-zeros as equality constraints).
     """
     sign = -1.0 if maximize else 1.0
-    cost = sign * np.asarray(c, dtype=np.float64)
+    cost = sign * _checked_inputs(c, (a_ub, b_ub, "a_ub", "b_ub"), (a_eq, b_eq, "a_eq", "b_eq"))
     failures = []
     for method in methods:
         result = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=bounds, method=method)
@@ -72,6 +72,29 @@ def solve_lp(
     raise BackendError("LP not solved to optimality — " + "; ".join(failures))
 
 
+def _checked_inputs(c: Any, *systems: tuple[Any, Any, str, str]) -> np.ndarray:
+    """``c`` as a float vector, after checking that it is a non-empty finite vector and that every
+    ``(matrix, rhs)`` system has one column per entry of ``c`` and one right-hand side per row
+    (:class:`BackendInputError` naming the shapes otherwise)."""
+    cost = np.asarray(c, dtype=np.float64)
+    if cost.ndim != 1 or cost.size == 0:
+        raise BackendInputError(f"LP input: the cost must be a non-empty vector, got shape {cost.shape}")
+    if not np.all(np.isfinite(cost)):
+        raise BackendInputError(
+            f"LP input: the cost has {int(np.sum(~np.isfinite(cost)))} non-finite entries"
+        )
+    for matrix, rhs, matrix_name, rhs_name in systems:
+        if matrix is None:
+            continue
+        shape = tuple(getattr(matrix, "shape", np.shape(matrix)))
+        if len(shape) != 2 or shape[1] != cost.size or np.shape(rhs) != (shape[0],):
+            raise BackendInputError(
+                f"LP input: expected {matrix_name} of shape (m, {cost.size}) and {rhs_name} of shape (m,) "
+                f"for a cost of shape {cost.shape}, got {shape} and {np.shape(rhs)}"
+            )
+    return cost
+
+
 def solve_equality_lp(
     c: np.ndarray, a_eq: np.ndarray, b_eq: np.ndarray, *, verbose: bool = False
 ) -> LPResult:
@@ -86,7 +109,7 @@ def solve_equality_lp(
     import highspy
     import scipy.sparse as sp
 
-    cost = np.asarray(c, dtype=np.float64)
+    cost = _checked_inputs(c, (a_eq, b_eq, "a_eq", "b_eq"))
     matrix = sp.csc_matrix(np.asarray(a_eq, dtype=np.float64))
     rhs = np.asarray(b_eq, dtype=np.float64)
     model = highspy.HighsLp()

@@ -225,6 +225,17 @@ class RowCone:
         self._expanded.append(result)
         return result
 
+    def unit_columns(self) -> np.ndarray:
+        """Which unit columns ``e_x`` lie in the cone (a boolean per input), read from the blocks without
+        expanding them: ``e_x`` satisfies ``max_a aᵀw <= F min_b bᵀw`` iff ``max_a a_x <= F min_b b_x``.
+        Dropped vacuous pairs (``a = b``, ``F >= 1``) hold at every ``w``, so they change nothing."""
+        inside = np.ones(self.n_inputs, dtype=bool)
+        for block in self.blocks:
+            top = self.groups[block.numerator].vectors.max(axis=0)
+            bottom = self.groups[block.denominator].vectors.min(axis=0)
+            inside &= top <= block.factor * bottom
+        return inside
+
     def pairs(self) -> RatioPairs:
         """Every row of every block as a ratio pair (their factors are in :meth:`log_factors`)."""
         return self._expand()[0]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,7 @@ from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, rel
 from privopt.routes.colgen_route import require_master_memory
 from privopt.routes.pricing.certificate import certified_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
+from privopt.solvers.errors import BackendError
 from privopt.solvers.progress import progress_verbose
 from privopt.tolerances import BOUND_ORDER_RTOL, GAP_OPTIMAL_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
@@ -150,6 +151,16 @@ def _check_colgen(colgen: Any) -> ColumnGenerationOptions:
             raise ValidationError("colgen", f"keys among {', '.join(known)}", f"unknown key {unknown[0]!r}")
         return ColumnGenerationOptions(**colgen)
     raise ValidationError("colgen", "ColumnGenerationOptions or a dict of its fields", type(colgen).__name__)
+
+
+@contextlib.contextmanager
+def _backend_errors(route: str) -> Iterator[None]:
+    """A numerical back end's error that a route did not translate is a :class:`SolverError` naming the
+    route (never a raw back-end exception)."""
+    try:
+        yield
+    except BackendError as exc:
+        raise SolverError(f"the {route} route's back end failed: {exc}") from exc
 
 
 class Problem:
@@ -414,7 +425,7 @@ class Problem:
             compile_seconds = time.perf_counter() - start
             if verbose:
                 header(data, planned, reason, options.solver)
-            with progress_verbose() if verbose else contextlib.nullcontext():
+            with progress_verbose() if verbose else contextlib.nullcontext(), _backend_errors(planned):
                 if route == "auto" and planned == "vertex":
                     budget = self._vertex_budget(seconds)
                     vertex_deadline = None if budget is None else start + budget
@@ -540,7 +551,7 @@ class Problem:
             value,
             upper,
             route,
-            f"{reason}; {result.reason}{why}",
+            f"{reason}{'' if result.reason == reason else '; ' + result.reason}{why}",
             stats,
             certificate,
         )

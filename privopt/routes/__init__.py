@@ -2,13 +2,14 @@
 
 Each route module holds one route with ``accepts(data) -> (bool, reason)`` and
 ``solve(data, deadline) -> RouteResult`` (:mod:`privopt.routes.base`): the closed forms
-(:mod:`~privopt.routes.closed_form`, with Theorem 5 registered from :mod:`~privopt.routes.theorem5`),
+(:mod:`~privopt.routes.closed_form`, with Theorem 5 registered from :mod:`~privopt.routes.theorem5`
+and the identity from :mod:`~privopt.routes.identity`),
 vertex enumeration + LP (:mod:`~privopt.routes.vertex`), column generation
 (:mod:`~privopt.routes.colgen_route` over the algorithm of :mod:`~privopt.routes.colgen`) and cvxpy
 (:mod:`~privopt.routes.cvxpy_route`).
 """
 
-from privopt.routes import theorem5
+from privopt.routes import identity, theorem5
 from privopt.routes.base import ProblemData, Route, RouteResult, SolveOptions, SolveStats, Status
 from privopt.routes.closed_form import ClosedFormRoute, register_closed_form
 from privopt.routes.colgen_route import ColumnGenerationRoute
@@ -32,6 +33,7 @@ __all__ = [
     "SolveStats",
     "Status",
     "VertexRoute",
+    "identity",
     "register_closed_form",
     "theorem5",
 ]

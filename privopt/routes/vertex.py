@@ -459,11 +459,17 @@ class VertexRoute:
             vertices, result = self._enumerate(data, a_ub, "cdd", False, deadline, seconds, auxiliary=1)
         except SolverError:
             return None
-        # A lifted vertex with only one side of t tight projects to a point inside the cone's slice;
-        # with both tight, its n + 1 active rows give n independent projected ones: a vertex.
+        # A vertex ``w`` of the slice has n independent active rows among ``w >= 0``, ``Σw = 1`` and the
+        # cone's. With both sides of t tight, the lifted vertex's n + 1 active rows give n independent
+        # projected ones. With at most one side tight, no cone row is active at ``w``: its active rows
+        # are n − 1 coordinates and ``Σw = 1``, so ``w`` is a unit vector inside the cone (every unit
+        # vector when releasing the input is allowed). Any other lifted vertex projects into the slice.
         top, bottom = (vertices @ A.T).max(axis=1), factor * (vertices @ B.T).min(axis=1)
         tight = bottom - top <= LIFT_TIGHT_RTOL * np.maximum(np.abs(top), np.abs(bottom))
-        vertices = merge_close(vertices[tight], MERGE_ATOL)  # lifted vertices can share their projection
+        unit = vertices.max(axis=1) >= 1.0 - MERGE_ATOL
+        vertices = merge_close(
+            vertices[tight | unit], MERGE_ATOL
+        )  # lifted vertices can share their projection
         return vertices, VertexResult(vertices, "cdd (lifted slice)", result.seconds, result.raw_count)
 
     @staticmethod
