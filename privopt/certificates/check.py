@@ -97,22 +97,40 @@ class CertificateCheck:
         }
 
 
-def weaker_claim(bound: Bound, check: CertificateCheck) -> tuple[SliceBound, CertificateCheck] | None:
-    """The weaker slice bound ``check`` proved instead of ``bound`` (its ``proved_delta``: a proof the time
-    limit stopped, docs/compiler.md §4), with the check that proved it; ``None`` if it proved none."""
-    if check.valid or check.refuted or check.proved_delta is None or not isinstance(bound, SliceBound):
+def weaker_claim(bound: Bound, check: CertificateCheck) -> tuple[Bound, CertificateCheck] | None:
+    """The weaker bound ``check`` proved instead of ``bound``, with a check that proves it; ``None`` if it
+    proved none (docs/compiler.md, "Certificates": a proof of a weaker bound is a proof of that bound).
+
+    A slice bound is weakened to the ``δ̄`` the checker proved (``proved_delta``: a proof the time limit
+    stopped, or one whose rounding margin exceeds the claim's slack); a linear or theorem bound to the
+    ``upper`` the checker proved (``proved_upper``: the multipliers or the theorem prove that much)."""
+    if check.valid or check.refuted:
         return None
-    weaker = SliceBound.build(
-        bound.duals,
-        check.proved_delta,
-        bound.normalisation,
-        bound.weights,
-        f"{bound.method} (weakened to the δ̄ the checker proved)",
-    )
-    reason = (
-        f"proved δ̄ <= {check.proved_delta:.6g}, not the claimed {bound.delta:.6g}: "
-        f"OPT <= {check.proved_upper:.9g} (the proof of the claim stopped: {check.reason})"
-    )
+    weaker: Bound
+    if isinstance(bound, SliceBound):
+        if check.proved_delta is None:
+            return None
+        weaker = SliceBound.build(
+            bound.duals,
+            check.proved_delta,
+            bound.normalisation,
+            bound.weights,
+            f"{bound.method} (weakened to the δ̄ the checker proved)",
+        )
+        claim = f"δ̄ <= {check.proved_delta:.6g}, not the claimed {bound.delta:.6g}: OPT <= {check.proved_upper:.9g}"
+    else:
+        if check.proved_upper is None or not np.isfinite(check.proved_upper):
+            return None
+        if isinstance(bound, LinearBound):
+            weaker = LinearBound(
+                bound.cone_duals,
+                check.proved_upper,
+                f"{bound.method} (weakened to the bound the checker proved)",
+            )
+        else:
+            weaker = TheoremBound(bound.name, check.proved_upper, bound.parameters, bound.description)
+        claim = f"OPT <= {check.proved_upper:.9g}, not the claimed {bound.upper:.9g}"
+    reason = f"proved {claim} (the proof of the claim: {check.reason})"
     return weaker, CertificateCheck(True, reason, check.method, check.seconds, check.proved_upper)
 
 
@@ -245,6 +263,7 @@ def _check_slice(
             method,
             seconds,
             proved,
+            proved_delta=float(delta),
         )
     return CertificateCheck(
         True, f"proved δ̄ <= {delta:.6g}: OPT <= {proved:.9g}", method, seconds, proved, None

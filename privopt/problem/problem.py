@@ -518,16 +518,23 @@ class Problem:
         if not report.satisfied:
             raise SolverError(f"the designed mechanism fails its own audit — {report}")
         value = self.utility.value(mechanism)
+        floor = value - BOUND_ORDER_RTOL * max(1.0, abs(value))
+        for claimed in [result.upper, *(upper_in_units(b, self.utility) for b in result.bounds)]:
+            if not claimed >= floor:  # a claim is refuted by the design itself, before any proof
+                raise SolverError(
+                    f"the {route} route's upper bound {claimed!r} is below its own mechanism's value {value!r} "
+                    f"({result.upper_source}): a bound that contradicts a feasible point is a solver error"
+                )
         start = time.perf_counter()
         bound, check = self._checked_bound(data, result, mechanism, deadline)
         check_seconds = time.perf_counter() - start
         upper = result.upper if bound is None else upper_in_units(bound, self.utility)
         if check is not None and check.valid and check.proved_upper is not None:
             upper = max(upper, check.proved_upper)  # the checker's bound, rigorous to its margin
-        if not upper >= value - BOUND_ORDER_RTOL * max(1.0, abs(value)):
+        if not upper >= floor:
             raise SolverError(
-                f"the {route} route's upper bound {upper!r} is below its own mechanism's value {value!r} "
-                f"({result.upper_source}): a bound that contradicts a feasible point is a solver error"
+                f"the checker's upper bound {upper!r} is below the mechanism's value {value!r}: a proof "
+                "that contradicts a feasible point is an error in the checker"
             )
         upper = max(upper, value)  # within BOUND_ORDER_RTOL: rounding between the route's and our value
         status, why = self._status(result, value, upper, check)
@@ -559,15 +566,18 @@ class Problem:
     def _checked_bound(
         self, data: ProblemData, result: RouteResult, mechanism: Mechanism, deadline: float | None
     ) -> tuple[Bound | None, CertificateCheck | None]:
-        """The first of the route's bounds that the independent checker proves (best first), with its
-        check — or, where a check the time limit stopped proved a weaker bound (:func:`weaker_claim`)
-        below that, the weaker bound; else the route's best bound with the reason it was not proved. A
-        refuted bound is a :class:`~privopt.errors.SolverError` (a bound that contradicts the checker is
-        a bug)."""
+        """The best bound the independent checker proves among the route's (best first), with its check.
+
+        A bound the checker proves as claimed ends the search (the bounds after it are weaker claims); a
+        check that proves only a weaker bound — a proof the time limit stopped, or one whose rounding
+        margin exceeds the claim's slack — is used as that weaker bound (:func:`weaker_claim`), and kept
+        where it is below every bound proved after it. With nothing proved: the route's best bound and
+        the reason it was not. A refuted bound is a :class:`~privopt.errors.SolverError` (a bound that
+        contradicts the checker is a bug)."""
         if not result.bounds:
             return None, None
         first: CertificateCheck | None = None
-        weaker: tuple[SliceBound, CertificateCheck] | None = None
+        best: tuple[Bound, CertificateCheck] | None = None
         for index, bound in enumerate(result.bounds):
             if index == 0 and result.check is not None:
                 check = result.check
@@ -584,15 +594,16 @@ class Problem:
                     f"the independent checker refuted the route's certificate ({bound.method if isinstance(bound, SliceBound) else 'bound'}): "
                     f"{check.reason}"
                 )
+            proved = (bound, check) if check.valid else weaker_claim(bound, check)
+            if proved is not None and (
+                best is None
+                or upper_in_units(proved[0], self.utility) < upper_in_units(best[0], self.utility)
+            ):
+                best = proved
             if check.valid:
-                if weaker is not None and upper_in_units(weaker[0], self.utility) < upper_in_units(
-                    bound, self.utility
-                ):
-                    return weaker
-                return bound, check
-            weaker = weaker or weaker_claim(bound, check)
+                break
             first = first or check
-        return weaker if weaker is not None else (result.bounds[0], first)
+        return best if best is not None else (result.bounds[0], first)
 
     @staticmethod
     def _check_budget(result: RouteResult, deadline: float | None) -> float:

@@ -20,9 +20,11 @@ from privopt.validation import FloatArray
 @register_closed_form
 def identity_closed_form(data: ProblemData) -> tuple[FloatArray, str] | None:
     """The identity mechanism when the definition allows releasing the input (every ``e_x`` in the
-    cone) and the utility is sub-convex; ``None`` otherwise."""
+    cone) and the utility is sub-convex with every ``μ(e_x)`` finite; ``None`` otherwise."""
     if not isinstance(data.utility, SubConvexUtility) or not np.all(data.cone.unit_columns()):
         return None
+    if not np.all(np.isfinite(data.utility.mu(np.eye(data.n_inputs)))):
+        return None  # an infinite μ(e_x) (KL with a zero in P1): the vertex route names the utility
     return np.eye(data.n_inputs), (
         "the identity mechanism: the definition allows releasing the input (every unit column lies in "
         "the cone), and a sub-convex utility is at most Σ_x μ(e_x) on every mechanism"
