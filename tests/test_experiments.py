@@ -153,6 +153,24 @@ def test_an_interrupted_sweep_resumes_with_only_the_missing_cells(tmp_path: Path
     assert rerun == []  # nothing left to do
 
 
+def test_a_store_is_read_back_from_a_str_or_a_path(tmp_path: Path) -> None:
+    """docs/how-to-sweep.md: ``folder = tempfile.mkdtemp()`` (a str), then ``ResultStore(folder).load()``."""
+    folder = str(tmp_path / "store")
+    table = Sweep(mi_cell, GRID, backend="serial", store=folder, progress=False).run()
+    from_str, from_path = ResultStore(folder).load(), ResultStore(Path(folder)).load()
+    assert len(from_str) == len(table) == 8
+    pd.testing.assert_frame_equal(from_str, from_path)
+    assert ResultStore(folder) == ResultStore(Path(folder))
+    with pytest.raises(
+        ValidationError, match=r"^path: expected a file path \(str or pathlib.Path\), got int 3"
+    ):
+        ResultStore(3)
+    with pytest.raises(
+        ValidationError, match=r"^path: expected the folder of a sweep's store .*, not a folder"
+    ):
+        ResultStore(tmp_path / "typo").load()
+
+
 def test_a_killed_process_loses_at_most_the_cell_it_was_running(tmp_path: Path) -> None:
     store = tmp_path / "store"
     script = textwrap.dedent(

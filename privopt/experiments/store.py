@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from privopt.app.files import write_text, write_together
+from privopt.app.files import as_path, write_text, write_together
 from privopt.errors import ValidationError
 
 #: Column holding each row's cell key (a stable hash of the cell's parameters and the sweep seed).
@@ -42,8 +42,14 @@ LOCK = ".sweep.lock"
 
 
 @dataclass(frozen=True)
-class ResultStore:
-    """A folder of parquet parts holding the rows of finished cells.
+class _ResultStoreFields:
+    path: Path
+
+
+@dataclass(frozen=True, init=False)
+class ResultStore(_ResultStoreFields):
+    """A folder of parquet parts holding the rows of finished cells: ``ResultStore(folder).load()``
+    reads them, ``folder`` a ``str`` or a :class:`~pathlib.Path` (docs/how-to-sweep.md).
 
     ``manifest`` (the sweep's grid, seed and privopt version) is written once; opening the same folder
     for a sweep with another manifest is refused, so results of different sweeps (or of another
@@ -51,7 +57,8 @@ class ResultStore:
     changing one.
     """
 
-    path: Path
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(as_path(path, "path"))
 
     @classmethod
     @contextlib.contextmanager
@@ -61,7 +68,7 @@ class ResultStore:
         Raises :class:`~privopt.errors.ValidationError` (argument ``store``) at once when another
         process holds the lock.
         """
-        folder = Path(path)
+        folder = as_path(path, "store")
         if folder.exists() and not folder.is_dir():
             raise ValidationError("store", "a folder for the parquet parts", f"{str(folder)!r} is a file")
         folder.mkdir(parents=True, exist_ok=True)
@@ -85,7 +92,7 @@ class ResultStore:
 
     @classmethod
     def open(cls, path: str | Path, manifest: dict[str, Any]) -> ResultStore:
-        folder = Path(path)
+        folder = as_path(path, "store")
         if folder.exists() and not folder.is_dir():
             raise ValidationError("store", "a folder for the parquet parts", f"{str(folder)!r} is a file")
         folder.mkdir(parents=True, exist_ok=True)
@@ -109,8 +116,15 @@ class ResultStore:
         """The stored rows of every cell's latest attempt (an empty frame when nothing was stored).
 
         A cell re-run after a failure (``Sweep(retry_failed=True)``) appears in a later part; its rows
-        there replace the earlier ones.
+        there replace the earlier ones. A folder that does not exist is an error (a mistyped path would
+        otherwise read as an empty store).
         """
+        if not self.path.is_dir():
+            raise ValidationError(
+                "path",
+                "the folder of a sweep's store (its store= argument)",
+                f"{str(self.path)!r}, not a folder",
+            )
         frames = []
         for index, part in enumerate(self.parts()):
             frame = pd.read_parquet(part)
