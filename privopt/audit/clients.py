@@ -86,10 +86,10 @@ def mechanism_sampler(mechanism: Mechanism) -> Sampler:
         try:
             rows = np.fromiter((index[x] for x in xs), dtype=np.int64, count=len(xs))
         except KeyError as exc:
-            raise ValidationError("x", f"an input label of {mechanism!r}", repr(exc.args[0])) from None
+            raise ValidationError("x", f"an input label of {mechanism.summary}", repr(exc.args[0])) from None
         return outputs[mechanism.sample(rows, rng)].tolist()
 
-    return Sampler(draw, mechanism.input_labels, mechanism.name or repr(mechanism))
+    return Sampler(draw, mechanism.input_labels, mechanism.name or mechanism.summary)
 
 
 # ---------------------------------------------------------------------- global random states

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from privopt.data.display import fields_html
 from privopt.tolerances import AUDIT_EPS_ATOL
 
 if TYPE_CHECKING:
@@ -102,14 +103,42 @@ class AuditReport:
     def interval(self) -> tuple[float, float]:
         return (self.lower, self.upper)
 
+    @property
+    def verdict(self) -> str:
+        """``"PASS"`` or ``"FAIL"``."""
+        return "PASS" if self.satisfied else "FAIL"
+
+    @property
+    def eps_text(self) -> str:
+        """The realized ε as text: one number when exact, else ``[lower, upper]``."""
+        return f"{self.upper:.6g}" if self.exact else f"[{self.lower:.6g}, {self.upper:.6g}]"
+
     def __str__(self) -> str:
-        verdict = "PASS" if self.satisfied else "FAIL"
-        realized = f"{self.upper:.6g}" if self.exact else f"[{self.lower:.6g}, {self.upper:.6g}]"
-        head = f"{verdict}: {self.definition}: realized eps {realized} vs target {self.target:.6g}"
+        head = f"{self.verdict}: {self.definition}: realized eps {self.eps_text} vs target {self.target:.6g}"
         lines = [f"{head} ({self.method})"]
         if self.witness is not None:
             lines.append(f"  witness: {self.witness}")
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        """One line: the verdict, the realized ε, the target and the definition (``print`` shows more)."""
+        return (
+            f"{type(self).__name__}({self.verdict}, eps={self.eps_text}, target={self.target:.6g}, "
+            f"{self.definition})"
+        )
+
+    def _fields(self) -> list[tuple[str, str]]:
+        fields = [
+            ("verdict", self.verdict),
+            ("realized ε", self.eps_text),
+            ("target ε", f"{self.target:.6g}"),
+            ("definition", self.definition),
+            ("method", self.method),
+        ]
+        return fields if self.witness is None else [*fields, ("witness", str(self.witness))]
+
+    def _repr_html_(self) -> str:
+        return fields_html(type(self).__name__, self._fields())
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-friendly summary (floats, strings and lists only)."""
@@ -167,7 +196,7 @@ class SampleWitness(Witness):
         )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class SampleAuditReport(AuditReport):
     """The result of :func:`privopt.audit_sampler` and :func:`privopt.audit_samples`: an
     :class:`AuditReport` whose ``[lower, upper]`` (also ``eps_lower``, ``eps_upper``) holds the realized
@@ -206,8 +235,16 @@ class SampleAuditReport(AuditReport):
     estimation: tuple[int, int] = (0, 0)
     notes: tuple[str, ...] = ()
 
+    @property
+    def eps_text(self) -> str:
+        """``[eps_lower, eps_upper] at 99 %``."""
+        return f"[{self.lower:.6g}, {self.upper:.6g}] at {100 * self.confidence:g} %"
+
+    def _fields(self) -> list[tuple[str, str]]:
+        return [*super()._fields(), ("reports", str(self.samples)), *(("note", note) for note in self.notes)]
+
     def __str__(self) -> str:
-        verdict = "PASS" if self.satisfied else "FAIL"
+        verdict = self.verdict
         level = f"{100 * self.confidence:g} %"
         side = {"two-sided": "", "greater": ", lower bound only", "less": ", upper bound only"}[
             self.alternative

@@ -107,7 +107,7 @@ def samples_needed(
         raise ValidationError(
             "mechanism",
             f"a channel whose realized ε under {definition} exceeds eps = {eps:.6g} by a margin an audit can see",
-            f"{mechanism!r}",
+            f"{mechanism.summary}",
         )
     low, high = 1.0, _MAX_BUDGET
     while high - low > max(1.0, 1e-4 * low):

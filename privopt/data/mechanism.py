@@ -4,17 +4,27 @@ A mechanism is a row-stochastic matrix ``W`` of shape ``(|X|, |Y|)`` with
 ``W[x, y] = P(Y = y | X = x)`` (docs/concepts.md, "Row cones"; this is the transpose of the RLDP papers' ``Q``). Its
 column ``W[:, y]`` is the papers' "row ``Q_y``": every privacy definition in privopt is a set of
 linear inequalities on such columns.
+
+A mechanism behaves like its matrix wherever numpy expects an array (docs/getting-started.md,
+"Mechanisms"): ``np.asarray(W)`` is the float matrix, ``W[0]`` its first row, ``W[:, y]`` a column,
+``len(W)`` the number of inputs, and arithmetic (``W * 0.5``, ``p @ W``, ``np.log(W)``, ``W > 0``)
+gives plain arrays — a scaled or summed channel is in general no channel. ``==`` keeps its Python
+meaning (the same object), so that a mechanism stays hashable: compare matrices with
+``np.array_equal(W, V)``. Printed, a mechanism shows its matrix with its labels, like a DataFrame.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import html
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike
+from numpy.lib.mixins import NDArrayOperatorsMixin
+from numpy.typing import ArrayLike, DTypeLike
 
+from privopt.data.display import frame_html, frame_text
 from privopt.errors import ShapeError, ValidationError
 from privopt.validation import (
     FloatArray,
@@ -30,8 +40,9 @@ def _readonly(array: FloatArray) -> FloatArray:
     return array
 
 
-class Mechanism:
-    """A channel ``P(Y|X)`` given as a row-stochastic matrix.
+class Mechanism(NDArrayOperatorsMixin):
+    """A channel ``P(Y|X)`` given as a row-stochastic matrix; numpy reads it as that matrix (module
+    docstring).
 
     Parameters
     ----------
@@ -236,14 +247,58 @@ class Mechanism:
         labels[:] = list(self.output_labels)
         return labels[y]
 
+    # ------------------------------------------------------------------ numpy
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
+        """The matrix (read-only; ``np.array(W)`` copies it); ``dtype`` converts it."""
+        matrix = self._matrix if dtype is None else self._matrix.astype(dtype, copy=False)
+        if copy is False and matrix is not self._matrix:
+            raise ValueError(f"a Mechanism's matrix is float64: it cannot be read as {dtype} without a copy")
+        return matrix.copy() if copy else matrix
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """Arithmetic and ufuncs on the matrix: plain arrays out (a mechanism is never written into)."""
+        if any(isinstance(out, Mechanism) for out in kwargs.get("out", ())):
+            raise ValidationError(
+                "out",
+                "an array to write into (a Mechanism is read-only: write W2 = W * 2, not W *= 2)",
+                "a Mechanism",
+            )
+        arrays = [value._matrix if isinstance(value, Mechanism) else value for value in inputs]
+        return getattr(ufunc, method)(*arrays, **kwargs)
+
+    # ``==`` and ``!=`` stay the object's own (module docstring): a mechanism is hashable.
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+    def __getitem__(self, key: Any) -> Any:
+        """``W[x]`` (a row), ``W[:, y]`` (a column), ``W[x, y]``: by position, read-only arrays."""
+        return self._matrix[key]
+
+    def __len__(self) -> int:
+        return self.n_inputs
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        """The rows, as numpy iterates over a matrix."""
+        return iter(self._matrix)
+
     # ------------------------------------------------------------------ display
     def to_frame(self) -> pd.DataFrame:
         """The matrix as a DataFrame indexed by input labels, columns by output labels."""
         return pd.DataFrame(self.matrix, index=list(self.input_labels), columns=list(self.output_labels))
 
-    def __repr__(self) -> str:
+    @property
+    def summary(self) -> str:
+        """One line, as errors and tables name the mechanism: ``Mechanism('GRR(eps=1)', shape=(3, 3))``."""
         name = f"{self.name!r}, " if self.name else ""
         return f"Mechanism({name}shape={self.shape})"
+
+    def __repr__(self) -> str:
+        """:attr:`summary`, then the matrix with its labels (cut as pandas cuts a large frame)."""
+        return f"{self.summary}\n{frame_text(self.to_frame())}"
+
+    def _repr_html_(self) -> str:
+        return f"<div><strong>{html.escape(self.summary)}</strong>{frame_html(self.to_frame())}</div>"
 
 
 def as_mechanism(item: Any, name: str) -> Mechanism:

@@ -53,6 +53,8 @@ def _failure_status(exc: BaseException) -> str:
 
 
 def _entries(mechanisms: Iterable[Any] | Mapping[str, Any]) -> list[tuple[str, Any]]:
+    if isinstance(mechanisms, Mechanism):  # one mechanism (iterable over its rows, like an array)
+        mechanisms = [mechanisms]
     if isinstance(mechanisms, Mapping):
         return [(str(k), v) for k, v in mechanisms.items()]
     if isinstance(mechanisms, (str, bytes)) or not isinstance(mechanisms, Iterable):
@@ -101,7 +103,8 @@ def compare(
     utility:
         The utility evaluated on every mechanism.
     mechanisms:
-        A list of mechanisms, ``(name, mechanism)`` pairs, or a ``{name: mechanism}`` mapping. Each
+        A list of mechanisms, ``(name, mechanism)`` pairs, a ``{name: mechanism}`` mapping, or one
+        :class:`~privopt.Mechanism`. Each
         entry is a :class:`~privopt.Mechanism`, an object with a ``.mechanism`` (a
         :class:`~privopt.Solution`, an IR/CR design), or a zero-argument callable returning one — then
         ``seconds`` is the time to build it.

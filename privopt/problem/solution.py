@@ -8,6 +8,7 @@ certify the upper bound.
 
 from __future__ import annotations
 
+import html
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ import numpy as np
 
 from privopt.audit.report import AuditReport
 from privopt.certificates import Bound, CertificateCheck, SliceBound
+from privopt.data.display import fields_html, frame_html
 from privopt.data.mechanism import Mechanism
 from privopt.routes.base import SolveStats, Status
 from privopt.routes.colgen import relative_gap
@@ -107,6 +109,33 @@ class Certificate:
         """The bound's ``δ̄ >= max (μ(w) − λᵀw)`` over its normalised slice."""
         return self.bound.delta if isinstance(self.bound, SliceBound) else None
 
+    def _bound_text(self) -> str:
+        """Where the upper bound comes from and whether it is proved, in a few words."""
+        source = self.upper_source or "no bound"
+        return f"{source}, checked" if self.checked else f"{source}, {self.checked_by}"
+
+    def __repr__(self) -> str:
+        """One line: the audit's verdict and ε, and what proves the upper bound (``certificate.audit``,
+        ``.bound`` and ``.check`` hold the details)."""
+        report = self.audit
+        return (
+            f"Certificate(audit={report.verdict} at eps {report.eps_text} vs {report.target:.6g}, "
+            f"upper bound: {self._bound_text()})"
+        )
+
+    def _fields(self) -> list[tuple[str, str]]:
+        report = self.audit
+        return [
+            ("audit", f"{report.verdict}: realized ε {report.eps_text} vs target {report.target:.6g}"),
+            ("audit method", report.method),
+            ("upper bound", self.upper_source or "none"),
+            ("checked", self.checked_by if not self.checked else f"yes: {self.checked_by}"),
+            ("cone violation", f"{self.cone_violation:.3g}"),
+        ]
+
+    def _repr_html_(self) -> str:
+        return fields_html("Certificate", self._fields())
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "audit": self.audit.to_dict(),
@@ -182,3 +211,17 @@ class Solution:
             f"Solution({self.status.value}, value={bounds}, route={self.route!r}, "
             f"outputs={self.mechanism.n_outputs})"
         )
+
+    def _repr_html_(self) -> str:
+        """The status, bounds, route and certificate as a table, the mechanism under it."""
+        fields = [
+            ("status", self.status.value),
+            ("value", f"{self.value:.6g}"),
+            ("bounds", f"{self.lower:.6g} ≤ opt ≤ {self.upper:.6g} (gap {self.gap:.3g})"),
+            ("route", f"{self.route}: {self.reason}"),
+            *self.certificate._fields(),
+            ("seconds", f"{sum(self.stats.seconds.values()):.3g}"),
+        ]
+        mechanism = self.mechanism
+        below = f"<p>{html.escape(mechanism.summary)}</p>{frame_html(mechanism.to_frame())}"
+        return fields_html("Solution", fields, below)
