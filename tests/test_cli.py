@@ -291,10 +291,14 @@ def test_quiet_prints_the_table_only(spec: Path):
         (b"\xff\xfe\xfa", r"mechanism: expected a mechanism CSV .* \(UTF-8 text\), got undecodable byte"),
         (
             b",0,1\n0,0.5,abc\n1,0.5,0.5\n",
-            r"mechanism: expected a number in every cell .*got 'abc' at row 0, column '1'",
+            r"mechanism: expected a number in every cell .*got 'abc' at the row labelled 0, column 1 of",
         ),
-        (b",0,1\n0,0.5,0.6\n1,0.5,0.5\n", r"matrix: expected rows summing to 1"),
-        (b",0,1\n", r"mechanism: expected a mechanism CSV .* with at least one data row"),
+        (
+            b",0,1\n0,0.5,0.6\n1,0.5,0.5\n",
+            r"mechanism: expected a mechanism CSV: output labels in the first row, input labels in the first "
+            r"column.*got the row labelled 0 sums to 1.1 in .* \(its first row and column were read as labels\)",
+        ),
+        (b",0,1\n", r"mechanism: expected a mechanism CSV: .*got .*: 1 row\(s\) of 3 cell\(s\)"),
     ],
 )
 def test_bad_mechanism_files_are_named(tmp_path: Path, content: bytes, pattern: str):
@@ -387,6 +391,30 @@ def test_reproduce_json_writes_its_files_together(tmp_path: Path):
         "pml-fig3.png",
     ]
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_csv_without_labels_is_read_as_a_bare_matrix(tmp_path: Path):
+    """np.savetxt writes no labels: its rows are flat indices, audited as po.audit audits the matrix
+    (the first row and column are not taken for labels)."""
+    W = po.mechanisms.srr(2, 2, 1.0)
+    np.savetxt(tmp_path / "bare.csv", W.matrix, delimiter=",")
+    W.to_frame().to_csv(tmp_path / "labelled.csv")
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        "[data]\nprobabilities = [[0.07, 0.10], [0.26, 0.57]]\nn = 100\n"
+        '[definition]\nkind = "SensitiveLDP"\neps = 1\n[set]\nkind = "point"\n'
+    )
+    expected = po.audit(W, po.SensitiveLDP(1.0, po.JointDistribution([[0.07, 0.10], [0.26, 0.57]])))
+    for name in ("bare.csv", "labelled.csv"):
+        result = CliRunner().invoke(app, ["audit", str(tmp_path / name), "--spec", str(spec), "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["upper"] == pytest.approx(expected.upper, abs=1e-12)
+    # A bare file whose rows do not sum to 1 is read with labels, and the error says so.
+    np.savetxt(tmp_path / "scaled.csv", 0.9 * W.matrix, delimiter=",")
+    result = CliRunner().invoke(app, ["audit", str(tmp_path / "scaled.csv"), "--spec", str(spec)])
+    assert result.exit_code == 2
+    assert "a bare matrix of numbers whose every row sums to 1" in _one_error_line(result)
+    assert "(its first row and column were read as labels)" in _one_error_line(result)
 
 
 def test_audit_matches_csv_rows_by_label_in_any_order(spec: Path, tmp_path: Path):

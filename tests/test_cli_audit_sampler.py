@@ -31,6 +31,10 @@ def broken(x, rng):
 
 
 srr = po.clients.mechanism_sampler(po.mechanisms.srr(2, 2, math.log(2), s_labels=[0, 1], u_labels=[0, 1]))
+
+
+def srr_flat(x, rng):  # SRR called with flat indices x = s·|U| + u, as code written against a matrix is
+    return int(po.mechanisms.srr(2, 2, math.log(2)).sample([x], rng)[0])
 """
 
 SPEC = """
@@ -71,6 +75,29 @@ def test_a_correct_sampler_passes(here: Path):
     assert table.exit_code == 0
     assert "audit-sampler" in table.output
     assert "note:" in table.output
+
+
+def test_inputs_as_flat_indices_and_reports_per_input(here: Path):
+    """The spec's definition has labels (s, u); --inputs 0,1,2,3 names them by flat index, as a matrix's
+    rows do for privopt audit, and --n-per-input counts per input."""
+    arguments = [
+        "audit-sampler",
+        "samplers_under_audit:srr_flat",
+        "--spec",
+        "spec.toml",
+        "--seed",
+        "2",
+        "--json",
+    ]
+    result = CliRunner().invoke(app, [*arguments, "--inputs", "0,1,2,3", "--n-per-input", "5000"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["per_input"] == {"(0, 0)": 2500, "(0, 1)": 2500, "(1, 0)": 2500, "(1, 1)": 2500}
+    total = CliRunner().invoke(app, [*arguments, "--inputs", "0,1,2,3", "--n", "20000"])
+    assert json.loads(total.stdout)["lower"] == report["lower"]  # 5000 per input of 4 is 20000 in all
+    wrong = CliRunner().invoke(app, [*arguments, "--inputs", "0,1,2,7", "--n", "20000"])
+    assert wrong.exit_code == 2
+    assert "or flat indices 0 to 3 in that order" in wrong.output
 
 
 def test_a_violation_exits_1(here: Path):

@@ -106,3 +106,71 @@ def test_permuting_rows_never_changes_an_audit_or_a_utility(seed, name, n_out):
     assert second.lower == pytest.approx(first.lower, abs=1e-6)
     utility = po.MutualInformation(P)
     assert utility.value(permuted) == pytest.approx(utility.value(mechanism), abs=1e-12)
+
+
+# ---------------------------------------------------------------------- one convention for inputs
+def _srr_sampler(x, rng):
+    """Secret randomized response on X = S × U read by flat index (0..5), as an implementation would."""
+    return int(po.mechanisms.srr(2, 3, 0.8).sample(np.array([x]), rng)[0])
+
+
+def test_a_sample_audit_takes_the_inputs_po_audit_takes():
+    """po.audit reads an unlabelled matrix's rows as flat indices (x = s·|U| + u); the sample audits take
+    those flat indices, the labels (s, u) or their text, with the same result."""
+    definition = po.SensitiveLDP(0.8, J)
+    W = po.mechanisms.srr(2, 3, 0.8)  # unlabelled: rows 0..5 in J's s-major order
+    exact = po.audit(W, definition)
+    assert exact.satisfied
+    flat = np.repeat(np.arange(6), 4000)
+    reports = W.sample(flat, rng=1)
+    labels = [J.x_labels[x] for x in flat]
+    by_index = po.audit_samples(flat, reports, definition, rng=2)
+    by_label = po.audit_samples(labels, reports, definition, rng=2)
+    by_text = po.audit_samples([str(label) for label in labels], reports, definition, rng=2)
+    assert by_index.interval == by_label.interval == by_text.interval
+    assert by_index.eps_lower <= exact.eps <= by_index.eps_upper
+    # A sampler called with flat indices: given as inputs=, or read from a mechanism sampler's .inputs.
+    kwargs = {"n_per_input": 3000, "rng": 3, "progress": False}
+    sampled = po.audit_sampler(_srr_sampler, definition, range(6), **kwargs)
+    assert sampled.eps_lower <= exact.eps <= sampled.eps_upper
+    assert sampled.samples >= 6 * 3000 / 2  # n_per_input: 3000 per input, half of them choosing the test
+    from_mechanism = po.audit_sampler(po.clients.mechanism_sampler(W), definition, **kwargs)
+    assert from_mechanism.eps_lower <= exact.eps <= from_mechanism.eps_upper
+    assert from_mechanism.per_input == dict.fromkeys(J.x_labels, 1500)  # reported by label
+
+
+def test_inputs_that_match_nothing_name_the_labels():
+    definition = po.SensitiveLDP(0.8, J)
+    expected = r"inputs: expected SensitiveLDP's input labels \(\('a', 'u1'\), .*\) or flat indices 0 to 5 in that order"
+    with pytest.raises(po.ShapeError, match=expected + r".*got 6, 7"):
+        po.audit_samples([0, 6, 7], [0, 0, 0], definition)
+    with pytest.raises(po.ShapeError, match=r"all given the same way, got \('a', 'u1'\)"):
+        po.audit_samples([("a", "u1"), 1], [0, 0], definition)  # a label and a flat index mixed
+    with pytest.raises(
+        po.ShapeError, match=r"inputs: expected every input of SensitiveLDP .* none for \('b', 'u3'\)"
+    ):
+        po.audit_sampler(_srr_sampler, definition, range(5), n=1000, progress=False)
+    # Integer labels that are not 0..n-1: an integer could be a label or a position, so it is a label.
+    numbered = po.LDP(1.0).with_uncertainty(po.JointDistribution([0.5, 0.5], s_labels=[1, 2]))
+    with pytest.raises(po.ShapeError, match=r"input labels \(1, 2\) \(integers are read as labels\).*got 0"):
+        po.audit_samples([0, 1], [0, 0], numbered)
+    assert po.audit_samples([1, 2] * 50, [0, 1] * 50, numbered, rng=0).samples == 100
+
+
+def test_audit_sampler_counts_in_all_or_per_input():
+    W = po.mechanisms.grr(4, 1.0)
+    sampler = po.clients.mechanism_sampler(W)
+    total = po.audit_sampler(sampler, po.LDP(1.0), n=8000, rng=5, progress=False)
+    per_input = po.audit_sampler(sampler, po.LDP(1.0), n_per_input=2000, rng=5, progress=False)
+    assert per_input.interval == total.interval  # 2000 per input of 4 is 8000 in all
+    assert per_input.per_input == total.per_input == dict.fromkeys(range(4), 1000)
+    with pytest.raises(
+        po.ValidationError, match=r"^n: expected the reports to draw: n= in all or n_per_input=.*got both"
+    ):
+        po.audit_sampler(sampler, po.LDP(1.0), n=8000, n_per_input=2000, progress=False)
+    with pytest.raises(po.ValidationError, match=r"^n: .*got neither"):
+        po.audit_sampler(sampler, po.LDP(1.0), progress=False)
+    with pytest.raises(
+        po.ValidationError, match=r"^n_per_input: expected at least 32 reports in all \(8 per input\)"
+    ):
+        po.audit_sampler(sampler, po.LDP(1.0), n_per_input=4, progress=False)

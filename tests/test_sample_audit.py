@@ -381,7 +381,10 @@ def test_labels_outside_the_definitions_inputs_are_refused():
 
 
 def test_n_too_small_says_how_many_are_needed():
-    with pytest.raises(po.ValidationError, match=r"n: expected at least 32 reports for 2 inputs at 99 %"):
+    with pytest.raises(
+        po.ValidationError,
+        match=r"n: expected at least 32 reports in all \(16 per input\) for 2 inputs at 99 %",
+    ):
         po.audit_sampler(_scalar_grr, po.LDP(EPS), [0, 1], n=20, progress=False)
 
 

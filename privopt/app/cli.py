@@ -3,8 +3,8 @@
 - ``privopt design SPEC [--out DIR]`` — solve a problem spec; print utility, NMI, audited ε, route
   and time; write the mechanism (CSV) and the solution (JSON) named in ``[output]``.
 - ``privopt audit MECHANISM --spec SPEC`` (or ``--definition ldp --eps 1``) — audit a mechanism.
-- ``privopt audit-sampler MODULE:FUNCTION --spec SPEC --n N`` — audit the code of a mechanism from its
-  reports (:func:`privopt.audit_sampler`).
+- ``privopt audit-sampler MODULE:FUNCTION --spec SPEC --n N`` (or ``--n-per-input``) — audit the code
+  of a mechanism from its reports (:func:`privopt.audit_sampler`).
 - ``privopt compare SPEC`` — the optimal mechanism beside the low-complexity ones
   (:func:`privopt.designs.compare`).
 - ``privopt verify`` — the verification report of the papers' claims.
@@ -49,7 +49,8 @@ from typer.core import TyperGroup
 
 import privopt as po
 from privopt.app import serialization
-from privopt.app.files import as_path, read_csv, write_together
+from privopt.app.files import as_path, write_together
+from privopt.app.mechanism_csv import read_mechanism_csv
 from privopt.app.spec import Spec
 from privopt.data.distribution import InputAlphabet
 from privopt.errors import LimitError, PrivoptError, SolverError, ValidationError
@@ -326,8 +327,9 @@ def _write_design(parsed: Spec, solution: po.Solution, out: Path | None) -> dict
 
 # ---------------------------------------------------------------------- audit
 def _read_mechanism(path: Path) -> po.Mechanism:
-    """A mechanism from a CSV (rows: inputs, columns: outputs; labels in the first row and column) or
-    from a privopt JSON file (a Mechanism or a Solution)."""
+    """A mechanism from a CSV (rows: inputs, columns: outputs; labels in the first row and column, or a
+    bare matrix: :mod:`privopt.app.mechanism_csv`) or from a privopt JSON file (a Mechanism or a
+    Solution)."""
     if path.suffix.lower() == ".json":
         loaded = po.load(path)
         if isinstance(loaded, po.Solution):
@@ -337,18 +339,7 @@ def _read_mechanism(path: Path) -> po.Mechanism:
         raise ValidationError(
             "mechanism", "a JSON file holding a Mechanism or a Solution", type(loaded).__name__
         )
-    what = "a mechanism CSV (rows: inputs, columns: outputs, labels in the first row and column)"
-    frame = read_csv(path, "mechanism", what, index_col=0)
-    numbers = frame.apply(pd.to_numeric, errors="coerce")
-    bad = numbers.isna().to_numpy()
-    if bad.any():
-        row, column = (int(i) for i in np.argwhere(bad)[0])
-        raise ValidationError(
-            "mechanism",
-            "a number in every cell of the mechanism CSV",
-            f"{frame.iat[row, column]!r} at row {frame.index[row]!r}, column {frame.columns[column]!r} of {str(path)!r}",
-        )
-    return po.Mechanism(numbers.to_numpy(dtype=float), tuple(frame.index), tuple(frame.columns))
+    return read_mechanism_csv(path)
 
 
 def _solution_definition(path: Path) -> po.PrivacyDefinition:
@@ -485,7 +476,10 @@ def audit_sampler(
     sampler: str = typer.Argument(
         ..., help="The code under audit: MODULE:FUNCTION, a sampler (x, rng) -> report."
     ),
-    n: int = typer.Option(..., "--n", help="Reports to draw in all."),
+    n: int | None = typer.Option(None, "--n", help="Reports to draw in all (or --n-per-input)."),
+    n_per_input: int | None = typer.Option(
+        None, "--n-per-input", help="Reports to draw for each input (as po.samples_needed gives; or --n)."
+    ),
     spec: Path | None = typer.Option(
         None, "--spec", help="A spec whose definition the sampler is audited against."
     ),
@@ -494,7 +488,8 @@ def audit_sampler(
     inputs: str | None = typer.Option(
         None,
         "--inputs",
-        help="Input labels, comma-separated (default: the definition's, or the sampler's .inputs).",
+        help="What the sampler is called with, comma-separated: the definition's input labels or flat "
+        "indices 0,1,... in its order (default: the sampler's .inputs, else the definition's labels).",
     ),
     outputs: str | None = typer.Option(
         None,
@@ -548,6 +543,7 @@ def audit_sampler(
             target,
             _labels(inputs),
             n=n,
+            n_per_input=n_per_input,
             confidence=confidence,
             alternative=alternative,
             outputs=_labels(outputs),

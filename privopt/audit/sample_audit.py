@@ -50,6 +50,7 @@ from privopt.audit.sampling import (
     child_seed,
     draw,
 )
+from privopt.data.labels import input_mapping
 from privopt.data.mechanism import Mechanism
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import ShapeError, ValidationError
@@ -113,9 +114,12 @@ def _preview(items: Sequence[object], limit: int = 5) -> str:
     return shown + (", ..." if len(items) > limit else "")
 
 
-def _input_labels(definition: PrivacyDefinition, inputs: Iterable[Hashable] | None) -> tuple[Hashable, ...]:
-    """The inputs to audit, in the definition's order when it has labels (``inputs`` must then be the
-    same set)."""
+def _inputs(
+    definition: PrivacyDefinition, inputs: Iterable[Hashable] | None
+) -> tuple[tuple[Hashable, ...], tuple[Hashable, ...]]:
+    """The inputs to audit (the definition's labels, in its order, when it has them) and the value the
+    sampler is called with for each: the input as the caller named it — a label, its text or a flat
+    index (:func:`~privopt.data.labels.input_mapping`)."""
     own = definition.input_labels()
     if inputs is None:
         if own is None:
@@ -124,7 +128,7 @@ def _input_labels(definition: PrivacyDefinition, inputs: Iterable[Hashable] | No
                 f"the input labels to draw reports for ({definition.name} does not fix them)",
                 "None",
             )
-        return own
+        return own, own
     if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Iterable):
         raise ValidationError("inputs", "a sequence of input labels", type(inputs).__name__)
     given = tuple(inputs)
@@ -140,18 +144,14 @@ def _input_labels(definition: PrivacyDefinition, inputs: Iterable[Hashable] | No
     if len(given) < 2:
         raise ValidationError("inputs", "at least two input labels", repr(given))
     if own is None:
-        return given
-    outside = [x for x in given if x not in set(own)]
-    if outside:
-        raise ShapeError(
-            "inputs", f"labels among {definition.name}'s inputs ({_preview(own)})", f"{_preview(outside)}"
-        )
-    missing = [x for x in own if x not in set(given)]
+        return given, given
+    called = {label: value for value, label in input_mapping(given, own, "inputs", definition.name).items()}
+    missing = [x for x in own if x not in called]
     if missing:
         raise ShapeError(
             "inputs", f"every input of {definition.name} ({_preview(own)})", f"none for {_preview(missing)}"
         )
-    return own
+    return own, tuple(called[x] for x in own)
 
 
 def _declared(outputs: Iterable[Hashable] | None) -> tuple[Hashable, ...]:
@@ -391,13 +391,29 @@ def _check_tolerance(tolerance: object) -> float:
     return float(tolerance)
 
 
+def _total_reports(n: object, n_per_input: object, inputs: int) -> int:
+    """The reports to draw in all, from ``n`` (in all) or ``n_per_input`` (one of them)."""
+    if (n is None) == (n_per_input is None):
+        raise ValidationError(
+            "n",
+            "the reports to draw: n= in all or n_per_input= for each input (as po.samples_needed gives), "
+            "one of them",
+            "both" if n is not None else "neither",
+        )
+    argument, value = ("n", n) if n is not None else ("n_per_input", n_per_input)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValidationError(argument, "a positive number of reports", repr(value))
+    return int(value) if argument == "n" else int(value) * inputs
+
+
 # ---------------------------------------------------------------------- po.audit_sampler
 def audit_sampler(
     sampler: Callable[..., Any],
     definition: PrivacyDefinition,
     inputs: Iterable[Hashable] | None = None,
     *,
-    n: int,
+    n: int | None = None,
+    n_per_input: int | None = None,
     confidence: float = 0.99,
     alternative: str = "two-sided",
     selection: float | None = None,
@@ -421,12 +437,17 @@ def audit_sampler(
     definition:
         The privacy definition (robust definitions: ε over their set, as :func:`privopt.audit`).
     inputs:
-        The input labels (default: the definition's, or ``sampler.inputs``). A definition with labels
-        needs them all.
-    n:
-        Reports to draw in all. A fraction ``selection`` is drawn in equal numbers for every input; it
-        chooses the test and bounds ε from above. The rest goes to the test's two streams, whose sizes
-        are Poisson with means summing to it (docs/sample-audits.md).
+        What the sampler is called with, one value per input of the definition: its labels, their
+        text, or flat indices ``0, ..., |X|−1`` in the definition's order, as :func:`privopt.audit`
+        reads a matrix's rows (docs/concepts.md, "Inputs: labels and flat indices"). Default:
+        ``sampler.inputs`` when the sampler has them (:func:`privopt.clients.mechanism_sampler`'s are
+        its mechanism's labels), else the definition's labels. A definition with labels needs them all.
+    n, n_per_input:
+        Reports to draw: ``n`` in all, or ``n_per_input`` for each input (``n = n_per_input · |X|``;
+        :func:`privopt.samples_needed` returns a number per input). Give one of them. A fraction
+        ``selection`` of ``n`` is drawn in equal numbers for every input; it chooses the test and
+        bounds ε from above. The rest goes to the test's two streams, whose sizes are Poisson with
+        means summing to it (docs/sample-audits.md).
     confidence, alternative:
         ``"two-sided"`` (default): ``[eps_lower, eps_upper]`` holds at ``confidence``;
         ``"greater"``: ``eps_lower`` alone at ``confidence``; ``"less"``: ``eps_upper`` alone.
@@ -463,13 +484,11 @@ def audit_sampler(
     tolerance = _check_tolerance(tolerance)
     is_vectorized = check_sampler(sampler, vectorized)
     jobs = check_parallel(n_jobs, client)
-    if inputs is None and definition.input_labels() is None:
+    if inputs is None:
         inputs = getattr(sampler, "inputs", None)
-    labels = _input_labels(definition, inputs)
+    labels, called = _inputs(definition, inputs)
     declared = _declared(outputs)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValidationError("n", "a positive number of reports", repr(n))
-    n = int(n)
+    n = _total_reports(n, n_per_input, len(labels))
     wants_lower = levels.alpha_lower > 0
     default = {"two-sided": 0.5, "greater": 0.2, "less": 0.5}[levels.alternative]
     fraction = check_fraction(selection, default) if wants_lower else 1.0
@@ -479,10 +498,11 @@ def audit_sampler(
         needed = max(math.ceil(needed / fraction), math.ceil(streams_min / (1.0 - fraction)))
     if n < needed:
         raise ValidationError(
-            "n",
-            f"at least {needed} reports for {len(labels)} inputs at {100 * levels.confidence:g} % "
-            "(fewer cannot bound ε above 0; po.samples_needed gives the number for a given power)",
-            str(n),
+            "n" if n_per_input is None else "n_per_input",
+            f"at least {needed} reports in all ({math.ceil(needed / len(labels))} per input) for {len(labels)} inputs at "
+            f"{100 * levels.confidence:g} % (fewer cannot bound ε above 0; po.samples_needed gives the "
+            "number per input for a given power)",
+            str(n if n_per_input is None else n_per_input),
         )
     root = as_seed_sequence(rng)
     n_first = n if not wants_lower else round(fraction * n)
@@ -490,7 +510,7 @@ def audit_sampler(
     options = {"vectorized": is_vectorized, "n_jobs": jobs, "client": client, "progress": progress}
     counters = draw(
         sampler,
-        [Stream((x,)) for x in labels],
+        [Stream((x,)) for x in called],
         per_input,
         seed=root,
         phase=0,
@@ -509,7 +529,7 @@ def audit_sampler(
             means = chosen.means
             sizes_rng = np.random.default_rng(child_seed(root, 1, 0))
             sizes = (int(sizes_rng.poisson(means[0])), int(sizes_rng.poisson(means[1])))
-            streams = [_stream(chosen.numerator, labels), _stream(chosen.denominator, labels)]
+            streams = [_stream(chosen.numerator, called), _stream(chosen.denominator, called)]
             tested = draw(
                 sampler, streams, sizes, seed=root, phase=2, description="sampling the test", **options
             )
@@ -571,15 +591,13 @@ def audit_samples(
     tolerance = _check_tolerance(tolerance)
     fraction = check_fraction(selection, 0.2)
     pairs = _logged_pairs(inputs, reports)
-    seen: dict[Hashable, None] = dict.fromkeys(x for x, _ in pairs)
-    labels = _input_labels(
-        definition, definition.input_labels() if definition.input_labels() is not None else seen
-    )
-    outside = [x for x in seen if x not in set(labels)]
-    if outside:
-        raise ShapeError(
-            "inputs", f"labels among {definition.name}'s inputs ({_preview(labels)})", _preview(outside)
-        )
+    own = definition.input_labels()
+    if own is None:
+        labels = _inputs(definition, dict.fromkeys(x for x, _ in pairs))[0]
+    else:
+        mapping = input_mapping((x for x, _ in pairs), own, "inputs", definition.name)
+        pairs = [(mapping[x], y) for x, y in pairs]
+        labels = own
     declared = _declared(outputs)
     generator = np.random.default_rng(as_seed_sequence(rng))
     by_input: dict[Hashable, list[Hashable]] = {x: [] for x in labels}
