@@ -65,3 +65,21 @@ class SolverError(PrivoptError):
 
 class NotSupportedError(PrivoptError):
     """The combination of definition, set and utility is not handled (and why)."""
+
+
+def failure_status(exc: BaseException) -> str:
+    """The ``status`` of a table row whose computation raised ``exc`` (``po.compare``, curves):
+    ``"infeasible"``, ``"limit"``, ``"not_supported"``, or ``"error"`` for anything else."""
+    for kind, status in (
+        (InfeasibleError, "infeasible"),
+        (LimitError, "limit"),
+        (NotSupportedError, "not_supported"),
+    ):
+        if isinstance(exc, kind):
+            return status
+    return "error"
+
+
+def failure_text(exc: BaseException) -> str:
+    """``"Type: message"`` on one line: the ``error`` of such a row."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"

@@ -29,11 +29,13 @@ import functools
 import importlib
 import json
 import math
+import re
 import signal
 import sys
 import threading
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
@@ -633,6 +635,16 @@ def _comparison_rows(parsed: Spec, problem: po.Problem, *, optimum: bool) -> lis
 
 
 # ---------------------------------------------------------------------- curve
+def _curve_title(definition: po.PrivacyDefinition, axis: str, values: Sequence[float]) -> str:
+    """The definition as the curve runs it: ε over the grid (not the spec's one ε), or the set along
+    its level or sample size."""
+    grid = f"{values[0]:g}…{values[-1]:g} ({len(values)} points)" if len(values) > 1 else f"{values[0]:g}"
+    text = str(definition)
+    if axis == "eps":
+        return re.sub(r"eps=[^,)]+", lambda _: f"eps={grid}", text, count=1)
+    return f"{text} along {axis} = {grid}"
+
+
 def _grid_option(text: str | None, argument: str, integer: bool = False) -> list[float] | None:
     """``"a:b:k"`` (k points from a to b) or ``"v1,v2,..."``."""
     if text is None:
@@ -679,16 +691,18 @@ def curve(
     P, problem = parsed.problem(progress=False)
     names = parsed.compare_names
     compare = [name for name in (available(problem) if names is None else names) if name != OPTIMAL]
-    table = problem.curve(
-        eps=_grid_option(eps, "--eps"),
-        level=_grid_option(level, "--level"),
-        n=_grid_option(n, "--n", integer=True),
-        route=parsed.route,
-        compare=compare,
-        jobs=jobs,
-        progress=not quiet,
-        time_limit=time_limit,
-    )
+    with warnings.catch_warnings(record=True) as caught:  # a failed point: a note, and its row's error
+        warnings.simplefilter("always")
+        table = problem.curve(
+            eps=_grid_option(eps, "--eps"),
+            level=_grid_option(level, "--level"),
+            n=_grid_option(n, "--n", integer=True),
+            route=parsed.route,
+            compare=compare,
+            jobs=jobs,
+            progress=not quiet,
+            time_limit=time_limit,
+        )
     written: dict[str, Path] = {}
     if out is not None:
         folder = as_path(out, "--out")
@@ -700,11 +714,13 @@ def curve(
             }
         )
         written = {"table": targets[0], "figure": targets[1]}
+    axis = table.attrs["axis"]
+    title = _curve_title(problem.definition, axis, table[axis].tolist())
     if json_output:
         _print_json(
             {
-                "definition": str(problem.definition),
-                "axis": table.attrs["axis"],
+                "definition": title,
+                "axis": axis,
                 "rows": table.to_dict(orient="records"),
                 "seconds": table.attrs["seconds"],
                 "written": {key: str(path) for key, path in written.items()},
@@ -712,14 +728,15 @@ def curve(
         )
         return
     if not quiet:
-        _console.print(
-            f"[bold]{escape(str(problem.definition))}[/bold] — utility {problem.utility!r}, data {P!r}"
-        )
-    columns = [table.attrs["axis"], "lower", "upper", "gap", "status", "seconds", *compare]
+        _console.print(f"[bold]{escape(title)}[/bold] — utility {problem.utility!r}, data {P!r}")
+    failed = bool((table["error"] != "").any())
+    columns = [axis, "lower", "upper", "gap", "status", "seconds", *compare, *(["error"] if failed else [])]
     _console.print(_table("privopt curve", table[columns].to_dict(orient="records")))
     if not quiet:
         for key, path in written.items():
             _console.print(f"wrote {key}: {escape(str(path))}", highlight=False)
+        for warning in caught:
+            _console.print(f"note: {escape(str(warning.message))}", highlight=False)
 
 
 # ---------------------------------------------------------------------- verify

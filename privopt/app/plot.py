@@ -270,7 +270,7 @@ def curve_band(
     """Draw a :meth:`privopt.Problem.curve` table: the designs' utility (``lower``), the band up to the
     certified ``upper`` bound (the optimum lies in it), and one line per named mechanism the curve was
     compared with (``table.attrs["compare"]``). Points whose bound is not independently checked are
-    drawn hollow."""
+    drawn hollow; a point that failed (NaN bounds) leaves a gap."""
     if not isinstance(table, pd.DataFrame):
         raise ValidationError("table", "a DataFrame from Problem.curve", type(table).__name__)
     axis = table.attrs.get("axis")
@@ -287,10 +287,11 @@ def curve_band(
     ax.fill_between(x, table["lower"], table["upper"], color="tab:purple", alpha=0.25, label="certified band")
     ax.plot(x, table["lower"], color="tab:purple", label="optimal design")
     checked = table["checked"].to_numpy(dtype=bool)
+    hollow = ~checked & table["lower"].notna().to_numpy()
     ax.scatter(x[checked], table["lower"][checked], color="tab:purple", s=14, zorder=3)
     ax.scatter(
-        x[~checked], table["lower"][~checked], facecolors="none", edgecolors="tab:purple", s=14, zorder=3,
-        label="bound not checked" if (~checked).any() else None,
+        x[hollow], table["lower"][hollow], facecolors="none", edgecolors="tab:purple", s=14, zorder=3,
+        label="bound not checked" if hollow.any() else None,
     )  # fmt: skip
     for name in table.attrs.get("compare", ()):
         if name in table.columns:

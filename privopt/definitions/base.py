@@ -18,9 +18,9 @@ from privopt.compiler.compile import compile_pairs, rescaled, select_rule
 from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.ratio_pairs import RatioPair, RatioPairs
 from privopt.data.distribution import InputAlphabet, JointDistribution
-from privopt.errors import NotSupportedError, ShapeError, ValidationError
+from privopt.errors import NotSupportedError, PrivoptError, ShapeError, ValidationError
 from privopt.sets.base import UncertaintySet
-from privopt.sets.counterparts import CounterpartRule, Layout, layout_for
+from privopt.sets.counterparts import ConstantRule, CounterpartRule, Layout, layout_for
 from privopt.sets.finite import Point
 from privopt.validation import check_eps
 
@@ -161,6 +161,23 @@ class PrivacyDefinition(ABC):
         pairs = self.pairs_for(labels, options)
         self.rules_for(pairs, labels, options)
         return pairs
+
+    def check_compilable(self) -> None:
+        """Raise, with the remedy, when this definition's cone cannot be compiled over its set: the set
+        breaks a condition its rules need (:meth:`~privopt.UncertaintySet.check_compilable`: an ℓ1 ball
+        with ``β >= 2 min P̂``) and a pair depends on the distribution. A ``Problem`` calls it when it is
+        made. The set and the definition themselves stay valid: PML's audit over an ℓ1 ball, by its
+        worst prior, holds at any radius (docs/concepts.md, "Sets of distributions")."""
+        F, labels = self._uncertainty, self.input_labels()
+        if F is None or labels is None:
+            return
+        try:
+            F.check_compilable()
+        except PrivoptError:
+            options = CompileOptions()
+            rules = self.rules_for(self.pairs_for(labels, options), labels, options)
+            if not all(isinstance(rule, ConstantRule) for rule in rules):
+                raise
 
     def counterpart_choice(self, labels: tuple[Hashable, ...], options: CompileOptions) -> bool:
         """Whether ``options.lip_counterpart`` changes this definition's cone on ``labels`` (only

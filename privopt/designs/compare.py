@@ -20,7 +20,7 @@ from privopt.data.distribution import JointDistribution
 from privopt.data.information import entropy
 from privopt.data.mechanism import Mechanism, as_mechanism
 from privopt.definitions.base import PrivacyDefinition
-from privopt.errors import InfeasibleError, LimitError, NotSupportedError, PrivoptError, ValidationError
+from privopt.errors import PrivoptError, ValidationError, failure_status, failure_text
 from privopt.problem import Problem
 from privopt.utilities import ConcaveUtility, MutualInformation, SubConvexUtility, as_utility
 
@@ -43,13 +43,6 @@ COLUMNS = [
     "note",
     "error",
 ]
-
-#: The ``status`` of a row whose mechanism could not be built, solved or evaluated, by the error.
-_FAILED = {InfeasibleError: "infeasible", LimitError: "limit", NotSupportedError: "not_supported"}
-
-
-def _failure_status(exc: BaseException) -> str:
-    return next((status for kind, status in _FAILED.items() if isinstance(exc, kind)), "error")
 
 
 def _entries(mechanisms: Iterable[Any] | Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -170,14 +163,13 @@ def compare(
 
     def failed(name: str, seconds: float, exc: BaseException, note: str = "") -> dict[str, Any]:
         values: dict[str, Any] = dict.fromkeys(COLUMNS, np.nan)
-        detail = " ".join(str(exc).split())
         values.update(
             mechanism=name,
             satisfied=None,
             seconds=seconds,
-            status=_failure_status(exc),
+            status=failure_status(exc),
             note=note,
-            error=f"{type(exc).__name__}: {detail}",
+            error=failure_text(exc),
         )
         return values
 

@@ -1,11 +1,14 @@
 """Privacy–utility curves: one problem solved along ε, a confidence level or a sample size.
 
 ``Problem.curve(eps=[...])`` (or ``level=``, ``n=`` for a problem whose definition has a confidence
-set) returns a ``pandas.DataFrame`` with one row per point: the parameter, ``lower`` (the design's
-utility), ``upper`` (its certified bound), ``gap``, ``status``, ``checked``, ``route``, ``seconds``,
-``source`` and one column per named mechanism of ``compare``; ``table.attrs["mechanisms"]`` holds the
-designs. Four things make a curve cheaper and tighter than its points solved one by one
-(docs/compiler.md, "Curves"):
+set) returns a ``pandas.DataFrame`` with one row per point: the parameter (sample sizes as
+integers), ``lower`` (the design's utility), ``upper`` (its certified bound), ``gap``, ``status``,
+``checked``, ``route``, ``seconds``, ``lower_source``, ``upper_source``, ``error`` and one column per
+named mechanism of ``compare``; ``table.attrs["mechanisms"]`` holds the designs. A point that raises a
+privopt error (a set its cone cannot be compiled over, a limit) is a row with NaN bounds, the
+failure's ``status`` and its ``error``, as in :func:`privopt.compare`; the other points are solved,
+and a ``UserWarning`` names the first failed point. Four things make a curve cheaper and tighter than
+its points solved one by one (docs/compiler.md, "Curves"):
 
 - **Compiled once.** Along ε each point's cone is the previous point's rescaled (``Problem.with_eps``:
   the pairs do not change with ε, only the blocks' factors).
@@ -34,6 +37,7 @@ larger-ε points.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -46,7 +50,14 @@ from privopt.audit.robust import LowerEnd
 from privopt.compiler.cone import RowCone
 from privopt.data.mechanism import Mechanism, as_mechanism
 from privopt.definitions.base import PrivacyDefinition
-from privopt.errors import NotSupportedError, PrivoptError, SolverError, ValidationError
+from privopt.errors import (
+    NotSupportedError,
+    PrivoptError,
+    SolverError,
+    ValidationError,
+    failure_status,
+    failure_text,
+)
 from privopt.mechanisms.catalog import available
 from privopt.problem.solution import Solution
 from privopt.routes.base import ProblemData, RouteResult, Status, status_for
@@ -96,11 +107,15 @@ class CurveProblem(Protocol):
 
 @dataclass(frozen=True)
 class _Point:
-    """One solved point, before the neighbours' bounds are applied."""
+    """One point, before the neighbours' bounds are applied: solved (``solution``), or failed with a
+    privopt error (``solution`` is ``None``; ``status`` and ``error`` as :func:`privopt.compare`'s
+    rows say it, text so that it travels back from any worker)."""
 
     value: float
-    solution: Solution
+    solution: Solution | None
     seconds: float
+    status: str = ""
+    error: str = ""
 
 
 def _grid(axis: str, values: Any) -> tuple[float, ...]:
@@ -196,24 +211,29 @@ def _solve_chunk(
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     for left, index in zip(range(len(values), 0, -1), order, strict=True):
         start = time.perf_counter()
-        # Along ε the previous point's cone is rescaled (compiled once per chunk); else compiled anew.
-        if axis == "eps":
-            at = at.with_eps(values[index])
+        try:
+            # Along ε the previous point's cone is rescaled (compiled once per chunk); else compiled anew.
+            if axis == "eps":
+                at = at.with_eps(values[index])
+            else:
+                at = problem.with_definition(definition_at(problem.definition, axis, values[index]))
+            solution, result = at._run(
+                route,
+                warm_columns=design if warm else None,
+                warm_master=master if warm else None,
+                audit_lower_end="none",
+                time_limit=_share(deadline, left),
+                memory_limit=memory_limit,
+            )
+        except PrivoptError as exc:  # a point that cannot be solved is a row of the table, as in compare
+            seconds = time.perf_counter() - start
+            points[index] = _Point(np.nan, None, seconds, failure_status(exc), failure_text(exc))
         else:
-            at = problem.with_definition(definition_at(problem.definition, axis, values[index]))
-        solution, result = at._run(
-            route,
-            warm_columns=design if warm else None,
-            warm_master=master if warm else None,
-            audit_lower_end="none",
-            time_limit=_share(deadline, left),
-            memory_limit=memory_limit,
-        )
-        # The next point starts from this design's columns alone: a column generation master's other
-        # columns fit this ε, and at a larger one they slow its master (docs/compiler.md, "Curves").
-        design = np.asarray(solution.mechanism.matrix)
-        master = result.master
-        points[index] = _Point(solution.value, solution, time.perf_counter() - start)
+            # The next point starts from this design's columns alone: a column generation master's
+            # other columns fit this ε, and at a larger one they slow its master (docs/compiler.md).
+            design = np.asarray(solution.mechanism.matrix)
+            master = result.master
+            points[index] = _Point(solution.value, solution, time.perf_counter() - start)
         if report is not None:
             report(values[index], points[index])
     return [points[index] for index in range(len(values))]
@@ -271,7 +291,8 @@ def _run_chunks(
 
             def report(value: float, point: _Point) -> None:
                 bar.update(1)
-                bar.set_postfix_str(f"{axis} = {value:g}: {point.value:.6g} ({point.solution.status.value})")
+                outcome = point.status if point.solution is None else point.solution.status.value
+                bar.set_postfix_str(f"{axis} = {value:g}: {point.value:.6g} ({outcome})")
 
             for k, task in enumerate(tasks):  # one chunk (jobs = 1)
                 results[k] = _solve_chunk(problem, axis, task, route, warm, time_limit, report)
@@ -353,7 +374,23 @@ def solve_curve(
     table.attrs.update(
         {"axis": axis, "mechanisms": mechanisms, "seconds": seconds, "compare": tuple(compare)}
     )
+    failed = [
+        (value, point.error) for value, point in zip(values, points, strict=True) if point.solution is None
+    ]
+    if failed:
+        first = f"{axis} = {_coordinate(axis, failed[0][0])}: {failed[0][1]}"
+        warnings.warn(
+            f"curve: {len(failed)} of {len(values)} points failed (the first, {first}); their rows have NaN "
+            "bounds, a status and the error, the other points are solved",
+            UserWarning,
+            stacklevel=3,
+        )
     return table
+
+
+def _coordinate(axis: str, value: float) -> float | int:
+    """A grid value as the table shows it: sample sizes as integers."""
+    return round(value) if axis == "n" else value
 
 
 def _tighten(
@@ -362,15 +399,22 @@ def _tighten(
     values: tuple[float, ...],
     definitions: list[PrivacyDefinition],
     points: list[_Point],
-) -> tuple[list[dict[str, Any]], list[Mechanism]]:
+) -> tuple[list[dict[str, Any]], list[Mechanism | None]]:
     """Each point's row with the best lower bound of its own and earlier designs (in its cone and
     audited there) and, where the cones are provably nested, the best upper bound of later points."""
-    cones = [_cone(point, problem, definition) for point, definition in zip(points, definitions, strict=True)]
+    cones = {
+        index: _cone(point.solution, problem, definitions[index])
+        for index, point in enumerate(points)
+        if point.solution is not None
+    }
     order = list(range(len(values))) if _growing(axis) else list(range(len(values) - 1, -1, -1))
     best: dict[int, tuple[float, Mechanism, int]] = {}
     incumbent: tuple[float, Mechanism, int] | None = None
     for index in order:
-        chosen = (points[index].value, points[index].solution.mechanism, index)
+        own = points[index].solution
+        if own is None:
+            continue
+        chosen = (points[index].value, own.mechanism, index)
         if (
             incumbent is not None
             and incumbent[0] > chosen[0]
@@ -382,13 +426,16 @@ def _tighten(
             incumbent = chosen
     rows: list[dict[str, Any]] = []
     for index in range(len(values)):
+        solution = points[index].solution
+        if solution is None:
+            rows.append(_failed_row(axis, values[index], points[index]))
+            continue
         lower, _, source = best[index]
         lower_source = "own design" if source == index else f"design of {axis} = {values[source]:g}"
-        solution = points[index].solution
         upper, checked, upper_source = solution.upper, solution.certificate.checked, "own certificate"
         for later in range(index + 1, len(values)) if axis == "eps" else ():
             other = points[later].solution
-            if other.upper < upper and _nested(cones[index], cones[later]):
+            if other is not None and other.upper < upper and _nested(cones[index], cones[later]):
                 upper, checked = other.upper, other.certificate.checked
                 upper_source = f"certificate of eps = {values[later]:g}"
         if not upper >= lower - BOUND_ORDER_RTOL * max(1.0, abs(lower)):
@@ -403,7 +450,7 @@ def _tighten(
             status = Status.FEASIBLE  # only a checked bound makes a point optimal
         rows.append(
             {
-                axis: values[index],
+                axis: _coordinate(axis, values[index]),
                 "lower": lower,
                 "upper": upper,
                 "gap": relative_gap(lower, upper),
@@ -413,14 +460,32 @@ def _tighten(
                 "seconds": points[index].seconds,
                 "lower_source": lower_source,
                 "upper_source": upper_source,
+                "error": "",
             }
         )
-    return rows, [best[index][1] for index in range(len(values))]
+    return rows, [best[index][1] if index in best else None for index in range(len(values))]
 
 
-def _cone(point: _Point, problem: CurveProblem, definition: PrivacyDefinition) -> RowCone:
+def _failed_row(axis: str, value: float, point: _Point) -> dict[str, Any]:
+    """The row of a point that failed: no bounds, the failure's status and error (as compare's)."""
+    return {
+        axis: _coordinate(axis, value),
+        "lower": np.nan,
+        "upper": np.nan,
+        "gap": np.nan,
+        "status": point.status,
+        "checked": False,
+        "route": "",
+        "seconds": point.seconds,
+        "lower_source": "",
+        "upper_source": "",
+        "error": point.error,
+    }
+
+
+def _cone(solution: Solution, problem: CurveProblem, definition: PrivacyDefinition) -> RowCone:
     """The compiled cone of a point: its solution's problem's (compiled once, also in a worker)."""
-    solved = point.solution.problem
+    solved = solution.problem
     source = solved if solved is not None else problem.with_definition(definition)
     return source.get_problem_data().cone
 

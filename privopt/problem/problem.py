@@ -211,6 +211,7 @@ class Problem:
             raise ValidationError(
                 "definition", "a privacy definition such as po.LDP(eps)", type(definition).__name__
             )
+        definition.check_compilable()  # a set its cone cannot be compiled over (an ℓ1 ball too large)
         self.definition = definition
         self.utility = as_utility(utility)
         self.options = CompileOptions(

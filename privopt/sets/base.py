@@ -45,6 +45,13 @@ class UncertaintySet(ABC):
         members = self.members()
         return members[0] if members else None
 
+    def check_compilable(self) -> None:
+        """Raise, with the remedy, when a pair that depends on the distribution cannot be compiled over
+        this set (an ℓ1 ball beyond PML paper Prop. 2's ``β < 2 min P̂``); nothing by default.
+        ``Problem`` calls it, through the definition, when it is made (docs/concepts.md, "Sets of
+        distributions")."""
+        return
+
     def counterpart_rules(self) -> tuple[CounterpartRule, ...]:
         """The robust-counterpart rules this set supports, in order of preference
         (:mod:`privopt.sets.counterparts`); a finite set imposes each pair at each member."""

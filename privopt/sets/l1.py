@@ -121,8 +121,13 @@ class L1Ball(UncertaintySet):
         level: float = DEFAULT_L1_LEVEL,
     ) -> L1Ball:
         """The ball of radius ``β*(δ)`` (eq. 37) around ``P`` that holds the true distribution with
-        probability ``level = 1 − δ`` (default ``1 − 10⁻⁶``); ``n`` defaults to ``P``'s
-        sample size. ``delta=`` is the deprecated spelling (the failure probability)."""
+        probability ``level = 1 − δ``; ``n`` defaults to ``P``'s sample size. ``delta=`` is the
+        deprecated spelling (the failure probability).
+
+        The default ``1 − 10⁻⁶`` differs from :meth:`RenyiBall.confidence`'s 0.95 on purpose: ``δ`` is
+        the probability that the PML guarantee fails (PML paper Theorem 2), kept as small as a
+        differential-privacy δ (docs/concepts.md, "Sets of distributions"). A design over the ball
+        needs ``β < 2 min P̂`` (:meth:`check_paper_condition`, checked when a ``Problem`` is made)."""
         P = as_distribution(P, "P")
         m = P.n if n is None else n
         if m is None:  # P has no sample size and no n was given
@@ -149,14 +154,40 @@ class L1Ball(UncertaintySet):
         return float(np.abs(as_distribution(P).p_x - self.center.p_x).sum()) <= self.radius + atol
 
     def check_paper_condition(self) -> None:
-        """Raise unless ``β < 2 min_x P̂(x)`` (PML paper Prop. 2, Theorem 4, Theorem 5)."""
+        """Raise unless ``β < 2 min_x P̂(x)`` (PML paper Prop. 2, Theorem 4, Theorem 5), saying what
+        would meet it: for a confidence ball, the samples needed at its level and the level allowed at
+        its sample size (eq. 37); else a smaller radius."""
         p_min = float(self.center.p_x.min())
-        if not self.radius < 2.0 * p_min:
-            raise ValidationError(
-                "radius",
-                f"β < 2·min P̂ = {2 * p_min:.6g} (PML paper Prop. 2: the ball must stay inside the simplex's interior)",
-                f"β = {self.radius:.6g}",
-            )
+        if self.radius < 2.0 * p_min:
+            return
+        raise ValidationError(
+            "radius",
+            f"β < 2·min P̂ = {2 * p_min:.6g} (PML paper Prop. 2: the ball must stay inside the simplex's "
+            f"interior, or its ε′ transform and vertices do not hold); {self._remedy(p_min)}",
+            f"β = {self.radius:.6g}",
+        )
+
+    def _remedy(self, p_min: float) -> str:
+        """What meets ``β < 2 min P̂`` (:meth:`check_paper_condition`)."""
+        if p_min <= 0.0:
+            return "P̂ has a symbol of probability 0, so no ball around it meets it: merge or drop that symbol"
+        if self._level is None or self.radius <= 0.0:
+            return f"a radius below {2 * p_min:.6g}"
+        # β*(δ)² = 2/m · (log(2^N − 2) − log δ) (eq. 37): the sample size behind this ball, the size that
+        # meets the condition at its level, and the level that meets it at its size.
+        log_subsets = self.n_x * np.log(2.0) + np.log1p(-(2.0 ** (1 - self.n_x)))
+        budget = log_subsets - np.log1p(-self._level)
+        m = round(2.0 * budget / self.radius**2)
+        needed = int(np.floor(budget / (2.0 * p_min**2))) + 1
+        level = np.floor(-np.expm1(log_subsets - 2.0 * m * p_min**2) * 1e4) / 1e4  # shown, and meeting it
+        at_level = f"at least {needed:,} samples at level {self._level:g}"
+        if level <= 0.0:
+            return f"remedy: {at_level} (no confidence level meets it with the {m:,} samples of this ball)"
+        return f"remedy: {at_level}, or a level of {level:g} or below with the {m:,} samples of this ball"
+
+    def check_compilable(self) -> None:
+        """:meth:`check_paper_condition`: every rule of the ball compiles only under it."""
+        self.check_paper_condition()
 
     def vertices(self) -> FloatArray:
         """``P̂ + β/2 (e_j − e_i)`` for ``i != j``: the extreme points of the ball when ``β < 2 min P̂``."""

@@ -115,8 +115,10 @@ class RenyiBall(UncertaintySet):
     ) -> RenyiBall:
         """The χ² confidence set of the papers: ``B = log(1 + F⁻¹_{χ², |X|−1}(level) / n)`` (eq. 9).
 
-        ``level = 1 − β`` is the confidence (the papers' β = 0.05 is ``level = 0.95``); ``n`` defaults
-        to the sample size stored in ``P``. Only ``order = 2`` has this calibration.
+        ``level = 1 − β`` is the confidence (the papers' β = 0.05 is ``level = 0.95``, the default; an
+        ℓ1 ball's default is ``1 − 10⁻⁶``, a PML guarantee's failure probability: docs/concepts.md,
+        "Sets of distributions"); ``n`` defaults to the sample size stored in ``P``. Only ``order = 2``
+        has this calibration.
         """
         P = as_distribution(P, "P")
         if not is_order(_check_order(order), 2.0):
