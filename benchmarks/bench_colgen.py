@@ -57,7 +57,7 @@ def _versus_vertex(
                 po.SensitiveLDP(eps, F),
                 po.MutualInformation(F.center),
                 vertex_limit=VERTEX_LIMIT_2X8,
-                timeout=timeout,
+                time_limit=timeout,
                 colgen={"progress": False},
             )
             start = time.perf_counter()

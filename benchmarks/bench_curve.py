@@ -93,7 +93,7 @@ def adult_rows(seconds_per_point: float) -> list[tuple[str, str]]:
     F = po.RenyiBall.confidence(P, level=0.95)
     single_budget = 540.0
     problem = po.Problem(
-        po.SensitiveLDP(1.0, F), po.MutualInformation(P), timeout=None,
+        po.SensitiveLDP(1.0, F), po.MutualInformation(P), time_limit=None,
         colgen={"time_limit": single_budget, "progress": False},
     )  # fmt: skip
     start = time.perf_counter()
@@ -104,7 +104,7 @@ def adult_rows(seconds_per_point: float) -> list[tuple[str, str]]:
     # every point stops at the edge, and the last, short of time, ended above it: docs/compiler.md.)
     budget = 4 * seconds_per_point
     curve_problem = po.Problem(
-        po.SensitiveLDP(1.0, F), po.MutualInformation(P), timeout=None,
+        po.SensitiveLDP(1.0, F), po.MutualInformation(P), time_limit=None,
         colgen={"time_limit": budget, "gap_tolerance": 0.04, "progress": False},
     )  # fmt: skip
     start = time.perf_counter()

@@ -1,7 +1,7 @@
 """Certified gaps past vertex enumeration, one row per family (the table of the certified-gaps issue).
 
 Each row is built as a new user would: the same data (Adult marital-status × education, χ² set at
-95 %, unless said), ``solve()`` choosing the route, ``timeout=`` 120 s per problem. A row reports the
+95 %, unless said), ``solve()`` choosing the route, ``time_limit=`` 120 s per problem. A row reports the
 status, the bounds and their relative gap, the seconds, whether the audit passed and whether the
 independent checker proved the upper bound — or the error, when the problem is refused.
 ``--quick`` runs the rows that finish in seconds.
@@ -56,7 +56,7 @@ def _rows(quick: bool) -> list[tuple[str, Callable[[], po.Problem], bool]]:
     tree_rng = np.random.default_rng(3)
     tree = _tree_distance(tree_rng, 60)
     prior60 = tree_rng.dirichlet(np.ones(60))
-    options = {"timeout": TIMEOUT, "colgen": {"progress": False}}
+    options = {"time_limit": TIMEOUT, "colgen": {"progress": False}}
     rows: list[tuple[str, Callable[[], po.Problem], bool]] = [
         ("LIP(1, P̂), MI", lambda: po.Problem(po.LIP(1.0, P), po.MutualInformation(P), **options), True),
         (

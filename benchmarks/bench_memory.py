@@ -27,7 +27,7 @@ n, timeout = int(sys.argv[1]), float(sys.argv[2])
 counts = np.random.default_rng(0).integers(1, 20, size=(n, n))
 P = po.JointDistribution.from_counts(counts)
 built = time.perf_counter()
-problem = po.Problem(po.SensitiveLDP(1.0, P), po.MutualInformation(P), timeout=timeout,
+problem = po.Problem(po.SensitiveLDP(1.0, P), po.MutualInformation(P), time_limit=timeout,
                      colgen={"progress": False})
 solving = time.perf_counter()
 try:

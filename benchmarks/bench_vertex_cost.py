@@ -43,7 +43,7 @@ def measure(cap: float, draws: int, self_pairs: bool = False) -> dict[int, tuple
                     problem = po.Problem(
                         po.SensitiveLDP(eps, po.RenyiBall.confidence(P)),
                         po.MutualInformation(P),
-                        timeout=cap,
+                        time_limit=cap,
                         vertex_limit=10**15,
                         self_pairs=self_pairs,
                     )

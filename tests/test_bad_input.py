@@ -232,8 +232,8 @@ def _contract_cases():
     ball = po.RenyiBall.confidence(P)
     secrets = {"a": [(0, 0), (0, 1)], "b": [(1, 0), (1, 1)]}
     return [
-        (lambda: po.Problem(D, MI, timeout="x"), po.ValidationError, "timeout"),
-        (lambda: po.Problem(D, MI, timeout=True), po.ValidationError, "timeout"),
+        (lambda: po.Problem(D, MI, time_limit="x"), po.ValidationError, "time_limit"),
+        (lambda: po.Problem(D, MI, time_limit=True), po.ValidationError, "time_limit"),
         (lambda: po.Problem(D, MI, vertex_limit=True), po.ValidationError, "vertex_limit"),
         (lambda: po.Problem(D, MI, colgen={"bogus": 1}), po.ValidationError, "colgen"),
         (lambda: po.Problem(D, MI, colgen={"time_limit": "x"}), po.ValidationError, r"colgen\.time_limit"),

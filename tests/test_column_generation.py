@@ -408,7 +408,7 @@ def test_metric_ldp_on_a_40_point_line_designs_a_mechanism_that_passes_its_audit
     rng = np.random.default_rng(25)
     line = np.abs(np.subtract.outer(np.arange(40), np.arange(40))).astype(float)
     problem = po.Problem(
-        po.MetricLDP(0.3, line), po.MutualInformation(rng.dirichlet(np.ones(40))), timeout=120.0,
+        po.MetricLDP(0.3, line), po.MutualInformation(rng.dirichlet(np.ones(40))), time_limit=120.0,
         colgen={"progress": False},
     )  # fmt: skip
     solution = problem.solve()

@@ -55,12 +55,15 @@ def test_vertex_estimate_above_limit(example1):
 
 
 @pytest.mark.slow
-def test_timeout_is_honoured():
+def test_time_limit_is_honoured():
     rng = np.random.default_rng(1)
     counts = rng.multinomial(1000, rng.dirichlet(np.full(12, 0.5))).reshape(3, 4) + 1
     P = po.JointDistribution.from_counts(counts)
     problem = po.Problem(
-        po.SensitiveLDP(0.5, po.RenyiBall.confidence(P)), po.MutualInformation(P), timeout=1.0, backend="ppl"
+        po.SensitiveLDP(0.5, po.RenyiBall.confidence(P)),
+        po.MutualInformation(P),
+        time_limit=1.0,
+        backend="ppl",
     )
     with pytest.raises(
         po.LimitError, match=r"did not finish within [\d.]+ s and was stopped.*route='colgen'"
@@ -91,8 +94,8 @@ def test_bad_options(example1):
         po.Problem(po.LDP(1.0), mi, envelope="facets:0")
     with pytest.raises(po.ValidationError, match="backend: expected 'auto', 'cdd' or 'ppl'"):
         po.Problem(po.LDP(1.0), mi, backend="lrs")
-    with pytest.raises(po.ValidationError, match="timeout"):
-        po.Problem(po.LDP(1.0), mi, timeout=-1)
+    with pytest.raises(po.ValidationError, match="time_limit"):
+        po.Problem(po.LDP(1.0), mi, time_limit=-1)
     with pytest.raises(
         po.ValidationError, match="utility: expected a utility over the definition's 4 inputs"
     ):

@@ -191,9 +191,11 @@ def test_a_time_limit_is_shared_and_what_a_point_leaves_goes_to_the_next(ball, m
 
 
 @pytest.mark.parametrize(
-    ("timeout", "share", "seconds"), [(5.0, 600.0, 5.0), (600.0, 5.0, 5.0), (None, 7.0, 7.0)]
+    ("limit", "share", "seconds"), [(5.0, 600.0, 5.0), (600.0, 5.0, 5.0), (None, 7.0, 7.0)]
 )
-def test_a_point_runs_to_the_smaller_of_its_timeout_and_its_share(ball, monkeypatch, timeout, share, seconds):
+def test_a_point_runs_to_the_smaller_of_its_time_limit_and_its_share(
+    ball, monkeypatch, limit, share, seconds
+):
     from privopt.routes import ROUTES
 
     deadlines = []
@@ -205,7 +207,7 @@ def test_a_point_runs_to_the_smaller_of_its_timeout_and_its_share(ball, monkeypa
         return solve(self, data, deadline)
 
     monkeypatch.setattr(type(route), "solve", spy)
-    _problem(ball, timeout=timeout)._run("vertex", time_limit=share)
+    _problem(ball, time_limit=limit)._run("vertex", time_limit=share)
     assert seconds - 1.0 < deadlines[0] <= seconds
 
 

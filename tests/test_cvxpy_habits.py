@@ -94,7 +94,7 @@ def test_compare_keeps_a_row_for_what_it_cannot_build_or_solve(example1):
         po.SensitiveLDP(eps, po.RenyiBall.confidence(example1)),
         po.MutualInformation(example1),
         {"SRR": po.mechanisms.srr(2, 2, eps), "broken": broken, "crashing": lambda: 1 / 0},
-        timeout=1e-9,  # the optimum cannot be solved in a nanosecond
+        time_limit=1e-9,  # the optimum cannot be solved in a nanosecond
     )
     rows = table.set_index("mechanism")
     assert list(rows.index) == ["SRR", "broken", "crashing", "optimal"]

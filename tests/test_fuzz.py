@@ -311,7 +311,7 @@ BASE: dict[str, Any] = {
     "utility": {"kind": "sibson", "alpha": 2.0},
     "options": {
         "self_pairs": False,
-        "timeout": 60.0,
+        "time_limit": 60.0,
         "route": "auto",
         "backend": "auto",
         "vertex_limit": 1000,
@@ -374,8 +374,8 @@ MUTATIONS: dict[tuple[str, str], st.SearchStrategy[Any]] = {
     ),
     ("utility", "kind"): bad_choice(("mi", "nmi", "sibson")),
     ("utility", "alpha"): st.one_of(TOML_NOT_A_NUMBER, NAN_INF, st.floats(max_value=1.0)),
-    # timeout = inf is valid (no limit): only NaN, -inf and non-positive numbers are mistakes
-    ("options", "timeout"): st.one_of(
+    # time_limit = inf is valid (no limit): only NaN, -inf and non-positive numbers are mistakes
+    ("options", "time_limit"): st.one_of(
         TOML_NOT_A_NUMBER, st.sampled_from([math.nan, -math.inf]), st.floats(max_value=0.0)
     ),
     ("options", "self_pairs"): st.one_of(st.integers(), st.text(max_size=3), st.floats(allow_nan=False)),

@@ -57,7 +57,7 @@ kind = "renyi"
 route = "vertex"
 backend = "ppl"
 vertex_limit = 1e13
-timeout = 3600
+time_limit = 3600
 
 [output]
 mechanism = "mechanism.csv"

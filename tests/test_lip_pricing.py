@@ -118,7 +118,7 @@ def test_lip_on_adult_marital_status_by_education_is_solved_exactly(adult_dir):
     assert 2.3102 - 1e-4 <= solution.value <= 3.2789
     # A second route's lower bound: column generation's feasible mechanisms never beat it.
     heuristic = po.Problem(
-        po.LIP(1.0, P), po.MutualInformation(P), timeout=5.0, colgen={"progress": False}
+        po.LIP(1.0, P), po.MutualInformation(P), time_limit=5.0, colgen={"progress": False}
     ).solve(route="colgen")
     assert heuristic.lower <= solution.value + 1e-9
 

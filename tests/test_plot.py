@@ -70,8 +70,18 @@ def test_figures_save_to_png_and_pdf(table: pd.DataFrame, tmp_path: Path, suffix
 
 
 def test_bad_input_is_named(table: pd.DataFrame) -> None:
-    with pytest.raises(ValidationError, match="table: expected a column 'utility'"):
+    with pytest.raises(
+        ValidationError,
+        match=r"^y: expected a column of the table \(its columns: .*\): pass y=, got 'utility'",
+    ):
         utility_curves(table, y="utility")
+    # The default y is "nmi": a table without it says to pass y=, and a missing hue says it may be None.
+    with pytest.raises(ValidationError, match=r"^y: .*pass y=, got 'nmi'"):
+        utility_curves(table.drop(columns="nmi"))
+    with pytest.raises(
+        ValidationError, match=r"^hue: expected a column of the table, or None .*got 'mechanism'"
+    ):
+        utility_curves(table.drop(columns="mechanism"))
     with pytest.raises(ValidationError, match=r"^band"):
         utility_curves(table, band=(0.8, 0.2))
     with pytest.raises(ValidationError, match=r"^quantiles"):

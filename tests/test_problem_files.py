@@ -135,7 +135,7 @@ def problems() -> dict[str, po.Problem]:
         "options": po.Problem(
             po.SensitiveLDP(eps, renyi),
             mi,
-            timeout=None,
+            time_limit=None,
             vertex_limit=float("inf"),
             backend="cdd",
             colgen={"seed": 3, "starts": 2},
@@ -186,7 +186,7 @@ def test_saved_problems_solve_to_the_same_value_in_a_new_process(catalog, solved
 def test_a_loaded_problem_keeps_its_parts(catalog):
     problem = catalog["options"]
     loaded = po.from_json(po.to_json(problem))
-    assert (loaded.timeout, loaded.vertex_limit, loaded.backend) == (None, float("inf"), "cdd")
+    assert (loaded.time_limit, loaded.vertex_limit, loaded.backend) == (None, float("inf"), "cdd")
     assert (loaded.colgen.seed, loaded.colgen.starts) == (3, 2)
     assert po.from_json(po.to_json(catalog["LIP-renyi-pairwise"])).options.lip_counterpart == "pairwise"
     lip = catalog["LIP-renyi-pairwise"]
@@ -350,5 +350,5 @@ def test_spec_made_from_python_is_valid_toml_that_names_its_parts(catalog):
     assert spec.model.definition.kind == "ratio"
     assert 'sum = [{x = ["F", "a"], coefficient = 0.5}, {x = ["M", "b"]}]' in text
     assert "[definition.secrets]" in catalog["pufferfish"].to_spec()
-    assert "timeout = inf" in catalog["options"].to_spec()
+    assert "time_limit = inf" in catalog["options"].to_spec()
     assert "p = [" in catalog["RLDP-renyi-utility-at-truth"].to_spec()  # the utility's own distribution

@@ -83,7 +83,10 @@ def build(text: str) -> po.Problem:
             BASE + '[utility]\nkind = "sibson"\nalpha = "x"\n',
             r"\[utility\]\.alpha: expected a number > 1.*got str 'x'",
         ),
-        (BASE + '[options]\ntimeout = "x"\n', r"\[options\]\.timeout: expected a number > 0.*got str 'x'"),
+        (
+            BASE + '[options]\ntime_limit = "x"\n',
+            r"\[options\]\.time_limit: expected a number > 0.*got str 'x'",
+        ),
         (BASE + "[options]\nself_pairs = 1\n", r"\[options\]\.self_pairs: expected true or false"),
         (BASE + "[output]\nmechanism = 5\n", r"\[output\]\.mechanism: expected a file path.*got int 5"),
         (BASE + '[compare]\nmechanisms = ["grr", 5]\n', r"\[compare\]\.mechanisms: expected a list of names"),
@@ -171,10 +174,11 @@ def test_case_insensitive_choices_and_defaults() -> None:
     spec = parse(BASE.replace('"SensitiveLDP"', '"rldp"') + '[set]\nKIND = "renyi"\n'.replace("KIND", "kind"))
     assert spec.model.definition.kind == "rldp"
     assert spec.model.set.kind == "renyi"
-    assert spec.model.options.timeout == 600.0
+    assert spec.model.options.time_limit is None  # 600 s, the Problem's default
     assert spec.route == "auto"
     _, problem = spec.problem()
     assert isinstance(problem.definition, po.SensitiveLDP)
+    assert problem.time_limit == 600.0
 
 
 def test_audit_eps_override_is_validated() -> None:
@@ -198,7 +202,7 @@ def test_docs_show_the_tables_generated_from_the_model() -> None:
     # Every key of every table is documented.
     for table in SpecModel.model_fields:
         assert f"### `[{table}]`" in doc
-    for key in ("kind", "eps", "level", "radius", "delta", "synthetic", "timeout", "mechanism"):
+    for key in ("kind", "eps", "level", "radius", "delta", "synthetic", "time_limit", "timeout", "mechanism"):
         assert re.search(rf"\| `{key}` \|", doc)
 
 

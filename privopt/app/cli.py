@@ -8,8 +8,8 @@
 - ``privopt compare SPEC`` — the optimal mechanism beside the low-complexity ones
   (:func:`privopt.designs.compare`).
 - ``privopt verify`` — the verification report of the papers' claims.
-- ``privopt reproduce NAME [--full] [--out DIR]`` — one paper figure's experiment: its table (CSV),
-  plot (PNG) and the paper's claims checked against it.
+- ``privopt reproduce NAME [--full] [--out DIR] [--jobs N]`` — one paper figure's experiment: its
+  table (CSV), plot (PNG) and the paper's claims checked against it, its sweep on ``N`` processes.
 
 Every command takes ``--json`` (machine-readable output on stdout), ``--quiet`` (no progress bars or
 notes) and ``--debug`` (the traceback of an error). An error is one line on stderr (``error: ...``),
@@ -609,7 +609,7 @@ def _comparison_rows(parsed: Spec, problem: po.Problem, *, optimum: bool) -> lis
     builders, wanted = resolve(names, problem)
     options = {
         "vertex_limit": problem.vertex_limit,
-        "timeout": problem.timeout,
+        "time_limit": problem.time_limit,
         "backend": problem.backend,
         "envelope": problem.options.envelope,
         "self_pairs": problem.options.self_pairs,
@@ -778,6 +778,11 @@ def reproduce(
         "--out",
         help="Folder for NAME.csv, NAME.png and NAME-claims.csv (created if missing).",
     ),
+    jobs: int = typer.Option(
+        -1,
+        "--jobs",
+        help="Worker processes for the figure's sweep (joblib; -1: every core, 1: this process).",
+    ),
     json_output: bool = JSON,
     quiet: bool = QUIET,
     debug: bool = DEBUG,
@@ -788,7 +793,12 @@ def reproduce(
     """
     from privopt.experiments import reproduce as run_figure
 
-    result = run_figure(name, full=full, out=as_path(out, "--out"), progress=not quiet)
+    if jobs == 0:
+        raise ValidationError("--jobs", "a number of processes (-1: every core, 1: this process)", "0")
+    backend = "serial" if jobs == 1 else "joblib"
+    result = run_figure(
+        name, full=full, out=as_path(out, "--out"), backend=backend, n_jobs=jobs, progress=not quiet
+    )
     if json_output:
         _print_json(
             {

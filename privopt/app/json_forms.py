@@ -22,7 +22,7 @@ Utilities are written by the distribution they were built from (a JointDistribut
 vector as a list) and their parameters; a function of the user's (a custom ``μ`` and its transform, a
 concave builder, an f-divergence's ``f``) by its import path ``module:function``
 (:func:`~privopt.app.spec_definitions.function_path`), imported again when read. A
-:class:`~privopt.Problem` is its definition, utility and options (``vertex_limit`` and ``timeout``
+:class:`~privopt.Problem` is its definition, utility and options (``vertex_limit`` and ``time_limit``
 ``null`` for no limit; column generation's ``progress``, which only says how to show a run, is not
 written).
 """
@@ -550,7 +550,7 @@ def definition_back(data: dict[str, Any]) -> PrivacyDefinition:
 # ---------------------------------------------------------------------- problems
 def problem(p: Problem) -> dict[str, Any]:
     """A :class:`~privopt.Problem` by its definition, utility and options (``vertex_limit`` and
-    ``timeout``: ``null`` for no limit; ``memory_limit`` only when it is not the machine's default)."""
+    ``time_limit``: ``null`` for no limit; ``memory_limit`` only when it is not the machine's default)."""
     colgen = p.colgen
     return {
         "definition": definition(p.definition),
@@ -560,7 +560,7 @@ def problem(p: Problem) -> dict[str, Any]:
             "self_pairs": p.options.self_pairs,
             "lip_counterpart": p.options.lip_counterpart,
             "vertex_limit": None if math.isinf(p.vertex_limit) else p.vertex_limit,
-            "timeout": p.timeout,
+            "time_limit": p.time_limit,
             "backend": p.backend,
             # the machine's default is not pinned into the file: it belongs to where the file is solved
             **({} if p.memory_limit == default_memory_limit() else {"memory_limit": p.memory_limit}),
@@ -577,6 +577,8 @@ def problem_back(data: dict[str, Any]) -> Problem:
     options = dict(data["options"])
     if options["vertex_limit"] is None:
         options["vertex_limit"] = math.inf
+    if "timeout" in options:  # a file written before time_limit was the option's name
+        options["time_limit"] = options.pop("timeout")
     return Problem(definition_back(data["definition"]), utility_back(data["utility"]), **options)
 
 

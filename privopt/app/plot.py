@@ -61,14 +61,19 @@ def axis_label(column: str, given: str | None = None) -> str:
     return given if given is not None else AXIS_LABELS.get(column, column)
 
 
-def _check_columns(value: object, columns: Sequence[str | None]) -> pd.DataFrame:
+def _check_columns(value: object, x: str, y: str, hue: str | None, facet: str | None) -> pd.DataFrame:
+    """The table's successful rows; an error naming the argument (``y=``, ...) whose column it lacks."""
     if not isinstance(value, pd.DataFrame):
         raise ValidationError("table", "a pandas DataFrame (e.g. Sweep(...).run())", type(value).__name__)
     table = value
-    for column in columns:
+    for argument, column in (("x", x), ("y", y), ("hue", hue), ("facet", facet)):
         if column is not None and column not in table.columns:
+            optional = ", or None" if argument in ("hue", "facet") else ""
             raise ValidationError(
-                "table", f"a column {column!r} (columns: {', '.join(map(str, table.columns))})", ""
+                argument,
+                f"a column of the table{optional} (its columns: {', '.join(map(str, table.columns))}): "
+                f"pass {argument}=",
+                repr(column),
             )
     if "status" in table.columns:  # failed cells carry no values
         table = table[table["status"] == "ok"]
@@ -163,8 +168,11 @@ def utility_curves(
 ) -> Figure:
     """Mean of ``y`` against ``x``, one line per ``hue`` value and a shaded ``band`` of quantiles.
 
-    The axes are labelled from the columns they plot (:func:`axis_label`) unless ``xlabel`` or
-    ``ylabel`` is given.
+    ``y`` is the column plotted: ``"nmi"`` unless told, the normalised mutual information that
+    privopt's sweeps and figures record (pass ``y="utility"``, or any other column); ``hue`` the
+    column whose values get one line each (``"mechanism"``; ``None`` for one line). A column the
+    table does not have is an error naming the argument. The axes are labelled from the columns they
+    plot (:func:`axis_label`) unless ``xlabel`` or ``ylabel`` is given.
     """
     labels = (title, axis_label(x, xlabel), axis_label(y, ylabel))
     return _banded_figure(table, x, y, hue, facet, band, "mean", logx, False, labels)
@@ -187,7 +195,7 @@ def quantile_curves(
 ) -> Figure:
     """Quantiles of ``y`` against ``x`` per ``hue`` (dashed for the outer quantiles), with ``y = x``;
     axes labelled from their columns unless ``xlabel`` or ``ylabel`` is given."""
-    table = _check_columns(table, [x, y, hue, facet])
+    table = _check_columns(table, x, y, hue, facet)
     if not quantiles or not all(0.0 <= q <= 1.0 for q in quantiles):
         raise ValidationError("quantiles", "a non-empty sequence of numbers in [0, 1]", repr(quantiles))
     figure, panels = _panels(table, facet)
@@ -245,7 +253,7 @@ def _banded_figure(
     labels: tuple[str | None, str, str],
 ) -> Figure:
     """The ``centre`` statistic of ``y`` against ``x`` per ``hue``, with a quantile ``band``, per facet."""
-    table = _check_columns(table, [x, y, hue, facet])
+    table = _check_columns(table, x, y, hue, facet)
     band = _check_band(band)
     figure, panels = _panels(table, facet)
     for panel_title, group, ax in panels:

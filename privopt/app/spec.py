@@ -42,6 +42,7 @@ from privopt.data.distribution import InputAlphabet
 from privopt.data.statistics import Statistic
 from privopt.definitions import SRLIPComponent
 from privopt.errors import ValidationError
+from privopt.problem.problem import DEFAULT_TIME_LIMIT
 from privopt.tolerances import EPS_MAX
 from privopt.validation import as_float_array
 
@@ -586,8 +587,12 @@ class OptionsTable(_Table):
         description="a number >= 1 (inf: no limit): vertex enumerations whose McMullen bound exceeds it are "
         "refused",
     )
-    timeout: Annotated[float, Field(gt=0, allow_inf_nan=True)] = Field(
-        default=600.0, description="a number > 0, the seconds allowed for the whole solve (inf: no limit)"
+    time_limit: Annotated[float, Field(gt=0, allow_inf_nan=True)] | None = Field(
+        default=None,
+        description="a number > 0, the seconds allowed for the whole solve (inf: no limit; default 600)",
+    )
+    timeout: Annotated[float, Field(gt=0, allow_inf_nan=True)] | None = Field(
+        default=None, description="deprecated: the former name of time_limit"
     )
     backend: Backend = Field(default="auto", description="'auto', 'cdd' or 'ppl'")
     solver: str | None = Field(
@@ -603,6 +608,25 @@ class OptionsTable(_Table):
         description="bytes the solve may allocate: a number or a size such as '16 GiB' (default: half the "
         "machine's memory); beyond it, exit code 3",
     )
+
+
+def _time_limit(options: OptionsTable) -> float | None:
+    """``[options] time_limit`` in seconds (``None``: no limit); ``timeout`` is its former name."""
+    seconds = options.time_limit
+    if options.timeout is not None:
+        warnings.warn(
+            "[options].timeout is deprecated: write time_limit (the same seconds for the whole solve)",
+            FutureWarning,
+            stacklevel=2,
+        )
+        if seconds is not None:
+            raise ValidationError(
+                "[options].timeout", "time_limit or the deprecated timeout, not both", "both"
+            )
+        seconds = options.timeout
+    if seconds is None:
+        return DEFAULT_TIME_LIMIT
+    return None if math.isinf(seconds) else seconds
 
 
 class OutputTable(_Table):
@@ -1091,7 +1115,7 @@ class Spec:
                 self_pairs=options.self_pairs,
                 lip_counterpart=options.lip_counterpart,
                 vertex_limit=options.vertex_limit,
-                timeout=None if math.isinf(options.timeout) else options.timeout,
+                time_limit=_time_limit(options),
                 backend=options.backend,
                 colgen={**colgen, "progress": progress},
                 memory_limit=options.memory_limit,

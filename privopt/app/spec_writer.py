@@ -54,6 +54,7 @@ from privopt.definitions import (
 from privopt.errors import ValidationError
 from privopt.memory import default_memory_limit
 from privopt.problem import Problem
+from privopt.problem.problem import DEFAULT_TIME_LIMIT
 from privopt.routes.colgen import MACHINE_OPTIONS, ColumnGenerationOptions
 from privopt.sets import (
     ConditionalBounds,
@@ -448,8 +449,8 @@ def _options_table(problem: Problem) -> dict[str, Any]:
         table["lip_counterpart"] = problem.options.lip_counterpart
     if problem.vertex_limit != 10**9:
         table["vertex_limit"] = problem.vertex_limit
-    if problem.timeout != 600.0:
-        table["timeout"] = math.inf if problem.timeout is None else problem.timeout
+    if problem.time_limit != DEFAULT_TIME_LIMIT:
+        table["time_limit"] = math.inf if problem.time_limit is None else problem.time_limit
     if problem.backend != "auto":
         table["backend"] = problem.backend
     if problem.memory_limit != default_memory_limit():

@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 from privopt.audit.report import AuditReport, Witness
 from privopt.audit.robust import AuditPart, Columns, LowerEnd, l1_marginal_part, rectangular_part
 from privopt.compiler.compile import compile_pairs, select_rule
-from privopt.compiler.cone import CompileOptions
+from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.compiler.ratio_pairs import RatioPair, RatioPairs
 from privopt.data.labels import align_rows
 from privopt.data.mechanism import Mechanism
@@ -154,9 +154,14 @@ def split_pairs(
     return layout, plain, l1, interval
 
 
+def plain_cone(definition: PrivacyDefinition, layout: Layout, plain: list[RatioPair]) -> RowCone:
+    """The cone of the pairs whose compiled rows are the constraint itself."""
+    return compile_pairs(plain, definition.eps, definition.uncertainty, layout, str(definition))
+
+
 def plain_rows(definition: PrivacyDefinition, layout: Layout, plain: list[RatioPair]) -> RatioPairs:
     """The rows of the pairs whose compiled rows are the constraint itself."""
-    return compile_pairs(plain, definition.eps, definition.uncertainty, layout, str(definition)).pairs()
+    return plain_cone(definition, layout, plain).pairs()
 
 
 def audit_parts(
@@ -171,7 +176,8 @@ def audit_parts(
     F = definition.uncertainty
     parts = []
     if plain or not (l1 or interval):
-        parts.append(_rows_part(plain_rows(definition, layout, plain), columns))
+        cone = plain_cone(definition, layout, plain)
+        parts.append(_rows_part(cone.pairs(), columns, cone.n_vacuous))
     if l1:
         assert isinstance(F, L1Ball)
         parts.append(l1_marginal_part(l1, F, columns, layout))
@@ -182,15 +188,18 @@ def audit_parts(
     return parts
 
 
-def _rows_part(chosen: RatioPairs, columns: Columns) -> AuditPart:
-    """Exact leakage of the rows that are the constraint itself."""
+def _rows_part(chosen: RatioPairs, columns: Columns, vacuous: int = 0) -> AuditPart:
+    """Exact leakage of the rows that are the constraint itself (``vacuous``: rows of a statistic
+    against itself, left out of ``chosen``: the method says so, so that the rows and the definition's
+    pairs add up)."""
     per_output, arg = chosen.leakage(columns.numerators, columns.denominators)
     realized = float(per_output.max()) if per_output.size else 0.0
     witness = None
     if per_output.size and arg[int(np.argmax(per_output))] >= 0:
         y = int(np.argmax(per_output))
         witness = Witness(columns.output_labels[y], chosen.labels[arg[y]], float(per_output[y]))
-    return AuditPart(realized, per_output, witness, f"exact: {chosen.n_pairs} ratio pairs")
+    left_out = f", {vacuous} vacuous ones left out: a statistic against itself" if vacuous else ""
+    return AuditPart(realized, per_output, witness, f"exact: {chosen.n_pairs} rows{left_out}")
 
 
 def _report(definition: PrivacyDefinition, parts: list[AuditPart], tolerance: float) -> AuditReport:

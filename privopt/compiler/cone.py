@@ -264,6 +264,12 @@ class RowCone:
             return self._expanded[0][0].n_pairs
         return sum(self._block_size(block)[0] for block in self.blocks)
 
+    @property
+    def n_vacuous(self) -> int:
+        """Rows left out as vacuous: ``a <= e^{f} a`` with ``f >= 0``, a statistic against itself (it holds
+        for every column), counted without expanding the cone."""
+        return sum(self._vacuous(block)[0].size for block in self.blocks)
+
     def matrix(self) -> sp.csr_matrix:
         """The projected cone ``{w >= 0 : G w <= 0}``: rows ``a − e^{log factor} b``."""
         pairs, log_factors, _ = self._expand()
@@ -425,14 +431,19 @@ class RowCone:
         return float(max(0.0, np.max((num - den) / scale)))
 
     def describe(self) -> str:
-        """Readable provenance: one line per block."""
+        """Readable provenance: one line per block, with the rows it gives (``row 3``, ``rows 4–9``, or
+        none when every row of it is vacuous)."""
+        vacuous = self.n_vacuous
+        left_out = f" ({vacuous} vacuous ones left out: a statistic against itself)" if vacuous else ""
         lines = [
-            f"RowCone for {self.definition}: {self.n_inputs} inputs, {self.n_rows} rows, exact={self.exact}"
+            f"RowCone for {self.definition}: {self.n_inputs} inputs, {self.n_rows} rows{left_out}, "
+            f"exact={self.exact}"
         ]
         for block, start, stop in self.block_rows():
             a, b = self.groups[block.numerator], self.groups[block.denominator]
+            rows = {0: "no rows (vacuous)", 1: f"row {start}"}.get(stop - start, f"rows {start}–{stop - 1}")
             lines.append(
-                f"  rows {start}-{stop - 1}: max over {a.name} <= {_factor_text(block, self.eps)} min over {b.name} [{block.rule}]"
+                f"  {rows}: max over {a.name} <= {_factor_text(block, self.eps)} min over {b.name} [{block.rule}]"
             )
         return "\n".join(lines)
 

@@ -62,6 +62,8 @@ class RatioPair:
                 )
             for st in side:
                 st.dependence  # noqa: B018 - validates the statistic
+        if not isinstance(self.label, str):
+            raise ValidationError("label", "a string naming the pair (or '')", repr(self.label))
         if isinstance(self.scale, bool) or not isinstance(self.scale, (int, float, np.floating)):
             raise ValidationError("scale", "a finite number > 0", repr(self.scale))
         if not (math.isfinite(self.scale) and self.scale > 0):
@@ -75,6 +77,19 @@ class RatioPair:
         label: str = "",
         scale: float = 1.0,
     ) -> RatioPair:
+        """The pair ``max over left <= e^{scale·ε} · min over right``, each side one statistic or an
+        iterable of them (a group), checked.
+
+        ``label`` names the pair in witnesses (default: the pair written out); ``scale`` is its level in
+        units of ε (``c`` in ``e^{cε}``; 1 but for per-pair levels such as metric privacy's ``d(x, x')``).
+        ``po.RatioConstraints`` also takes ``(left, right)`` and ``(left, right, scale)`` tuples.
+
+        Examples
+        --------
+        >>> import privopt as po
+        >>> print(po.RatioPair.of(po.given(x=0), po.given(x=1), scale=2.0))
+        P(Y=y|X=0) <= e^(2·ε)·P(Y=y|X=1)
+        """
         lhs = (left,) if isinstance(left, Statistic) else tuple(left)
         rhs = (right,) if isinstance(right, Statistic) else tuple(right)
         return cls(lhs, rhs, label, float(scale) if isinstance(scale, (int, np.integer)) else scale)

@@ -38,6 +38,16 @@ def _readonly(array: FloatArray) -> FloatArray:
     return array
 
 
+def _counts(value: ArrayLike) -> bool:
+    """Whether ``value`` looks like a table of counts: non-negative integers summing to more than 1."""
+    try:
+        table = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    finite = bool(np.all(np.isfinite(table))) and table.size > 0
+    return finite and bool(np.all(table >= 0) and np.all(table == np.round(table)) and table.sum() > 1)
+
+
 class JointDistribution:
     """A probability distribution ``P[s, u]`` on ``X = S × U``.
 
@@ -71,7 +81,17 @@ class JointDistribution:
         sensitive: str | None = None,
         public: str | None = None,
     ) -> None:
-        table = check_probability_table(probabilities, "probabilities")
+        try:
+            table = check_probability_table(probabilities, "probabilities")
+        except ValidationError as exc:
+            if _counts(probabilities):
+                raise ValidationError(
+                    "probabilities",
+                    "probabilities summing to 1 (a table of counts is read by "
+                    "po.JointDistribution.from_counts(counts), which keeps n)",
+                    exc.got,
+                ) from None
+            raise
         if table.ndim == 1:
             table = table[:, None]
         if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):

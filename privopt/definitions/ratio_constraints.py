@@ -27,17 +27,22 @@ from privopt.definitions.base import PrivacyDefinition, as_uncertainty_set
 from privopt.errors import ValidationError
 from privopt.validation import check_positive_int
 
+#: What ``pairs`` holds (named in errors).
+PAIR_FORMS = (
+    "(left, right) or (left, right, scale) tuples of statistics (or of lists of them), or RatioPair objects"
+)
+
 
 def _as_pair(item: Any) -> RatioPair:
+    """A pair as given to :class:`RatioConstraints`: a :class:`RatioPair`, ``(left, right)`` or
+    ``(left, right, scale)`` (:meth:`RatioPair.of`)."""
     if isinstance(item, RatioPair):
         return item
-    try:
-        left, right = item
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(
-            "pairs", "(left, right) pairs of statistics or RatioPair objects", repr(item)
-        ) from exc
-    return RatioPair.of(left, right)
+    if isinstance(item, tuple | list) and len(item) == 2:
+        return RatioPair.of(item[0], item[1])
+    if isinstance(item, tuple | list) and len(item) == 3:
+        return RatioPair.of(item[0], item[1], scale=item[2])
+    raise ValidationError("pairs", PAIR_FORMS, repr(item))
 
 
 class RatioConstraints(PrivacyDefinition):
@@ -46,8 +51,9 @@ class RatioConstraints(PrivacyDefinition):
     Parameters
     ----------
     pairs:
-        ``(left, right)`` pairs of statistics (or of lists of statistics), or :class:`RatioPair`
-        (which also carries a per-pair scale).
+        ``(left, right)`` pairs of statistics (or of lists of statistics), ``(left, right, scale)``
+        with a per-pair level ``e^{scale·ε}``, or :class:`RatioPair` (:meth:`RatioPair.of`, which also
+        takes a label).
     eps:
         Privacy parameter (nats).
     over:

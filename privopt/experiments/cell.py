@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privopt.callables import call, returned
+from privopt.callables import call, describe, returned
 from privopt.errors import CallableError, ValidationError
 
 
@@ -98,8 +98,9 @@ def as_rows(result: Any, function: Callable[[Cell], Any]) -> list[dict[str, Any]
 def run_cell(function: Callable[[Cell], Any], cell: Cell, quiet: bool) -> Outcome:
     """Run ``function(cell)``; an exception becomes a failed :class:`Outcome` instead of propagating.
 
-    The error names what the function raised and where; an exception that is not a privopt error, or a
-    return value that is not rows, is a :class:`~privopt.errors.CallableError` naming the function
+    The error says what was raised and where: a privopt error as itself (``LimitError: ...``), another
+    exception as raised by the function (``nmi_of_grr raised RuntimeError: boom (at cells.py:12)``); a
+    return value that is not rows is a :class:`~privopt.errors.CallableError` naming the function
     (:mod:`privopt.callables`). ``quiet`` discards what the cell writes to stderr (the progress bars of
     the solvers it calls), which would otherwise interleave with the sweep's own bar.
     ``KeyboardInterrupt`` still stops the sweep: it is not an ``Exception``.
@@ -110,8 +111,14 @@ def run_cell(function: Callable[[Cell], Any], cell: Cell, quiet: bool) -> Outcom
         with sink:
             rows = as_rows(call(function, "function", CELL_FUNCTION, cell), function)
     except Exception as exc:  # a failed cell is a result of the sweep, recorded with its reason
-        origin = exc.__cause__ if isinstance(exc, CallableError) and exc.__cause__ is not None else exc
+        raised = isinstance(exc, CallableError) and exc.__cause__ is not None
+        origin = exc.__cause__ if raised and exc.__cause__ is not None else exc
         frames = traceback.extract_tb(origin.__traceback__)
         where = f" (at {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno})" if frames else ""
-        return Outcome(cell, error=f"{type(exc).__name__}: {exc}{where}", seconds=time.perf_counter() - start)
+        what = (
+            f"{describe(function)} raised {type(origin).__name__}: {origin}"
+            if raised
+            else f"{type(exc).__name__}: {exc}"
+        )
+        return Outcome(cell, error=f"{what}{where}", seconds=time.perf_counter() - start)
     return Outcome(cell, rows, seconds=time.perf_counter() - start)

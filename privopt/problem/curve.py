@@ -29,7 +29,7 @@ its points solved one by one (docs/compiler.md, "Curves"):
   solve within an even share of it (their pricing caches grow to a share of their budget).
 
 ``time_limit`` bounds the curve's wall time: each chunk's points share it, a point taking an even
-share of what its chunk has left (its own ``timeout`` and ``colgen.time_limit`` still apply), so the
+share of what its chunk has left (its own ``time_limit`` and ``colgen.time_limit`` still apply), so the
 time a point does not need (its gap closed to ``colgen.gap_tolerance``) goes to the chunk's next,
 larger-ε points.
 """

@@ -21,13 +21,16 @@ Routes (:mod:`privopt.routes`)
     when enumeration overruns its share of the time, and the solution's ``reason`` says so; ``"cvxpy"``
     for concave utilities.
 
-``timeout=`` bounds the whole solve, on every route.
+``time_limit=`` bounds the whole solve, on every route (``timeout=``, its former name, still works
+with a ``DeprecationWarning``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
 import time
+import warnings
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -74,7 +77,7 @@ ROUTE_NAMES = ("auto", "vertex", "colgen", "cvxpy", "closed_form")
 CERTIFIED_COLGEN_SECONDS = 2.0
 
 #: The independent check of a route's bound gets as long as the route took, and at least this many
-#: seconds, even past the timeout (docs/compiler.md, "Certificates").
+#: seconds, even past the time limit (docs/compiler.md, "Certificates").
 MIN_CHECK_SECONDS = 10.0
 
 #: The function ``(problem, path) -> TOML text`` behind :meth:`Problem.to_spec`, registered by
@@ -116,12 +119,36 @@ class CompiledProblem:
         return "\n".join(lines)
 
 
-def _check_timeout(timeout: Any) -> float | None:
-    if timeout is None:
+#: Seconds a solve may take when ``time_limit=`` is not given.
+DEFAULT_TIME_LIMIT = 600.0
+
+
+class _Unset(enum.Enum):
+    """A keyword that was not passed (where ``None`` already means something: no limit)."""
+
+    UNSET = "unset"
+
+
+def _check_time_limit(time_limit: Any, timeout: Any) -> float | None:
+    """``time_limit`` in seconds, or ``None`` for no limit; ``timeout`` is its deprecated name."""
+    argument = "time_limit"
+    if timeout is not _Unset.UNSET:
+        warnings.warn(
+            "Problem(timeout=) is deprecated: pass time_limit= (the same seconds for the whole solve, the "
+            "name curves and column generation use)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if time_limit != DEFAULT_TIME_LIMIT:
+            raise ValidationError(
+                "timeout", "time_limit= or the deprecated timeout=, not both", repr(timeout)
+            )
+        argument, time_limit = "timeout", timeout
+    if time_limit is None:
         return None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ValidationError("timeout", "a positive number of seconds or None", repr(timeout))
-    return float(timeout)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0:
+        raise ValidationError(argument, "a positive number of seconds or None", repr(time_limit))
+    return float(time_limit)
 
 
 def _check_solver(solver: Any) -> str | None:
@@ -178,8 +205,9 @@ class Problem:
         Compile options (:class:`~privopt.compiler.cone.CompileOptions`).
     vertex_limit:
         Refuse a vertex enumeration whose McMullen bound exceeds this.
-    timeout:
-        Seconds allowed for the whole solve, on every route (``None``: no limit).
+    time_limit:
+        Seconds allowed for the whole solve, on every route (``None``: no limit). ``timeout=`` is its
+        deprecated name.
     backend:
         Vertex enumeration back end: ``"auto"`` (default: floating-point cdd, validated, else exact
         ppl), ``"cdd"`` (on failure retried with ``"ppl"``) or ``"ppl"`` (exact).
@@ -202,10 +230,11 @@ class Problem:
         self_pairs: bool = False,
         lip_counterpart: str = "auto",
         vertex_limit: float = DEFAULT_VERTEX_LIMIT,
-        timeout: float | None = 600.0,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
         backend: str = "auto",
         colgen: ColumnGenerationOptions | dict[str, Any] | None = None,
         memory_limit: int | str | None = None,
+        timeout: float | _Unset | None = _Unset.UNSET,
     ) -> None:
         if not isinstance(definition, PrivacyDefinition):
             raise ValidationError(
@@ -225,7 +254,7 @@ class Problem:
             raise ValidationError("backend", "'auto', 'cdd' or 'ppl'", repr(backend))
         self.solve_options = SolveOptions(
             vertex_limit,
-            _check_timeout(timeout),
+            _check_time_limit(time_limit, timeout),
             backend,
             _check_colgen(colgen),
             memory_limit=parse_memory_limit(memory_limit),
@@ -253,8 +282,17 @@ class Problem:
         return self.solve_options.vertex_limit
 
     @property
-    def timeout(self) -> float | None:
+    def time_limit(self) -> float | None:
+        """Seconds allowed for the whole solve (``None``: no limit)."""
         return self.solve_options.timeout
+
+    @property
+    def timeout(self) -> float | None:
+        """Deprecated: :attr:`time_limit`."""
+        warnings.warn(
+            "Problem.timeout is deprecated: use Problem.time_limit", DeprecationWarning, stacklevel=2
+        )
+        return self.time_limit
 
     @property
     def backend(self) -> str:
@@ -361,11 +399,11 @@ class Problem:
                 f"vertex enumeration is predicted to take about {predicted:.3g} s and the cone has a certified "
                 "pricing bound: certified column generation"
             )
-        budget = self._vertex_budget(self.timeout)
+        budget = self._vertex_budget(self.time_limit)
         if budget is not None and predicted > budget:
             return "colgen", (
                 f"vertex enumeration is predicted to take about {predicted:.3g} s, more than its share of the "
-                f"timeout ({budget:.3g} s): column generation, with a certified upper bound"
+                f"time limit ({budget:.3g} s): column generation, with a certified upper bound"
             )
         return "vertex", f"{why} (predicted about {predicted:.2g} s)"
 
@@ -405,7 +443,7 @@ class Problem:
         (a restricted master whose columns lie in this cone, :class:`~privopt.routes.base.ProblemData`), with the route's result
         (its final columns start a curve's next point, :mod:`privopt.problem.curve`); ``audit_lower_end``:
         how the audit looks for an interval's lower end (:func:`~privopt.audit`'s ``search`` and ``lower``);
-        ``time_limit``: seconds for this solve, below ``timeout`` (a curve's share of its budget);
+        ``time_limit``: seconds for this solve, below the problem's (a curve's share of its budget);
         ``memory_limit``: bytes for this solve, below ``memory_limit`` (a parallel chunk's share)."""
         smaller = memory_limit is not None and memory_limit < self.memory_limit
         with limited(memory_limit) if smaller else contextlib.nullcontext():
@@ -413,7 +451,7 @@ class Problem:
                 self.solve_options, solver=_check_solver(solver), verbose=_check_verbose(verbose)
             )
             start = time.perf_counter()
-            limits = [t for t in (self.timeout, time_limit) if t is not None]
+            limits = [t for t in (self.time_limit, time_limit) if t is not None]
             seconds = min(limits) if limits else None
             deadline = None if seconds is None else start + seconds
             if route in ("auto", "colgen") and isinstance(self.utility, SubConvexUtility):
@@ -458,7 +496,7 @@ class Problem:
             self_pairs=self.options.self_pairs,
             lip_counterpart=self.options.lip_counterpart,
             vertex_limit=options.vertex_limit,
-            timeout=options.timeout,
+            time_limit=options.timeout,
             backend=options.backend,
             colgen=options.colgen,
             memory_limit=options.memory_limit,
@@ -609,7 +647,7 @@ class Problem:
     @staticmethod
     def _check_budget(result: RouteResult, deadline: float | None) -> float:
         """Seconds for the independent check: as long as the route took (at least
-        ``MIN_CHECK_SECONDS``), within the timeout but for ``MIN_CHECK_SECONDS``."""
+        ``MIN_CHECK_SECONDS``), within the time limit but for ``MIN_CHECK_SECONDS``."""
         route_seconds = sum(result.stats.seconds.values())
         budget = max(MIN_CHECK_SECONDS, route_seconds)
         left = remaining(deadline)

@@ -57,7 +57,7 @@ def utility_u(P: JointDistribution, matrix: np.ndarray, reads: str) -> float:
 
 def optimal_value(definition: PrivacyDefinition, P: JointDistribution) -> float:
     problem = Problem(
-        definition, MutualInformation(P, on="u"), timeout=CELL_TIMEOUT, colgen={"progress": False}
+        definition, MutualInformation(P, on="u"), time_limit=CELL_TIMEOUT, colgen={"progress": False}
     )
     return problem.solve(route="vertex").value
 

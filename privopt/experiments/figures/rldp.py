@@ -38,13 +38,13 @@ def _polyopt(F: RenyiBall, eps: float, *, self_pairs: bool = True, envelope: str
         MutualInformation(F.center),
         self_pairs=self_pairs,
         envelope=envelope,
-        timeout=CELL_TIMEOUT,
+        time_limit=CELL_TIMEOUT,
     )
     return problem.solve(route="vertex").mechanism
 
 
 def _nr(P: JointDistribution, eps: float) -> Mechanism:
-    problem = Problem(SensitiveLDP(eps, P), MutualInformation(P), timeout=CELL_TIMEOUT)
+    problem = Problem(SensitiveLDP(eps, P), MutualInformation(P), time_limit=CELL_TIMEOUT)
     return problem.solve(route="vertex").mechanism
 
 
