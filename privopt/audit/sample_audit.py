@@ -570,6 +570,10 @@ def audit_samples(
 ) -> SampleAuditReport:
     """Bracket the realized ε of a channel from logged ``(input, report)`` pairs.
 
+    ``inputs`` name the definition's inputs as everywhere in privopt: its labels, their text, or flat
+    indices ``x = s·|U| + u``, the rows :func:`privopt.audit` reads (docs/concepts.md, "Inputs: labels
+    and flat indices"); the report counts them by label.
+
     The pairs must be independent given their inputs (each report drawn afresh for its input). A random
     fraction ``selection`` of each input's reports chooses the test; the test takes Poisson numbers of
     the other reports (thinning), so that it is exact. The upper end uses every report. The other
