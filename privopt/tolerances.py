@@ -156,3 +156,12 @@ CHECK_DETERMINANT_RTOL: float = 1e-14
 #: below this many units in the last place of ``k(|λ_x| + |t|ν_x)`` (three operations, each within half
 #: a unit, with room to spare).
 CHECK_FORMED_ULPS: float = 8.0
+
+#: A single-input pair ``w_a <= e^{L} w_b`` is implied by a chain through another input whose lengths add
+#: up to at most ``L`` within this (relative; :mod:`privopt.compiler.implied`): ``ε·d`` of Euclidean
+#: distances of collinear points agrees only to rounding (``ε·√8`` against ``2·ε·√2``).
+IMPLIED_PAIR_RTOL: float = 1e-12
+
+#: A column moved into the cone towards the uniform column (a solver's rounding, docs/compiler.md) is
+#: moved this much (relative) further than the violated rows need, so that rounding leaves it inside.
+REPAIR_MARGIN: float = 1e-6

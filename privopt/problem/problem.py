@@ -60,6 +60,7 @@ from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, remaining, status_for
 from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
 from privopt.routes.colgen_route import require_master_memory
+from privopt.routes.linear_program import LP_SOLVERS
 from privopt.routes.pricing.certificate import certified_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
 from privopt.solvers.errors import BackendError
@@ -69,7 +70,7 @@ from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 from privopt.validation import FloatArray
 
 #: Route names accepted by :meth:`Problem.solve` (``"auto"`` plans one).
-ROUTE_NAMES = ("auto", "vertex", "colgen", "cvxpy", "closed_form")
+ROUTE_NAMES = ("auto", "vertex", "colgen", "lp", "cvxpy", "closed_form")
 
 #: ``"auto"`` prefers certified column generation to vertex enumeration predicted to take longer than
 #: this, on cones with a certified pricing bound (measured: 3×4 Rényi ball, n = 1,000, ε = 0.5:
@@ -369,6 +370,14 @@ class Problem:
                 f"a sub-convex utility on the {route} route (the LP over columns is exact only for those)",
                 f"{self.utility!r}, which is concave: use route='cvxpy'",
             )
+        if route == "lp" and not (
+            isinstance(self.utility, ConcaveUtility) and self.utility.linear_coefficients() is not None
+        ):
+            raise ValidationError(
+                "utility",
+                "a utility affine in the mechanism on the lp route (expected gain, minus expected distortion)",
+                f"{self.utility!r}: use route='cvxpy' for a concave utility, 'vertex' or 'colgen' for a sub-convex one",
+            )
         if route == "cvxpy" and not isinstance(self.utility, ConcaveUtility):
             raise ValidationError(
                 "utility",
@@ -384,7 +393,7 @@ class Problem:
             if route == "closed_form" and not accepted:
                 raise ValidationError("route", "a route that applies to the problem", f"'closed_form': {why}")
             return route, "requested"
-        for name in ("closed_form", "cvxpy"):
+        for name in ("closed_form", "lp", "cvxpy"):
             accepted, why = ROUTES[name].accepts(data)
             if accepted:
                 return name, why
@@ -458,6 +467,8 @@ class Problem:
                 # before compiling: auto may fall back to it
                 require_master_memory(self.n_inputs, self.colgen)
             planned, reason = self.plan(route)
+            if route == "auto" and planned == "lp" and options.solver not in (None, *LP_SOLVERS):
+                planned, reason = "cvxpy", f"the solver {options.solver!r} is a cvxpy solver: one convex program"
             data = self.get_problem_data()
             if options != data.options or warm_columns is not None or warm_master is not None:
                 data = replace(data, options=options, warm_columns=warm_columns, warm_master=warm_master)

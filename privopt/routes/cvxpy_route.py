@@ -16,9 +16,8 @@ import numpy as np
 from privopt.certificates import LinearBound
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
 from privopt.memory import require
-from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status
+from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status, clean_channel
 from privopt.solvers.errors import BackendError, BackendTimeout
-from privopt.tolerances import SOLVER_COLUMN_RTOL
 from privopt.utilities import ConcaveUtility
 from privopt.validation import FloatArray
 
@@ -83,11 +82,7 @@ class CvxpyRoute:
                 ) from exc
             raise SolverError(str(exc)) from exc
         seconds = {"solve": time.perf_counter() - start}
-        matrix = np.clip(np.asarray(W.value), 0.0, None)
-        unused = matrix.sum(axis=0) <= SOLVER_COLUMN_RTOL * n
-        if not np.all(unused):  # outputs the optimum does not use carry only the solver's noise
-            matrix[:, unused] = 0.0
-        matrix = matrix / matrix.sum(axis=1, keepdims=True)
+        matrix = clean_channel(np.asarray(W.value))
         value = utility.value(matrix)
         bound = self._dual_bound(data, utility, matrix, constraints, solver)
         return RouteResult(

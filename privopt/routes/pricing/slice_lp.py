@@ -16,16 +16,16 @@ from scipy.optimize import linprog
 from privopt.compiler.cone import RowCone
 from privopt.errors import InfeasibleError, SolverError
 from privopt.solvers.lp import new_highs
-from privopt.tolerances import DUAL_BOUND_RTOL
+from privopt.tolerances import DUAL_BOUND_RTOL, REPAIR_MARGIN
 from privopt.validation import FloatArray
 
 #: ``scipy.optimize.linprog``'s status for an infeasible problem.
 _LINPROG_INFEASIBLE = 2
 
 #: Largest step towards the uniform column that :class:`ConeRepair` takes to bring a priced column
-#: into the cone (a larger one is not rounding: the column is dropped), and the margin added to it.
+#: into the cone (a larger one is not rounding: the column is dropped); the margin added to it is
+#: :data:`~privopt.tolerances.REPAIR_MARGIN`.
 REPAIR_MAX_STEP = 1e-3
-REPAIR_MARGIN = 1e-6
 
 
 class SliceLP:
