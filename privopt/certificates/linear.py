@@ -12,6 +12,7 @@ a valid bound), and computes ``G`` and ``α`` itself.
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_ROUNDING_RTOL
@@ -29,7 +30,8 @@ def supergradient(utility: ConcaveUtility, mechanism: FloatArray) -> tuple[Float
     gradient = expression.grad.get(W)
     if gradient is None:
         return "the utility is not differentiable at the design (cvxpy gives no gradient there)"
-    G = np.asarray(gradient.toarray(), dtype=np.float64).reshape(mechanism.shape, order="F")
+    dense = gradient.toarray() if sparse.issparse(gradient) else gradient  # a number for a 1 × 1 channel
+    G = np.asarray(dense, dtype=np.float64).reshape(mechanism.shape, order="F")
     return G, float(expression.value)
 
 

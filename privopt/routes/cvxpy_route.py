@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from privopt.certificates import LinearBound
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
@@ -125,7 +126,9 @@ class CvxpyRoute:
         gradient = expression.grad.get(W)
         if gradient is None:  # not differentiable at the design: the multipliers alone prove nothing
             return LinearBound(beta, np.inf, f"{solver} (no gradient at the design)")
-        G = np.asarray(gradient.toarray(), dtype=np.float64).reshape(matrix.shape, order="F")
+        # cvxpy gives a sparse matrix, or a plain number for a 1 × 1 channel
+        dense = gradient.toarray() if sparse.issparse(gradient) else gradient
+        G = np.asarray(dense, dtype=np.float64).reshape(matrix.shape, order="F")
         reduced = G - np.asarray(rows.T @ beta) if data.cone.n_rows else G
         upper = float(expression.value) - float(np.sum(G * matrix)) + float(reduced.max(axis=1).sum())
         return LinearBound(beta, upper, solver)

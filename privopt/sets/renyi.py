@@ -378,6 +378,8 @@ class RenyiBall(UncertaintySet):
         is vectorised over all subset masses; other orders solve the subset maxima directly.
         """
         cond = self.center.conditional_u_given_s()[s]
+        if self.n_u == 1:  # F_{U|s} is the single point mass: no subset U1 other than ∅ and U
+            return 0.0
         b_s = self.projection_radius(s)
         positive = cond[cond > 0]
         has_zeros = positive.size < cond.size
@@ -457,6 +459,8 @@ class RenyiBall(UncertaintySet):
         return self._cache[key]
 
     def _envelope(self, s: int, envelope: str) -> FloatArray:
+        if self.lower_bounds()[s].sum() >= 1.0 - 1e-12:  # F_{U|s} is the point P̂(·|s) (B = 0 or |U| = 1)
+            return self.center.conditional_u_given_s()[s][None, :].copy()
         if envelope == "lower":
             return lower_envelope_vertices(self.lower_bounds()[s], s)
         if envelope == "box":

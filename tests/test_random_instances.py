@@ -1,0 +1,975 @@
+"""Random-instance property suite (issue 51): every valid problem solves, and its answer is right.
+
+Seeded sweeps over every shipped definition (LDP, LDP w.r.t. S, LIP, PML, SRLIP, Pufferfish, metric
+LDP, ``RatioConstraints``) × every set it accepts (a point, a finite set, an ℓ1 ball, a Rényi ball, a
+polytope, the simplex) × ε from 0 to well past the level where releasing the input is allowed ×
+alphabets from 1×1 to 3×3 × degenerate priors (zeros, near-zeros, one symbol) × utilities (mutual
+information, f-divergences, expected gain and distortion). Instance ``seed`` is
+:func:`make_instance`\\ ``(seed)``; a failure message names the seed and the instance, and
+``check_instance(seed)`` reproduces it.
+
+For each instance:
+
+1. ``solve()`` returns a :class:`~privopt.Solution` or raises a :class:`~privopt.PrivoptError`,
+   never another exception;
+2. the mechanism is a channel;
+3. it passes a brute-force audit written here from each definition's mathematical statement (no
+   privopt audit, compiler or certificate code is imported by the checker): at every distribution
+   of the set where the set is polyhedral (exactly), at sampled distributions of a Rényi ball or of
+   a set a definition is not affine on (a falsification check);
+4. its value is at least every shipped explicit mechanism's that the audit accepts (where that is
+   a theorem, see :func:`explicit_floor`);
+5. where the problem is small, its value equals a brute-force vertex enumeration in exact
+   (:class:`fractions.Fraction`) arithmetic over the cone built here from the definition (exact sets)
+   and never exceeds it (a relaxation, for the inner approximations privopt compiles elsewhere);
+6. the vertex, column-generation and closed-form routes agree within their certified gaps.
+
+The CLI part runs generated spec files through ``privopt design --json``: exit 0 with a mechanism
+that passes the same audit, or a one-line error with exit 2, 3 or 4 — never 70.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import linprog
+from typer.testing import CliRunner
+
+import privopt as po
+from privopt.app.cli import app
+
+# ---------------------------------------------------------------------- tolerances
+#: A mechanism's rows sum to 1 within this, and its entries are >= -this.
+CHANNEL_ATOL = 1e-9
+#: The audit accepts ``aᵀw <= e^{cε} bᵀw`` when the excess is at most ``AUDIT_RTOL`` times the larger
+#: side plus ``AUDIT_ATOL`` times the column's largest entry (LP solutions meet rows to ~1e-9).
+AUDIT_RTOL = 1e-7
+AUDIT_ATOL = 1e-9
+#: Explicit mechanisms are screened by the audit with a stricter slack (they are closed forms).
+EXPLICIT_RTOL = 1e-10
+#: Values of sub-convex utilities (an LP over exact vertices against privopt's LP) agree within this,
+#: relative to ``max(1, |value|)``.
+VALUE_RTOL = 1e-6
+#: Concave utilities are solved by a conic solver to ~1e-7 relative accuracy; an LP here checks them.
+CONCAVE_RTOL = 1e-5
+#: Two routes agree when their intervals ``[lower, upper]`` overlap within this (relative).
+ROUTE_RTOL = 1e-6
+#: A probability at or below this is a zero of the set (a zero prior is exactly 0.0 in the instances;
+#: near-zeros are 1e-12, well above it).
+ZERO_PROBABILITY = 0.0
+#: Exact vertex enumeration is attempted when it has at most this many active sets to try.
+ENUMERATION_MAX_SUBSETS = 6000
+#: Distributions sampled from a Rényi ball (or a set a definition is not affine on) for the audit.
+AUDIT_SAMPLES = 120
+#: Of those, how many also enter the relaxed cone of the upper-bound enumeration.
+BOUND_SAMPLES = 3
+#: Bisection steps to a Rényi ball's boundary along a segment (2^-60 of its length).
+BOUNDARY_STEPS = 60
+
+#: Seconds of column generation per solve (a budget of the route, never an assertion on time).
+COLGEN_SECONDS = 3.0
+
+#: Seeds of the default run (each a test item) and of the slow sweep (one test, aggregated).
+DEFAULT_SEEDS = range(0, 80)
+SLOW_SEEDS = range(10_000, 11_000)
+
+DEFINITION_SETS: tuple[tuple[str, str], ...] = (
+    ("LDP", "none"),
+    ("MetricLDP", "none"),
+    ("RatioConstraints", "none"),
+    ("SRLIP", "point"),
+    *(
+        (definition, set_kind)
+        for definition in ("SensitiveLDP", "LIP", "PML", "Pufferfish", "RatioConstraints")
+        for set_kind in ("point", "finite", "l1", "renyi", "polytope", "simplex")
+    ),
+)
+
+SHAPES = ((1, 1), (1, 2), (2, 1), (1, 3), (3, 1), (2, 2), (2, 3), (3, 2), (3, 3))
+SHAPE_WEIGHTS = np.array([1.0, 2.0, 3.0, 1.0, 1.5, 3.0, 1.0, 1.0, 0.5])
+SRLIP_ATTRIBUTES = ((1,), (2,), (3,), (2, 2), (2, 1), (1, 2))
+
+
+# ---------------------------------------------------------------------- instances
+@dataclass
+class Instance:
+    """A random problem, described by the numbers the checker needs (independent of privopt)."""
+
+    seed: int
+    definition: str
+    set_kind: str
+    shape: tuple[int, int]
+    prior: np.ndarray  # (n_s, n_u) joint distribution: the set's reference and the utility's prior
+    degeneracy: str
+    eps: float
+    on: str = "x"
+    members: list[np.ndarray] = field(default_factory=list)  # finite set / polytope vertices
+    radius: float = 0.0
+    order: float = 2.0
+    attributes: tuple[int, ...] = ()
+    secrets: dict[str, list[int]] = field(default_factory=dict)  # record indices (s-major)
+    secret_pairs: list[tuple[str, str]] = field(default_factory=list)
+    directed: bool = False
+    distances: np.ndarray | None = None
+    ratio_pairs: list[tuple[list[tuple[str, Any]], list[tuple[str, Any]], float]] = field(default_factory=list)
+    utility: str = "mi"
+    utility_args: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_inputs(self) -> int:
+        return self.shape[1] if self.on == "u" else self.shape[0] * self.shape[1]
+
+    def describe(self) -> str:
+        n_s, n_u = self.shape
+        extra = ""
+        if self.set_kind == "l1":
+            extra = f" beta={self.radius:.4g}"
+        elif self.set_kind == "renyi":
+            extra = f" B={self.radius:.4g} order={self.order:g}"
+        elif self.set_kind in ("finite", "polytope"):
+            extra = f" members={len(self.members)}"
+        return (
+            f"seed={self.seed} {self.definition}/{self.set_kind} {n_s}x{n_u} on={self.on} eps={self.eps:.6g}"
+            f"{extra} prior={self.degeneracy}:{np.round(self.prior.ravel(), 4).tolist()} utility={self.utility}"
+        )
+
+
+def _random_prior(rng: np.random.Generator, shape: tuple[int, int], degeneracy: str) -> np.ndarray:
+    n = shape[0] * shape[1]
+    p = rng.dirichlet(np.full(n, 0.8))
+    if n > 1 and degeneracy in ("zero", "near_zero"):
+        k = int(rng.integers(1, n))
+        chosen = rng.choice(n, size=k, replace=False)
+        p[chosen] = 0.0 if degeneracy == "zero" else 1e-12
+    elif degeneracy == "single":
+        p = np.zeros(n)
+        p[rng.integers(n)] = 1.0
+    return (p / p.sum()).reshape(shape)
+
+
+def _other_distribution(rng: np.random.Generator, prior: np.ndarray) -> np.ndarray:
+    """A second distribution of the same shape: a mixture with a random one, or a random one."""
+    other = rng.dirichlet(np.full(prior.size, 0.8)).reshape(prior.shape)
+    weight = float(rng.choice([0.0, 0.5, 0.8]))
+    mixed = weight * prior + (1.0 - weight) * other
+    return mixed / mixed.sum()
+
+
+def _random_event(rng: np.random.Generator, n: int, shape: tuple[int, int]) -> list[int]:
+    kind = rng.choice(["singleton", "block", "all", "random"])
+    n_s, n_u = shape
+    if kind == "singleton" or n == 1:
+        return [int(rng.integers(n))]
+    if kind == "block":
+        s = int(rng.integers(n_s))
+        return list(range(s * n_u, (s + 1) * n_u))
+    if kind == "all":
+        return list(range(n))
+    size = int(rng.integers(1, n + 1))
+    return sorted(int(i) for i in rng.choice(n, size=size, replace=False))
+
+
+def _random_statistic(rng: np.random.Generator, inst: Instance, constant_only: bool) -> tuple[str, Any]:
+    n = inst.n_inputs
+    kinds = ["x", "weights"] if constant_only else ["x", "weights", "s", "marginal", "event", "joint"]
+    kind = str(rng.choice(kinds))
+    if kind == "x":
+        return ("x", int(rng.integers(n)))
+    if kind == "weights":
+        v = rng.random(n) * (rng.random(n) < 0.8)
+        return ("weights", np.round(v, 3))
+    if kind == "s":
+        return ("s", int(rng.integers(inst.shape[0])))
+    if kind == "marginal":
+        return ("marginal", None)
+    return (kind, _random_event(rng, inst.shape[0] * inst.shape[1], inst.shape))
+
+
+def make_instance(seed: int) -> Instance:
+    """Instance ``seed``: the definition and set cycle through :data:`DEFINITION_SETS`, the rest is random."""
+    rng = np.random.default_rng(seed)
+    definition, set_kind = DEFINITION_SETS[seed % len(DEFINITION_SETS)]
+    if definition in ("LDP", "MetricLDP") or (definition, set_kind) == ("RatioConstraints", "none"):
+        shape = (int(rng.integers(1, 5)), 1)
+    elif definition == "SRLIP":
+        attributes = SRLIP_ATTRIBUTES[rng.integers(len(SRLIP_ATTRIBUTES))]
+        shape = (int(rng.integers(1, 4)), int(np.prod(attributes)))
+    else:
+        shape = SHAPES[rng.choice(len(SHAPES), p=SHAPE_WEIGHTS / SHAPE_WEIGHTS.sum())]
+    degeneracy = str(rng.choice(["none", "zero", "near_zero", "single"], p=[0.5, 0.2, 0.15, 0.15]))
+    prior = _random_prior(rng, shape, degeneracy)
+    band = rng.random()
+    eps = 0.0 if band < 0.1 else float(rng.uniform(0.0, 2.0) if band < 0.5 else rng.uniform(2.0, 8.0))
+    inst = Instance(seed, definition, set_kind, shape, prior, degeneracy, eps)
+    if definition == "SRLIP":
+        inst.attributes = attributes
+        inst.on = "u"
+    elif definition in ("SensitiveLDP", "LIP") and rng.random() < 0.25:
+        inst.on = "u"
+    if set_kind == "finite":
+        inst.members = [prior] + [_other_distribution(rng, prior) for _ in range(int(rng.integers(1, 3)))]
+    elif set_kind == "polytope":
+        inst.members = [prior] + [_other_distribution(rng, prior) for _ in range(int(rng.integers(1, 3)))]
+    elif set_kind == "l1":
+        p_min = float(prior.min())
+        choice = rng.random()
+        inst.radius = 0.0 if choice < 0.15 else float(rng.uniform(0, 2 * p_min) if choice < 0.6 else rng.uniform(0, 1))
+    elif set_kind == "renyi":
+        choice = rng.random()
+        inst.radius = 0.0 if choice < 0.15 else float(rng.uniform(0, 0.3) if choice < 0.7 else rng.uniform(0.3, 2))
+        inst.order = float(rng.choice([0.5, 1.0, 2.0, 3.0]))
+    n = inst.n_inputs
+    if definition == "MetricLDP":
+        d = rng.uniform(0.2, 3.0, size=(n, n))
+        d[rng.random((n, n)) < 0.15] = np.inf
+        np.fill_diagonal(d, 0.0)
+        inst.distances = d
+    elif definition == "Pufferfish":
+        n_x = shape[0] * shape[1]
+        names = [f"e{k}" for k in range(int(rng.integers(2, 4)))]
+        inst.secrets = {name: _random_event(rng, n_x, shape) for name in names}
+        count = int(rng.integers(1, 3))
+        inst.secret_pairs = [tuple(str(v) for v in rng.choice(names, 2, replace=False)) for _ in range(count)]
+        inst.directed = bool(rng.random() < 0.3)
+    elif definition == "RatioConstraints":
+        constant_only = set_kind == "none"
+        for _ in range(int(rng.integers(1, 3))):
+            left = [_random_statistic(rng, inst, constant_only) for _ in range(int(rng.integers(1, 3)))]
+            right = [_random_statistic(rng, inst, constant_only) for _ in range(int(rng.integers(1, 3)))]
+            inst.ratio_pairs.append((left, right, float(rng.choice([0.5, 1.0, 2.0]))))
+    choice = rng.random()
+    if choice < 0.6:
+        inst.utility = "mi"
+    elif choice < 0.85:
+        inst.utility = str(rng.choice(["tv", "hellinger", "kl"]))
+        inst.utility_args = {
+            "p0": _input_prior(inst),
+            "p1": rng.dirichlet(np.full(n, 1.0)),
+        }
+    else:
+        inst.utility = str(rng.choice(["gain", "distortion"]))
+        if inst.utility == "gain":
+            inst.utility_args = {"gain": np.round(rng.random((n, int(rng.integers(1, 4)))), 3)}
+    return inst
+
+
+def _input_prior(inst: Instance) -> np.ndarray:
+    """The utility's distribution over the mechanism's inputs."""
+    return inst.prior.sum(axis=0) if inst.on == "u" else inst.prior.ravel()
+
+
+# ---------------------------------------------------------------------- the privopt problem
+def _labels(inst: Instance) -> tuple[Any, ...]:
+    """Record labels of ``X = S × U`` as privopt names them for unlabelled data."""
+    n_s, n_u = inst.shape
+    return tuple((s, u) for s in range(n_s) for u in range(n_u)) if n_u > 1 else tuple(range(n_s))
+
+
+def build_set(inst: Instance) -> Any:
+    P = po.JointDistribution(inst.prior)
+    if inst.set_kind == "point":
+        return P
+    if inst.set_kind == "finite":
+        return po.FiniteSet([po.JointDistribution(m) for m in inst.members])
+    if inst.set_kind == "polytope":
+        return po.Polytope(np.vstack([m.ravel() for m in inst.members]), shape=inst.shape)
+    if inst.set_kind == "l1":
+        return po.L1Ball(P, inst.radius)
+    if inst.set_kind == "renyi":
+        return po.RenyiBall(P, inst.radius, inst.order)
+    if inst.set_kind == "simplex":
+        return po.Simplex(inst.shape)
+    raise AssertionError(inst.set_kind)
+
+
+def _privopt_statistic(inst: Instance, statistic: tuple[str, Any]) -> Any:
+    kind, key = statistic
+    records = _labels(inst)
+    if kind == "x":  # inputs are labelled by the set's reference distribution, else 0, 1, ...
+        labelled = inst.set_kind in ("point", "finite", "l1", "renyi")
+        return po.given(x=records[key] if labelled else key)
+    if kind == "weights":
+        return po.weights(key)
+    if kind == "s":
+        return po.given(s=key)
+    if kind == "marginal":
+        return po.marginal()
+    if kind == "event":
+        return po.given(event=[records[i] for i in key])
+    return po.joint([records[i] for i in key])
+
+
+def build_definition(inst: Instance) -> po.PrivacyDefinition:
+    eps = inst.eps
+    if inst.definition == "LDP":
+        return po.LDP(eps)
+    if inst.definition == "MetricLDP":
+        return po.MetricLDP(eps, inst.distances)
+    if inst.definition == "SRLIP":
+        return po.SRLIP(eps, po.JointDistribution(inst.prior), inst.attributes)
+    if inst.definition == "RatioConstraints":
+        pairs = [
+            po.RatioPair.of(
+                [_privopt_statistic(inst, s) for s in left], [_privopt_statistic(inst, s) for s in right], "", scale
+            )
+            for left, right, scale in inst.ratio_pairs
+        ]
+        if inst.set_kind == "none":
+            return po.RatioConstraints(pairs, eps, n_inputs=inst.n_inputs)
+        return po.RatioConstraints(pairs, eps, build_set(inst))
+    F = build_set(inst)
+    if inst.definition == "SensitiveLDP":
+        return po.SensitiveLDP(eps, F, on=inst.on)
+    if inst.definition == "LIP":
+        return po.LIP(eps, F, on=inst.on)
+    if inst.definition == "PML":
+        return po.PML(eps, F)
+    if inst.definition == "Pufferfish":
+        records = _labels(inst)
+        secrets = {name: [records[i] for i in event] for name, event in inst.secrets.items()}
+        return po.Pufferfish(secrets, inst.secret_pairs, eps, F, directed=inst.directed)
+    raise AssertionError(inst.definition)
+
+
+def build_utility(inst: Instance) -> Any:
+    p = _input_prior(inst)
+    if inst.utility == "mi":
+        return po.MutualInformation(p)
+    if inst.utility in ("tv", "hellinger", "kl"):
+        return po.FDivergence(inst.utility, inst.utility_args["p0"], inst.utility_args["p1"])
+    if inst.utility == "gain":
+        return po.ExpectedGain(p, inst.utility_args["gain"])
+    return po.ExpectedDistortion(p, "hamming")
+
+
+def build_problem(inst: Instance) -> po.Problem:
+    """The problem, with column generation's budget (a solver option: where it stops early, its
+    certified interval is still checked against the other routes)."""
+    return po.Problem(
+        build_definition(inst), build_utility(inst), colgen={"time_limit": COLGEN_SECONDS, "workers": 1}
+    )
+
+
+# ---------------------------------------------------------------------- brute force: the definitions
+# Everything below is written from the definitions' mathematical statements (module docstring of each
+# privopt definition, docs/design.md §3, the papers); it reads only numbers from the instance.
+Pair = tuple[np.ndarray, np.ndarray, float]  # (a, b, c): the constraint aᵀw <= e^{cε} bᵀw
+
+
+def _conditional(P: np.ndarray, records: list[int], on: str) -> np.ndarray | None:
+    """``P(input | X ∈ records)`` over the mechanism's inputs; ``None`` when ``P(X ∈ records) = 0``
+    (the conditional does not exist and a pair that needs it imposes nothing at ``P``)."""
+    restricted = np.zeros(P.size)
+    restricted[records] = P.ravel()[records]
+    mass = restricted.sum()
+    if mass <= ZERO_PROBABILITY:
+        return None
+    restricted /= mass
+    return restricted.reshape(P.shape).sum(axis=0) if on == "u" else restricted
+
+
+def _statistic(inst: Instance, statistic: tuple[str, Any], P: np.ndarray) -> np.ndarray | None:
+    """A ratio-pair statistic of a column as a vector over the inputs, at the distribution ``P``."""
+    kind, key = statistic
+    n = inst.n_inputs
+    n_s, n_u = inst.shape
+    if kind == "x":
+        return np.eye(n)[key]
+    if kind == "weights":
+        return np.asarray(key, dtype=float)
+    if kind == "s":
+        return _conditional(P, list(range(key * n_u, (key + 1) * n_u)), inst.on)
+    if kind == "marginal":
+        return P.sum(axis=0) if inst.on == "u" else P.ravel().copy()
+    if kind == "event":
+        # P(Y=y | X = x) = W[x, y] is an entry of the channel whatever the prior: a single record is a
+        # constant statistic; a larger event needs P(X ∈ event) > 0.
+        return np.eye(n)[key[0]] if len(key) == 1 else _conditional(P, key, inst.on)
+    restricted = np.zeros(P.size)  # joint: P(Y=y, X ∈ event), not normalised
+    restricted[key] = P.ravel()[key]
+    return restricted.reshape(P.shape).sum(axis=0) if inst.on == "u" else restricted
+
+
+def _group_pairs(left: list[np.ndarray | None], right: list[np.ndarray | None], scale: float) -> list[Pair]:
+    """``max over left <= e^{cε} min over right``: every (left, right) combination; nothing where a
+    statistic does not exist at this distribution."""
+    if any(v is None for v in left + right):
+        return []
+    return [(a, b, scale) for a in left for b in right]  # type: ignore[misc]
+
+
+def union_support(inst: Instance) -> np.ndarray:
+    """Inputs with positive probability somewhere in the set (PML: the leakage to ``x`` counts where
+    ``P(x) > 0``; on a convex set the constraint then holds on its closure by continuity, and a finite
+    set stands for its convex hull for PML, privopt.FiniteSet docstring)."""
+    if inst.set_kind in ("simplex",):
+        return np.ones(inst.n_inputs, dtype=bool)
+    if inst.set_kind in ("l1", "renyi") and inst.radius > 0:
+        return np.ones(inst.n_inputs, dtype=bool)  # mass can move to any symbol within the ball
+    points = inst.members if inst.set_kind in ("finite", "polytope") else [inst.prior]
+    return np.any(np.vstack([m.ravel() for m in points]) > ZERO_PROBABILITY, axis=0)
+
+
+def pairs_at(inst: Instance, P: np.ndarray) -> list[Pair]:
+    """Every constraint the definition imposes on a column at the distribution ``P`` of its set."""
+    n = inst.n_inputs
+    n_s, n_u = inst.shape
+    unit = np.eye(n)
+    out: list[Pair] = []
+    if inst.definition == "LDP":  # W[x,y] <= e^ε W[x',y]
+        out = [(unit[x], unit[z], 1.0) for x in range(n) for z in range(n) if x != z]
+    elif inst.definition == "MetricLDP":  # W[x,y] <= e^{ε d(x,x')} W[x',y]
+        assert inst.distances is not None
+        out = [
+            (unit[x], unit[z], float(inst.distances[x, z]))
+            for x in range(n)
+            for z in range(n)
+            if x != z and np.isfinite(inst.distances[x, z])
+        ]
+    elif inst.definition == "SensitiveLDP":  # P(y|s) <= e^ε P(y|s'), P(y|s) = Σ_u P(u|s) W[(s,u), y]
+        conditionals = [_statistic(inst, ("s", s), P) for s in range(n_s)]
+        for s, t in itertools.permutations(range(n_s), 2):
+            out += _group_pairs([conditionals[s]], [conditionals[t]], 1.0)
+    elif inst.definition == "LIP":  # e^-ε <= P(y|s) / P(y) <= e^ε
+        marginal = _statistic(inst, ("marginal", None), P)
+        for s in range(n_s):
+            conditional = _statistic(inst, ("s", s), P)
+            out += _group_pairs([conditional], [marginal], 1.0) + _group_pairs([marginal], [conditional], 1.0)
+    elif inst.definition == "PML":  # W[x,y] <= e^ε Σ_x' P(x') W[x',y] for x in the support
+        out = [(unit[x], P.ravel().copy(), 1.0) for x in np.flatnonzero(union_support(inst))]
+    elif inst.definition == "Pufferfish":  # P(y|a) <= e^ε P(y|b) for P with both secrets of P > 0
+        for a, b in inst.secret_pairs:
+            sides = [_statistic(inst, ("event", inst.secrets[k]), P) for k in (a, b)]
+            out += _group_pairs([sides[0]], [sides[1]], 1.0)
+            if not inst.directed:
+                out += _group_pairs([sides[1]], [sides[0]], 1.0)
+    elif inst.definition == "RatioConstraints":
+        for left, right, scale in inst.ratio_pairs:
+            out += _group_pairs(
+                [_statistic(inst, s, P) for s in left], [_statistic(inst, s, P) for s in right], scale
+            )
+    elif inst.definition == "SRLIP":
+        out = _srlip_pairs(inst, P)
+    else:
+        raise AssertionError(inst.definition)
+    return out
+
+
+def _srlip_pairs(inst: Instance, P: np.ndarray) -> list[Pair]:
+    """Privacy-funnel paper Def. 3 (eq. 22): LIP w.r.t. ``p_{S,X|x^J}`` for every set ``J`` of known
+    attributes short of all of them and every value ``x^J`` of positive probability; ``U`` is the
+    row-major flattening of the attributes and the mechanism reads ``U``."""
+    sizes = inst.attributes
+    grid = np.indices(sizes).reshape(len(sizes), -1)  # attribute values of each u
+    out: list[Pair] = []
+    for size in range(len(sizes)):
+        for known in itertools.combinations(range(len(sizes)), size):
+            for values in itertools.product(*(range(sizes[a]) for a in known)):
+                mask = np.ones(grid.shape[1], dtype=bool)
+                for axis, value in zip(known, values, strict=True):
+                    mask &= grid[axis] == value
+                piece = P * mask[None, :]
+                if piece.sum() <= ZERO_PROBABILITY:
+                    continue
+                prior = piece.sum(axis=0) / piece.sum()  # P(u | x^J)
+                for s in range(P.shape[0]):
+                    if piece[s].sum() <= ZERO_PROBABILITY:
+                        continue
+                    given_s = piece[s] / piece[s].sum()  # P(u | s, x^J)
+                    out += [(given_s, prior, 1.0), (prior, given_s, 1.0)]
+    return out
+
+
+def _affine(inst: Instance) -> bool:
+    """Whether every statistic is constant or affine in the joint ``P`` (then a constraint holds on a
+    polytope iff it holds at its vertices)."""
+    if inst.definition in ("LDP", "MetricLDP", "PML"):
+        return True
+    if inst.definition == "Pufferfish":
+        n_x = inst.shape[0] * inst.shape[1]
+        return all(len(e) == 1 or len(e) == n_x for e in inst.secrets.values())
+    if inst.definition == "RatioConstraints":
+        kinds = {kind for left, right, _ in inst.ratio_pairs for kind, key in left + right}
+        events = [key for left, right, _ in inst.ratio_pairs for kind, key in left + right if kind == "event"]
+        return kinds <= {"x", "weights", "marginal", "joint", "event"} and all(len(e) == 1 for e in events)
+    return False
+
+
+def l1_extreme_points(center: np.ndarray, beta: float) -> list[np.ndarray]:
+    """The extreme points of ``{P in the simplex : ||P − P̂||₁ <= β}``: a linear function is minimised by
+    moving ``β/2`` of mass to one receiver ``j`` from donors emptied in some order, the last one
+    partially (or until every donor is empty); every such point, for every ``j`` and every set of
+    emptied donors."""
+    p = center.ravel()
+    n = p.size
+    budget = beta / 2.0
+    out = [p.copy()]
+    for j in range(n):
+        others = [i for i in range(n) if i != j]
+        for size in range(len(others) + 1):
+            for emptied in itertools.combinations(others, size):
+                taken = float(p[list(emptied)].sum())
+                if taken > budget:
+                    continue
+                rest = [k for k in others if k not in emptied]
+                partial = [k for k in rest if taken + p[k] >= budget] if taken < budget else [None]
+                if not rest:
+                    partial = [None]
+                for k in partial:
+                    q = p.copy()
+                    q[list(emptied)] = 0.0
+                    moved = taken
+                    if k is not None:
+                        q[k] -= budget - taken
+                        moved = budget
+                    q[j] += moved
+                    out.append(q.reshape(center.shape))
+    return out
+
+
+def _renyi_divergence(p_hat: np.ndarray, p: np.ndarray, order: float) -> float:
+    """``D_α(P̂ || P)`` (nats) from its definition."""
+    support = p_hat > 0
+    a, b = p_hat[support], p[support]
+    if order >= 1.0 and np.any(b <= 0):
+        return math.inf
+    if math.isclose(order, 1.0):
+        return float(np.sum(a * np.log(a / b)))
+    total = float(np.sum(a**order * b ** (1.0 - order)))
+    return math.inf if total <= 0 else math.log(total) / (order - 1.0)
+
+
+def _renyi_samples(inst: Instance, rng: np.random.Generator, count: int) -> list[np.ndarray]:
+    """Points of the Rényi ball: on segments from the centre towards random distributions and point
+    masses, at the boundary (bisection: ``D_α(P̂ || ·)`` is convex, so increasing along the segment)
+    and inside it."""
+    center = inst.prior.ravel()
+    n = center.size
+    out = []
+    for k in range(count):
+        target = np.eye(n)[k % n] if k < 2 * n else rng.dirichlet(np.full(n, 0.3))
+        low, high = 0.0, 1.0
+        if _renyi_divergence(center, target, inst.order) > inst.radius:
+            for _ in range(BOUNDARY_STEPS):
+                middle = (low + high) / 2.0
+                inside = _renyi_divergence(center, (1 - middle) * center + middle * target, inst.order)
+                low, high = (middle, high) if inside <= inst.radius else (low, middle)
+        else:
+            low = 1.0
+        t = low if k % 3 else low * rng.random()
+        point = (1 - t) * center + t * target
+        assert _renyi_divergence(center, point, inst.order) <= inst.radius * (1 + 1e-9) + 1e-15
+        out.append(point.reshape(inst.shape))
+    return out
+
+
+def set_points(inst: Instance, rng: np.random.Generator) -> tuple[list[np.ndarray], list[np.ndarray], bool]:
+    """``(points, samples, exact)``: distributions of the set at which the definition is checked. When
+    ``exact``, the constraints at ``points`` are equivalent to the definition over the whole set; else
+    ``points`` and ``samples`` are some of its distributions (a falsification check and a relaxation)."""
+    n_s, n_u = inst.shape
+    n_x = n_s * n_u
+    if inst.set_kind in ("none", "point"):
+        return [inst.prior], [], True
+    if inst.set_kind == "finite":  # each member (for PML also their hull: the constraint is affine)
+        return list(inst.members), [], True
+    if inst.set_kind == "polytope":
+        vertices = list(inst.members)
+    elif inst.set_kind == "l1":
+        vertices = l1_extreme_points(inst.prior, inst.radius)
+    elif inst.set_kind == "simplex":
+        # Point masses (the vertices), and one distribution per choice of u_s for every s: over the
+        # simplex the conditionals P(·|s) range independently over the simplex on U, whose vertices
+        # these are (Entropy paper Prop. 3); pairs of conditionals of distinct s are exact there.
+        vertices = [np.eye(n_x)[x].reshape(inst.shape) for x in range(n_x)]
+        for choice in itertools.product(range(n_u), repeat=n_s):
+            point = np.zeros(inst.shape)
+            point[np.arange(n_s), list(choice)] = 1.0 / n_s
+            vertices.append(point)
+        if inst.definition == "SensitiveLDP":
+            return vertices, [], True
+    else:  # a Rényi ball: its centre and points of it
+        return [inst.prior], _renyi_samples(inst, rng, AUDIT_SAMPLES), False
+    if _affine(inst):
+        return vertices, [], True
+    weights = rng.dirichlet(np.full(len(vertices), 0.5), size=AUDIT_SAMPLES)
+    samples = [(w @ np.vstack([v.ravel() for v in vertices])).reshape(inst.shape) for w in weights]
+    return vertices, samples, False
+
+
+def constraint_matrix(inst: Instance, points: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(A, B, c)`` stacking every pair at every point: rows ``a_iᵀw <= e^{c_i ε} b_iᵀw``."""
+    pairs = [pair for P in points for pair in pairs_at(inst, P)]
+    n = inst.n_inputs
+    if not pairs:
+        return np.zeros((0, n)), np.zeros((0, n)), np.zeros(0)
+    return (
+        np.vstack([a for a, _, _ in pairs]),
+        np.vstack([b for _, b, _ in pairs]),
+        np.array([c for _, _, c in pairs]),
+    )
+
+
+def audit_excess(inst: Instance, W: np.ndarray, points: list[np.ndarray], rtol: float = AUDIT_RTOL) -> float:
+    """The largest violation of the definition by the channel ``W`` at ``points``, in units of the
+    tolerance (``<= 1`` passes)."""
+    A, B, c = constraint_matrix(inst, points)
+    if A.shape[0] == 0:
+        return 0.0
+    left = A @ W
+    right = np.exp(c * inst.eps)[:, None] * (B @ W)
+    slack = rtol * np.maximum(left, right) + AUDIT_ATOL * W.max(axis=0, keepdims=True)
+    return float(np.max((left - right) / slack))
+
+
+# ---------------------------------------------------------------------- brute force: exact vertices
+def exact_rows(inst: Instance, points: list[np.ndarray]) -> list[tuple[Fraction, ...]] | None:
+    """The cone's rows ``a − e^{cε} b`` (``row·w <= 0``) in exact rationals (each float converted
+    exactly), normalised and deduplicated; rows implied by ``w >= 0`` dropped."""
+    A, B, c = constraint_matrix(inst, points)
+    rows: set[tuple[Fraction, ...]] = set()
+    for a, b, scale in zip(A, B, c, strict=True):
+        factor = Fraction(math.exp(scale * inst.eps))
+        row = tuple(u - factor * v for u, v in zip(_exact(a), _exact(b), strict=True))
+        if all(entry <= 0 for entry in row):
+            continue  # implied by w >= 0
+        top = max(abs(entry) for entry in row)
+        rows.add(tuple(entry / top for entry in row))
+    return sorted(rows)
+
+
+def _exact(vector: np.ndarray) -> list[Fraction]:
+    """A statistic in rationals; a distribution (conditionals, marginals: entries summing to 1 up to
+    rounding) is renormalised to sum to exactly 1, as it does in the definition."""
+    exact = [Fraction(float(v)) for v in vector]
+    total = sum(exact, Fraction(0))
+    if abs(float(total) - 1.0) <= CHANNEL_ATOL:
+        exact = [v / total for v in exact]
+    return exact
+
+
+def _solve_exact(matrix: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction] | None:
+    """The unique solution of a square system by Gaussian elimination in rationals (``None``: singular)."""
+    n = len(rhs)
+    rows = [list(r) + [b] for r, b in zip(matrix, rhs, strict=True)]
+    for col in range(n):
+        pivot = next((r for r in range(col, n) if rows[r][col] != 0), None)
+        if pivot is None:
+            return None
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(n):
+            if r != col and rows[r][col] != 0:
+                factor = rows[r][col] / rows[col][col]
+                rows[r] = [x - factor * y for x, y in zip(rows[r], rows[col], strict=True)]
+    return [rows[i][n] / rows[i][i] for i in range(n)]
+
+
+def slice_vertices(rows: list[tuple[Fraction, ...]], n: int) -> list[tuple[Fraction, ...]] | None:
+    """The vertices of ``{w >= 0, row·w <= 0 for every row, Σ w = 1}``, exactly: every choice of
+    ``n − 1`` active inequalities with the normalisation, solved in rationals and kept when feasible.
+    ``None`` when there are more than ``ENUMERATION_MAX_SUBSETS`` choices (the problem is not small)."""
+    inequalities = rows + [tuple(Fraction(-1) if i == j else Fraction(0) for i in range(n)) for j in range(n)]
+    if math.comb(len(inequalities), n - 1) > ENUMERATION_MAX_SUBSETS:
+        return None
+    ones = [Fraction(1)] * n
+    found: set[tuple[Fraction, ...]] = set()
+    for active in itertools.combinations(inequalities, n - 1):
+        w = _solve_exact([list(r) for r in active] + [ones], [Fraction(0)] * (n - 1) + [Fraction(1)])
+        if w is None:
+            continue
+        if all(sum((r_i * w_i for r_i, w_i in zip(r, w, strict=True)), Fraction(0)) <= 0 for r in inequalities):
+            found.add(tuple(w))
+    return sorted(found)
+
+
+# ---------------------------------------------------------------------- brute force: utilities
+def column_values(inst: Instance, columns: np.ndarray) -> np.ndarray:
+    """``μ`` of each column (sub-convex utilities), from the definitions: ``I(X;Y)`` summands
+    ``Σ_x p_x w_x log(w_x / pᵀw)``; the f-divergence perspectives ``q1 f(q0/q1)``."""
+    columns = np.asarray(columns, dtype=float)
+    if inst.utility == "mi":
+        p = _input_prior(inst)
+        q = p @ columns
+        terms = np.zeros(columns.shape)
+        positive = (p[:, None] * columns) > 0
+        ratio = np.divide(columns, q[None, :], out=np.ones(columns.shape), where=positive)
+        terms[positive] = (p[:, None] * columns * np.log(ratio))[positive]
+        return terms.sum(axis=0)
+    q0 = inst.utility_args["p0"] @ columns
+    q1 = inst.utility_args["p1"] @ columns
+    if inst.utility == "tv":
+        return 0.5 * np.abs(q0 - q1)
+    if inst.utility == "hellinger":  # 1 − Σ√(q0 q1) = Σ ½(√q0 − √q1)² over a channel's columns
+        return 0.5 * (np.sqrt(q0) - np.sqrt(q1)) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):  # kl: q1 > 0 (P1 has full support)
+        return np.where(q0 > 0, q0 * np.log(q0 / q1), 0.0)
+
+
+def concave(inst: Instance) -> bool:
+    return inst.utility in ("gain", "distortion")
+
+
+def _gain(inst: Instance) -> np.ndarray:
+    n = inst.n_inputs
+    return inst.utility_args["gain"] if inst.utility == "gain" else -(1.0 - np.eye(n))
+
+
+def utility_value(inst: Instance, W: np.ndarray) -> float:
+    """The utility of a channel: ``Σ_y μ(W[:, y])``, or ``Σ_{x,y} p_x W[x,y] g[x,y]`` (gain; distortion
+    is ``g = −[x != y]``)."""
+    if concave(inst):
+        return float(np.sum(_input_prior(inst)[:, None] * W * _gain(inst)))
+    return float(column_values(inst, W).sum())
+
+
+def vertex_lp_optimum(inst: Instance, vertices: list[tuple[Fraction, ...]]) -> float | None:
+    """Entropy paper Thm. 3: ``max Σ_v θ_v μ(v)`` s.t. ``Σ_v θ_v v = 1``, ``θ >= 0`` over the exact
+    vertices (``μ`` in floats); ``None`` when infeasible (no mechanism has its columns in the cone)."""
+    n = inst.n_inputs
+    if not vertices:
+        return None
+    V = np.array([[float(x) for x in v] for v in vertices]).T  # (n, m)
+    res = linprog(-column_values(inst, V), A_eq=V, b_eq=np.ones(n), bounds=(0, None), method="highs")
+    if res.status == 2:
+        return None
+    assert res.status == 0, res.message
+    return float(-res.fun)
+
+
+def concave_lp_optimum(inst: Instance, points: list[np.ndarray]) -> float | None:
+    """The linear utility's optimum over channels with ``|Y|`` columns in the cone at ``points``
+    (an LP in the entries of ``W``); ``None`` when infeasible."""
+    A, B, c = constraint_matrix(inst, points)
+    G = A - np.exp(c * inst.eps)[:, None] * B
+    n = inst.n_inputs
+    gain = _gain(inst)
+    m = gain.shape[1]
+    objective = -(_input_prior(inst)[:, None] * gain).ravel()  # W flattened row-major (x, y)
+    rows = [np.kron(g, np.eye(m)[y]) for g in G for y in range(m)]  # Σ_x g_x W[x, y] <= 0
+    res = linprog(
+        objective,
+        A_ub=np.vstack(rows) if rows else None,
+        b_ub=np.zeros(len(rows)) if rows else None,
+        A_eq=np.kron(np.eye(n), np.ones((1, m))),
+        b_eq=np.ones(n),
+        bounds=(0, None),
+        method="highs",
+    )
+    if res.status == 2:
+        return None
+    assert res.status == 0, res.message
+    return float(-res.fun)
+
+
+# ---------------------------------------------------------------------- explicit mechanisms
+def explicit_mechanisms(inst: Instance) -> Iterator[tuple[str, np.ndarray]]:
+    """Shipped explicit mechanisms with the instance's inputs: GRR and SRR at a few levels at and above
+    ε, the identity, and where they apply IR and CR (Rényi balls), the ε-LIP calibrated GRR (a known
+    distribution) and the binary PML closed form (PML paper Thm. 5)."""
+    n = inst.n_inputs
+    n_s, n_u = inst.shape
+    levels = sorted({inst.eps, inst.eps + 0.5, 2.0 * inst.eps, inst.eps + 2.0})
+    yield "identity", np.eye(n)
+    builders: list[tuple[str, Callable[[], po.Mechanism]]] = []
+    for level in levels:
+        builders.append((f"GRR({level:.3g})", lambda level=level: po.mechanisms.grr(n, level)))
+        if inst.on == "x":
+            builders.append((f"SRR({level:.3g})", lambda level=level: po.mechanisms.srr(n_s, n_u, level)))
+    if inst.set_kind == "renyi" and inst.definition == "SensitiveLDP" and inst.on == "x":
+        ball = build_set(inst)
+        for split in (0.0, 0.5, 1.0):
+            builders.append(
+                (f"IR(eps2={split:g}ε)", lambda s=split: po.mechanisms.independent_reporting_at(ball, inst.eps, s * inst.eps))
+            )
+            builders.append(
+                (f"CR(eps2={split:g}ε)", lambda s=split: po.mechanisms.conditional_reporting_at(ball, inst.eps, s * inst.eps))
+            )
+    if inst.definition == "LIP" and inst.set_kind == "point":
+        P = po.JointDistribution(inst.prior)
+        builders.append(("GRR-LIP", lambda: po.mechanisms.grr_calibrated_lip(P, inst.eps, inst.on)))
+    if inst.definition == "PML" and inst.set_kind in ("point", "l1") and n == 2:
+        p = inst.prior.ravel()
+        beta = inst.radius if inst.set_kind == "l1" else 0.0
+        order = [0, 1] if p[0] >= p[1] else [1, 0]  # the theorem's x1 is the likelier input
+        builders.append(
+            ("PML-binary", lambda: po.mechanisms.binary_pml_mechanism(float(p[order[0]]), beta, inst.eps))
+        )
+    for name, build in builders:
+        try:
+            matrix = build().matrix
+        except po.PrivoptError:  # outside the mechanism's own range (its theorem's conditions)
+            continue
+        if name == "PML-binary" and order[0] == 1:
+            matrix = matrix[[1, 0]]
+        if matrix.shape[0] == n:
+            yield name, matrix
+
+
+def explicit_floor(inst: Instance, points: list[np.ndarray], exact: bool) -> list[tuple[str, float]]:
+    """``(name, value)`` of the explicit mechanisms whose value the optimum must reach: those the audit
+    accepts, when ``points`` describe the set exactly. Over an inner approximation (a Rényi ball; a
+    polytope, ℓ1 ball or simplex for statistics not affine in ``P``) privopt compiles a rectangular
+    cone over envelopes inside the simplex (docs/compiler.md §1), which contains a mechanism only if
+    it satisfies the pairs for *independent* points of the simplex: so the floor takes only mechanisms
+    that pass ε-LDP on their inputs (which implies every pair of conditionals and of a conditional
+    against the marginal at any distributions) — for LDP w.r.t. S, those that pass Prop. 3's simplex
+    condition — and none for general ratio constraints (statistics such as ``weights`` are not
+    implied by LDP)."""
+    out = []
+    for name, W in explicit_mechanisms(inst):
+        if concave(inst) and W.shape[1] != _gain(inst).shape[1]:
+            continue
+        if exact:
+            accepted = audit_excess(inst, W, points, EXPLICIT_RTOL) <= 1.0
+        elif inst.definition == "RatioConstraints":
+            accepted = False
+        elif inst.definition == "SensitiveLDP":
+            simplex = Instance(**{**inst.__dict__, "set_kind": "simplex"})
+            accepted = audit_excess(simplex, W, set_points(simplex, np.random.default_rng(0))[0], EXPLICIT_RTOL) <= 1.0
+        else:
+            ldp = Instance(**{**inst.__dict__, "definition": "LDP", "set_kind": "none"})
+            accepted = audit_excess(ldp, W, [inst.prior], EXPLICIT_RTOL) <= 1.0
+        if accepted:
+            out.append((name, utility_value(inst, W)))
+    return out
+
+
+# ---------------------------------------------------------------------- one instance
+@dataclass
+class Outcome:
+    """What checking one instance found: ``failures`` are violated properties (empty: it passed)."""
+
+    inst: Instance
+    status: str = "solved"  # or "refused: <privopt error class>"
+    route: str = ""
+    failures: list[str] = field(default_factory=list)
+    exact_compared: bool = False
+    bound_compared: bool = False
+    floors: int = 0
+    routes_compared: int = 0
+    refusal: str = ""
+
+    def fail(self, message: str) -> None:
+        self.failures.append(f"{self.inst.describe()}: {message}")
+
+
+def _scale(value: float) -> float:
+    return max(1.0, abs(value))
+
+
+def _solve(problem: po.Problem, outcome: Outcome, route: str = "auto") -> po.Solution | po.PrivoptError | None:
+    """``problem.solve(route)``, a privopt error it raised, or ``None`` after recording any other
+    exception as a failure (property 1)."""
+    try:
+        return problem.solve(route)
+    except po.PrivoptError as exc:
+        return exc
+    except Exception as exc:  # noqa: BLE001 - the property under test: no raw exception escapes
+        outcome.fail(f"route={route}: raw {type(exc).__name__}: {exc}")
+        return None
+
+
+def _check_mechanism(inst: Instance, outcome: Outcome, solution: po.Solution, points: list[np.ndarray], where: str) -> None:
+    W = solution.mechanism.matrix
+    if not (np.all(W >= -CHANNEL_ATOL) and np.allclose(W.sum(axis=1), 1.0, rtol=0, atol=CHANNEL_ATOL)):
+        outcome.fail(f"{where}: not a channel (min {W.min():.3g}, row sums {W.sum(axis=1)})")
+        return
+    excess = audit_excess(inst, W[:, W.max(axis=0) > 0], points)
+    if excess > 1.0:
+        outcome.fail(f"{where}: fails the brute-force audit ({excess:.3g} × the tolerance)")
+    own = utility_value(inst, W)
+    if abs(own - solution.value) > VALUE_RTOL * _scale(own):
+        outcome.fail(f"{where}: value {solution.value!r}, but its mechanism's utility is {own!r}")
+
+
+def _brute_force(inst: Instance, points: list[np.ndarray]) -> float | None | str:
+    """The optimum over the cone at ``points`` (exact vertices, or an LP for a linear utility);
+    ``None``: infeasible; ``"large"``: too large to enumerate."""
+    if concave(inst):
+        return concave_lp_optimum(inst, points)
+    rows = exact_rows(inst, points)
+    vertices = slice_vertices(rows, inst.n_inputs)
+    if vertices is None:
+        return "large"
+    return vertex_lp_optimum(inst, vertices)
+
+
+def check_instance(seed: int, routes: bool = True) -> Outcome:
+    """Check every property of the module docstring on instance ``seed``."""
+    inst = make_instance(seed)
+    outcome = Outcome(inst)
+    try:
+        problem = build_problem(inst)
+    except po.PrivoptError as exc:  # refused when stated (e.g. LIP over the simplex): counted
+        outcome.status, outcome.refusal = f"refused: {type(exc).__name__}", str(exc)
+        return outcome
+    except Exception as exc:  # noqa: BLE001
+        outcome.fail(f"construction: raw {type(exc).__name__}: {exc}")
+        return outcome
+    rng = np.random.default_rng([seed, 51])
+    points, samples, exact = set_points(inst, rng)
+    solution = _solve(problem, outcome)
+    if solution is None:
+        return outcome
+    bound_points = points if exact else points + samples[:BOUND_SAMPLES]
+    if isinstance(solution, po.PrivoptError):
+        outcome.status, outcome.refusal = f"refused: {type(solution).__name__}", str(solution)
+        if isinstance(solution, po.InfeasibleError) and exact:
+            optimum = _brute_force(inst, points)
+            if isinstance(optimum, float):
+                outcome.fail(f"InfeasibleError ({solution}), but a brute-force optimum {optimum!r} exists")
+        return outcome
+    outcome.route = solution.route
+    _check_mechanism(inst, outcome, solution, points + samples, "auto")
+    lower, upper = solution.lower, solution.upper
+    optimal = solution.status in (po.Status.OPTIMAL, po.Status.OPTIMAL_WITHIN_GAP)
+    tol = (CONCAVE_RTOL if concave(inst) else VALUE_RTOL) * _scale(upper)
+    # Property 4: the optimum is at least every explicit mechanism's value that lies in the cone.
+    for name, value in explicit_floor(inst, points, exact):
+        outcome.floors += 1
+        if (lower if optimal else upper) < value - tol:
+            outcome.fail(f"value {lower!r} (upper {upper!r}) below {name}'s {value!r}, which the audit accepts")
+    # Property 5: equal to the exact optimum over the cone built here (exact sets); never above the
+    # optimum of a relaxation (constraints at some of the set's distributions) otherwise.
+    optimum = _brute_force(inst, bound_points)
+    if optimum is None:
+        outcome.fail("solved, but the brute-force cone has no mechanism")
+    elif isinstance(optimum, float):
+        if exact:
+            outcome.exact_compared = True
+            if not (lower - tol <= optimum <= upper + tol) or (optimal and abs(lower - optimum) > tol):
+                outcome.fail(f"[{lower!r}, {upper!r}] ({solution.route}) but the exact optimum is {optimum!r}")
+        else:
+            outcome.bound_compared = True
+            if lower > optimum + tol:
+                outcome.fail(f"value {lower!r} above the relaxation's optimum {optimum!r}")
+    # Property 6: the routes that apply agree within their gaps.
+    if routes and not concave(inst):
+        intervals = {solution.route: (lower, upper)}
+        for route in ("vertex", "colgen", "closed_form"):
+            if route in intervals:
+                continue
+            other = _solve(problem, outcome, route)
+            if isinstance(other, po.Solution):
+                _check_mechanism(inst, outcome, other, points + samples, route)
+                intervals[route] = (other.lower, other.upper)
+            elif isinstance(other, po.PrivoptError) and route != "closed_form":
+                outcome.fail(f"route={route} refused a problem auto solved: {type(other).__name__}: {other}")
+        outcome.routes_compared = len(intervals)
+        top = max(low for low, _ in intervals.values())
+        bottom = min(high for _, high in intervals.values())
+        if top > bottom + ROUTE_RTOL * _scale(bottom):
+            outcome.fail(f"routes disagree: {intervals}")
+    return outcome
