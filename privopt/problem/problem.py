@@ -153,6 +153,11 @@ def _check_colgen(colgen: Any) -> ColumnGenerationOptions:
     raise ValidationError("colgen", "ColumnGenerationOptions or a dict of its fields", type(colgen).__name__)
 
 
+class _AuditFailure(SolverError):
+    """A route's design failed its audit (:meth:`Problem._finish`); :meth:`Problem._run` enumerates a
+    floating-point vertex route's cone again exactly before it gives up."""
+
+
 @contextlib.contextmanager
 def _backend_errors(route: str) -> Iterator[None]:
     """A numerical back end's error that a route did not translate is a :class:`SolverError` naming the
@@ -439,10 +444,26 @@ class Problem:
                         result = ROUTES["colgen"].solve(data, deadline)
                 else:
                     result = ROUTES[planned].solve(data, deadline)
-            solution = replace(
-                self._finish(data, planned, reason, result, compile_seconds, deadline, audit_lower_end),
-                problem=self,
-            )
+            try:
+                finished = self._finish(
+                    data, planned, reason, result, compile_seconds, deadline, audit_lower_end
+                )
+            except _AuditFailure:
+                if planned != "vertex" or data.options.backend == "ppl":
+                    raise
+                # A floating-point enumeration can keep a point just outside the cone (a row coefficient
+                # near 1e-12, below the back ends' tolerances) whose ratio the audit finds infinite: a
+                # failed floating-point enumeration never yields a mechanism, so enumerate exactly.
+                data = replace(data, options=replace(data.options, backend="ppl"))
+                with _backend_errors(planned):
+                    result = ROUTES["vertex"].solve(data, deadline)
+                reason += (
+                    "; the floating-point enumeration's design failed its audit: enumerated exactly (pplpy)"
+                )
+                finished = self._finish(
+                    data, planned, reason, result, compile_seconds, deadline, audit_lower_end
+                )
+            solution = replace(finished, problem=self)
             if verbose:
                 footer(solution)
             return solution, result
@@ -516,7 +537,7 @@ class Problem:
         )
         audit_seconds = time.perf_counter() - start
         if not report.satisfied:
-            raise SolverError(f"the designed mechanism fails its own audit — {report}")
+            raise _AuditFailure(f"the designed mechanism fails its own audit — {report}")
         value = self.utility.value(mechanism)
         start = time.perf_counter()
         bound, check = self._checked_bound(data, result, mechanism, deadline)

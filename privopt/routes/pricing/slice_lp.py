@@ -26,6 +26,8 @@ _LINPROG_INFEASIBLE = 2
 #: into the cone (a larger one is not rounding: the column is dropped), and the margin added to it.
 REPAIR_MAX_STEP = 1e-3
 REPAIR_MARGIN = 1e-6
+#: A row value below this times ``|G| |w|`` is rounding of an exact zero (a few units of double precision).
+REPAIR_ROUNDING = 8 * np.finfo(np.float64).eps
 
 
 class SliceLP:
@@ -97,7 +99,9 @@ class SliceLP:
             status = self.highs.getModelStatus()
             if status == highspy.HighsModelStatus.kOptimal:
                 v = np.clip(np.asarray(self.highs.getSolution().col_value[: self.n]), 0.0, None)
-                return v / v.sum()
+                if v.sum() > 0.0:  # HiGHS can call a point optimal that misses νᵀv = 1 (badly scaled rows)
+                    return v / v.sum()
+                status = highspy.HighsModelStatus.kSolveError
             if status == highspy.HighsModelStatus.kInfeasible:
                 raise InfeasibleError(f"the {what} is infeasible: the cone contains no non-zero column")
             if attempt == 0:
@@ -143,9 +147,12 @@ class ConeRepair:
     def __call__(self, columns: FloatArray) -> FloatArray:
         columns = columns / columns.sum(axis=0, keepdims=True)
         rows = self.matrix @ columns
+        # A row "violated" by less than the rounding of its own evaluation is met (at ε = 0, a cone
+        # of equalities, the uniform column cannot repair such a column: it meets them with equality).
+        rounding = REPAIR_ROUNDING * (abs(self.matrix) @ columns)
         kept = []
         for j in range(columns.shape[1]):
-            violated = rows[:, j] > 0.0
+            violated = rows[:, j] > rounding[:, j]
             if not violated.any():
                 kept.append(columns[:, j])
                 continue
