@@ -50,6 +50,7 @@ from typer.testing import CliRunner
 
 import privopt as po
 from privopt.app.cli import app
+from tests.test_fuzz import to_toml
 
 # ---------------------------------------------------------------------- tolerances
 #: A mechanism's rows sum to 1 within this, and its entries are >= -this.
@@ -137,7 +138,9 @@ class Instance:
     secret_pairs: list[tuple[str, str]] = field(default_factory=list)
     directed: bool = False
     distances: np.ndarray | None = None
-    ratio_pairs: list[tuple[list[tuple[str, Any]], list[tuple[str, Any]], float]] = field(default_factory=list)
+    ratio_pairs: list[tuple[list[tuple[str, Any]], list[tuple[str, Any]], float]] = field(
+        default_factory=list
+    )
     utility: str = "mi"
     utility_args: dict[str, Any] = field(default_factory=dict)
 
@@ -232,17 +235,19 @@ def make_instance(seed: int) -> Instance:
         inst.on = "u"
     elif definition in ("SensitiveLDP", "LIP") and rng.random() < 0.25:
         inst.on = "u"
-    if set_kind == "finite":
-        inst.members = [prior] + [_other_distribution(rng, prior) for _ in range(int(rng.integers(1, 3)))]
-    elif set_kind == "polytope":
+    if set_kind in ("finite", "polytope"):  # the members, or the vertices
         inst.members = [prior] + [_other_distribution(rng, prior) for _ in range(int(rng.integers(1, 3)))]
     elif set_kind == "l1":
         p_min = float(prior.min())
         choice = rng.random()
-        inst.radius = 0.0 if choice < 0.15 else float(rng.uniform(0, 2 * p_min) if choice < 0.6 else rng.uniform(0, 1))
+        inst.radius = (
+            0.0 if choice < 0.15 else float(rng.uniform(0, 2 * p_min) if choice < 0.6 else rng.uniform(0, 1))
+        )
     elif set_kind == "renyi":
         choice = rng.random()
-        inst.radius = 0.0 if choice < 0.15 else float(rng.uniform(0, 0.3) if choice < 0.7 else rng.uniform(0.3, 2))
+        inst.radius = (
+            0.0 if choice < 0.15 else float(rng.uniform(0, 0.3) if choice < 0.7 else rng.uniform(0.3, 2))
+        )
         inst.order = float(rng.choice([0.5, 1.0, 2.0, 3.0]))
     n = inst.n_inputs
     if definition == "MetricLDP":
@@ -341,7 +346,10 @@ def build_definition(inst: Instance) -> po.PrivacyDefinition:
     if inst.definition == "RatioConstraints":
         pairs = [
             po.RatioPair.of(
-                [_privopt_statistic(inst, s) for s in left], [_privopt_statistic(inst, s) for s in right], "", scale
+                [_privopt_statistic(inst, s) for s in left],
+                [_privopt_statistic(inst, s) for s in right],
+                "",
+                scale,
             )
             for left, right, scale in inst.ratio_pairs
         ]
@@ -418,7 +426,7 @@ def _statistic(inst: Instance, statistic: tuple[str, Any], P: np.ndarray) -> np.
     """A ratio-pair statistic of a column as a vector over the inputs, at the distribution ``P``."""
     kind, key = statistic
     n = inst.n_inputs
-    n_s, n_u = inst.shape
+    n_u = inst.shape[1]
     if kind == "x":
         return _unit(n, key, P)
     if kind == "weights":
@@ -459,7 +467,7 @@ def union_support(inst: Instance) -> np.ndarray:
 def pairs_at(inst: Instance, P: np.ndarray) -> list[Pair]:
     """Every constraint the definition imposes on a column at the distribution ``P`` of its set."""
     n = inst.n_inputs
-    n_s, n_u = inst.shape
+    n_s = inst.shape[0]
     unit = [_unit(n, x, P) for x in range(n)]
     out: list[Pair] = []
     if inst.definition == "LDP":  # W[x,y] <= e^ε W[x',y]
@@ -690,7 +698,7 @@ def exact_rows(inst: Instance, points: list[np.ndarray]) -> list[tuple[Fraction,
 def _solve_exact(matrix: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction] | None:
     """The unique solution of a square system by Gaussian elimination in rationals (``None``: singular)."""
     n = len(rhs)
-    rows = [list(r) + [b] for r, b in zip(matrix, rhs, strict=True)]
+    rows = [[*r, b] for r, b in zip(matrix, rhs, strict=True)]
     for col in range(n):
         pivot = next((r for r in range(col, n) if rows[r][col] != 0), None)
         if pivot is None:
@@ -716,7 +724,9 @@ def slice_vertices(rows: list[tuple[Fraction, ...]], n: int) -> list[tuple[Fract
         w = _solve_exact([list(r) for r in active] + [ones], [Fraction(0)] * (n - 1) + [Fraction(1)])
         if w is None:
             continue
-        if all(sum((r_i * w_i for r_i, w_i in zip(r, w, strict=True)), Fraction(0)) <= 0 for r in inequalities):
+        if all(
+            sum((r_i * w_i for r_i, w_i in zip(r, w, strict=True)), Fraction(0)) <= 0 for r in inequalities
+        ):
             found.add(tuple(w))
     return sorted(found)
 
@@ -818,10 +828,16 @@ def explicit_mechanisms(inst: Instance) -> Iterator[tuple[str, np.ndarray]]:
         ball = build_set(inst)
         for split in (0.0, 0.5, 1.0):
             builders.append(
-                (f"IR(eps2={split:g}ε)", lambda s=split: po.mechanisms.independent_reporting_at(ball, inst.eps, s * inst.eps))
+                (
+                    f"IR(eps2={split:g}ε)",
+                    lambda s=split: po.mechanisms.independent_reporting_at(ball, inst.eps, s * inst.eps),
+                )
             )
             builders.append(
-                (f"CR(eps2={split:g}ε)", lambda s=split: po.mechanisms.conditional_reporting_at(ball, inst.eps, s * inst.eps))
+                (
+                    f"CR(eps2={split:g}ε)",
+                    lambda s=split: po.mechanisms.conditional_reporting_at(ball, inst.eps, s * inst.eps),
+                )
             )
     if inst.definition == "LIP" and inst.set_kind == "point":
         P = po.JointDistribution(inst.prior)
@@ -864,7 +880,10 @@ def explicit_floor(inst: Instance, points: list[np.ndarray], exact: bool) -> lis
             accepted = False
         elif inst.definition == "SensitiveLDP":
             simplex = Instance(**{**inst.__dict__, "set_kind": "simplex"})
-            accepted = audit_excess(simplex, W, set_points(simplex, np.random.default_rng(0))[0], EXPLICIT_RTOL) <= 1.0
+            accepted = (
+                audit_excess(simplex, W, set_points(simplex, np.random.default_rng(0))[0], EXPLICIT_RTOL)
+                <= 1.0
+            )
         else:
             ldp = Instance(**{**inst.__dict__, "definition": "LDP", "set_kind": "none"})
             accepted = audit_excess(ldp, W, [inst.prior], EXPLICIT_RTOL) <= 1.0
@@ -896,19 +915,23 @@ def _scale(value: float) -> float:
     return max(1.0, abs(value))
 
 
-def _solve(problem: po.Problem, outcome: Outcome, route: str = "auto") -> po.Solution | po.PrivoptError | None:
+def _solve(
+    problem: po.Problem, outcome: Outcome, route: str = "auto"
+) -> po.Solution | po.PrivoptError | None:
     """``problem.solve(route)``, a privopt error it raised, or ``None`` after recording any other
     exception as a failure (property 1)."""
     try:
         return problem.solve(route)
     except po.PrivoptError as exc:
         return exc
-    except Exception as exc:  # noqa: BLE001 - the property under test: no raw exception escapes
+    except Exception as exc:  # the property under test: no raw exception escapes
         outcome.fail(f"route={route}: raw {type(exc).__name__}: {exc}")
         return None
 
 
-def _check_mechanism(inst: Instance, outcome: Outcome, solution: po.Solution, points: list[np.ndarray], where: str) -> None:
+def _check_mechanism(
+    inst: Instance, outcome: Outcome, solution: po.Solution, points: list[np.ndarray], where: str
+) -> None:
     W = solution.mechanism.matrix
     if not (np.all(W >= -CHANNEL_ATOL) and np.allclose(W.sum(axis=1), 1.0, rtol=0, atol=CHANNEL_ATOL)):
         outcome.fail(f"{where}: not a channel (min {W.min():.3g}, row sums {W.sum(axis=1)})")
@@ -921,7 +944,7 @@ def _check_mechanism(inst: Instance, outcome: Outcome, solution: po.Solution, po
         outcome.fail(f"{where}: value {solution.value!r}, but its mechanism's utility is {own!r}")
 
 
-def _brute_force(inst: Instance, points: list[np.ndarray]) -> float | None | str:
+def _brute_force(inst: Instance, points: list[np.ndarray]) -> float | str | None:
     """The optimum over the cone at ``points`` (exact vertices, or an LP for a linear utility);
     ``None``: infeasible; ``"large"``: too large to enumerate."""
     if concave(inst):
@@ -940,6 +963,14 @@ def _stated(outcome: Outcome, exc: po.PrivoptError) -> None:
         outcome.fail(f"refused with {type(exc).__name__}, not a stated limit: {exc}")
 
 
+def _route_limit(route: str, exc: po.PrivoptError) -> bool:
+    """A route's stated limit: the closed form says when none applies; the vertex route refuses a cone
+    whose McMullen bound exceeds ``vertex_limit`` (auto then takes column generation)."""
+    if route == "closed_form":
+        return isinstance(exc, po.ValidationError) and exc.argument == "route"
+    return route == "vertex" and isinstance(exc, po.LimitError) and "vertex_limit" in str(exc)
+
+
 def check_instance(seed: int, routes: bool = True) -> Outcome:
     """Check every property of the module docstring on instance ``seed``."""
     inst = make_instance(seed)
@@ -949,7 +980,7 @@ def check_instance(seed: int, routes: bool = True) -> Outcome:
     except po.PrivoptError as exc:  # refused when stated (e.g. LIP over the simplex): counted
         _stated(outcome, exc)
         return outcome
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # the property under test
         outcome.fail(f"construction: raw {type(exc).__name__}: {exc}")
         return outcome
     rng = np.random.default_rng([seed, 51])
@@ -975,7 +1006,9 @@ def check_instance(seed: int, routes: bool = True) -> Outcome:
     for name, value in explicit_floor(inst, points, exact):
         outcome.floors += 1
         if (lower if optimal else upper) < value - tol:
-            outcome.fail(f"value {lower!r} (upper {upper!r}) below {name}'s {value!r}, which the audit accepts")
+            outcome.fail(
+                f"value {lower!r} (upper {upper!r}) below {name}'s {value!r}, which the audit accepts"
+            )
     # Property 5: equal to the exact optimum over the cone built here (exact sets); never above the
     # optimum of a relaxation (constraints at some of the set's distributions) otherwise.
     optimum = _brute_force(inst, bound_points)
@@ -985,7 +1018,9 @@ def check_instance(seed: int, routes: bool = True) -> Outcome:
         if exact:
             outcome.exact_compared = True
             if not (lower - tol <= optimum <= upper + tol) or (optimal and abs(lower - optimum) > tol):
-                outcome.fail(f"[{lower!r}, {upper!r}] ({solution.route}) but the exact optimum is {optimum!r}")
+                outcome.fail(
+                    f"[{lower!r}, {upper!r}] ({solution.route}) but the exact optimum is {optimum!r}"
+                )
         else:
             outcome.bound_compared = True
             if lower > optimum + tol:
@@ -1000,9 +1035,7 @@ def check_instance(seed: int, routes: bool = True) -> Outcome:
             if isinstance(other, po.Solution):
                 _check_mechanism(inst, outcome, other, points + samples, route)
                 intervals[route] = (other.lower, other.upper)
-            elif isinstance(other, po.PrivoptError) and not (
-                route == "closed_form" and isinstance(other, po.ValidationError) and other.argument == "route"
-            ):  # the closed form says when none applies; the other routes take every sub-convex problem
+            elif isinstance(other, po.PrivoptError) and not _route_limit(route, other):
                 outcome.fail(f"route={route} refused a problem auto solved: {type(other).__name__}: {other}")
         outcome.routes_compared = len(intervals)
         top = max(low for low, _ in intervals.values())
@@ -1087,7 +1120,8 @@ def assert_covering(summary: Summary, seeds: range) -> None:
     assert summary.floors >= summary.instances
     instances = [make_instance(seed) for seed in seeds]
     assert {inst.degeneracy for inst in instances} == {"none", "zero", "near_zero", "single"}
-    assert any(inst.eps == 0.0 for inst in instances) and max(inst.eps for inst in instances) > 6.0
+    assert min(inst.eps for inst in instances) <= 0.0
+    assert max(inst.eps for inst in instances) > 6.0
     assert {inst.shape for inst in instances} >= {(1, 1), (3, 3)}
     assert {inst.utility for inst in instances} == {"mi", "tv", "hellinger", "kl", "gain", "distortion"}
 
@@ -1114,3 +1148,170 @@ def test_the_slow_sweep(capsys: pytest.CaptureFixture[str]) -> None:
     assert not summary.failures, "\n".join(summary.failures)
     assert summary.instances == 1000
     assert_covering(summary, SLOW_SEEDS)
+
+
+# ---------------------------------------------------------------------- the command line
+#: Instances whose specs go through ``privopt design --json`` (definitions and sets of every kind).
+CLI_SEEDS = range(200, 236, 3)
+
+
+def spec_text(inst: Instance) -> str:
+    """The instance as a spec file: written here from docs/spec-format.md for the built-in definitions
+    over their sets, by ``Problem.to_spec`` for the declarative ones (the writer is then under test too)."""
+    if inst.definition not in ("LDP", "SensitiveLDP", "LIP", "PML"):
+        return build_problem(inst).to_spec()
+    definition: dict[str, Any] = {"kind": inst.definition, "eps": inst.eps}
+    if inst.on == "u":
+        definition["on"] = "u"
+    document: dict[str, Any] = {"data": {"probabilities": inst.prior.tolist()}, "definition": definition}
+    if inst.definition != "LDP":
+        kinds = {"point": {}, "simplex": {}, "l1": {"radius": inst.radius}}
+        kinds["renyi"] = {"radius": inst.radius, "order": inst.order}
+        kinds["finite"] = {"distributions": [m.tolist() for m in inst.members]}
+        kinds["polytope"] = {"vertices": [m.ravel().tolist() for m in inst.members]}
+        document["set"] = {"kind": inst.set_kind, **kinds[inst.set_kind]}
+    utility: dict[str, Any] = {"kind": "mi"}
+    if inst.utility in ("tv", "hellinger", "kl"):
+        p = inst.utility_args
+        utility = {"kind": "fdivergence", "f": inst.utility, "p0": p["p0"].tolist(), "p1": p["p1"].tolist()}
+    elif inst.utility == "gain":
+        utility = {"kind": "gain", "gain": inst.utility_args["gain"].tolist()}
+    elif inst.utility == "distortion":
+        utility = {"kind": "distortion", "loss": "hamming"}
+    document["utility"] = utility
+    document["options"] = {"colgen": {"time_limit": COLGEN_SECONDS}}
+    return to_toml(document)
+
+
+@pytest.mark.parametrize("seed", CLI_SEEDS)
+def test_random_specs_from_the_command_line(seed: int) -> None:
+    """Exit 0 with JSON whose mechanism passes the brute-force audit and has the value the Python API
+    finds; or a one-line error with exit 2, 3 or 4 for a problem the API refuses too — never 70."""
+    inst = make_instance(seed)
+    outcome = outcome_of(seed)
+    with tempfile.TemporaryDirectory() as folder:
+        spec = Path(folder) / "spec.toml"
+        try:
+            spec.write_text(spec_text(inst))
+        except po.PrivoptError:  # the problem cannot be built: the API refused it first
+            assert outcome.status.startswith("refused"), outcome.inst.describe()
+            return
+        result = CliRunner().invoke(app, ["design", str(spec), "--json", "--quiet", "--out", folder])
+        if result.exit_code != 0:
+            assert result.exit_code in (2, 3, 4), (inst.describe(), result.output)
+            assert result.stderr.count("\n") == 1, result.stderr
+            assert result.stderr.startswith("error: "), result.stderr
+            assert json.loads(result.stdout)["error"]["exit_code"] == result.exit_code
+            assert outcome.status.startswith("refused"), (inst.describe(), result.stderr)
+            return
+        reply = json.loads(result.stdout)
+        W = pd.read_csv(Path(folder) / "mechanism.csv", index_col=0).to_numpy()
+    assert outcome.status == "solved", (inst.describe(), outcome.refusal)
+    rng = np.random.default_rng([seed, 51])
+    points, samples, _ = set_points(inst, rng)
+    assert np.all(W >= -CHANNEL_ATOL)
+    assert np.allclose(W.sum(axis=1), 1.0, rtol=0, atol=CHANNEL_ATOL)
+    assert audit_excess(inst, W[:, W.max(axis=0) > 0], points + samples) <= 1.0, inst.describe()
+    value = utility_value(inst, W)
+    tol = (CONCAVE_RTOL if concave(inst) else VALUE_RTOL) * _scale(value)
+    assert abs(reply["value"] - value) <= tol, (inst.describe(), reply["value"], value)
+    api = build_problem(inst).solve()
+    assert api.lower - tol <= reply["upper"], inst.describe()  # the two intervals overlap
+    assert reply["lower"] <= api.upper + tol, inst.describe()
+    assert reply["rows"][0]["satisfied"] is True
+
+
+# ---------------------------------------------------------------------- what the sweep found
+# Each bug the sweeps found, as the smallest problem that showed it (each failed before its fix).
+
+
+def test_a_one_by_one_concave_problem_solves() -> None:
+    """cvxpy's gradient of a 1 × 1 expression is a number, not a sparse matrix (seed 6)."""
+    solution = po.Problem(po.LDP(0.5), po.ExpectedGain([1.0], [[1.0]])).solve()
+    assert solution.status is po.Status.OPTIMAL
+    assert solution.value == pytest.approx(1.0, abs=CONCAVE_RTOL)
+
+
+@pytest.mark.parametrize(
+    "F", [po.Simplex((2, 2)), po.Polytope([[0.1, 0.2, 0.3, 0.4], [0.25] * 4], shape=(2, 2))]
+)
+def test_one_record_secrets_over_sets_without_labels(F: Any) -> None:
+    """A one-record secret is the input itself: over a set without a reference distribution the inputs
+    are 0, 1, ... (seed 26); the policy is LDP between the two records."""
+    eps, p = 0.7, np.full(4, 0.25)
+    policy = po.Pufferfish({"a": [(0, 0)], "b": [(1, 1)]}, [("a", "b")], eps, F)
+    pairs = po.RatioConstraints(
+        [(po.given(x=0), po.given(x=3)), (po.given(x=3), po.given(x=0))], eps, n_inputs=4
+    )
+    value = po.Problem(policy, po.MutualInformation(p)).solve().value
+    assert value == pytest.approx(po.Problem(pairs, po.MutualInformation(p)).solve().value, rel=VALUE_RTOL)
+
+
+@pytest.mark.parametrize("definition", [po.SensitiveLDP, po.LIP, po.PML])
+def test_a_renyi_ball_of_radius_zero_is_its_centre(definition: Callable[..., Any]) -> None:
+    """``B = 0``: the ball and its conditional projections are points (seed 59)."""
+    P = po.JointDistribution([[0.2, 0.3], [0.1, 0.4]])
+    ball = po.Problem(definition(1.0, po.RenyiBall(P, 0.0)), po.MutualInformation(P)).solve()
+    point = po.Problem(definition(1.0, P), po.MutualInformation(P)).solve()
+    assert ball.value == pytest.approx(point.value, rel=VALUE_RTOL)
+
+
+def test_reporting_mechanisms_with_one_public_value() -> None:
+    """``|U| = 1``: each projection of the ball is a point, of ℓ1 radius 0, at every order (seed 109)."""
+    F = po.RenyiBall([[0.5], [0.3], [0.2]], 0.2, order=3.0)
+    assert F.l1_radius(0) == 0.0
+    for build in (po.mechanisms.independent_reporting_at, po.mechanisms.conditional_reporting_at):
+        W = build(F, 1.0, 0.5).matrix
+        assert np.allclose(W.sum(axis=1), 1.0, rtol=0, atol=CHANNEL_ATOL)
+
+
+def test_total_variation_at_eps_zero() -> None:
+    """At ε = 0 the cone is one of equalities and the uniform column meets its rows with equality: a
+    design column off by rounding (1e-16) could not be repaired and was dropped (SolverError)."""
+    P = po.JointDistribution(
+        [[0.03890505753049838, 0.6069692396459394], [0.16816262038349344, 0.1859630824400687]]
+    )
+    p1 = [0.01438322257844226, 0.3698574866739991, 0.5041330519288101, 0.11162623881874857]
+    solution = po.Problem(po.LIP(0.0, po.L1Ball(P, 0.01)), po.FDivergence("tv", P.p_x, p1)).solve()
+    assert solution.certificate.audit_passed
+
+
+def test_column_generation_with_a_near_zero_prior() -> None:
+    """HiGHS called a point optimal that missed the slice's normalisation Σw = 1 (rows of 1e-12 and
+    1e3): the pricing column was 0/0, and the NaN was blamed on the built-in μ (CallableError)."""
+    prior = [1.030710248695105e-12, 0.9999999999989693]
+    F = po.Polytope([prior, [0.5477551926882941, 0.45224480731170585]], shape=(2, 1))
+    policy = po.Pufferfish({"e0": [1], "e1": [0, 1]}, [("e0", "e1"), ("e0", "e1")], 6.954063170373544, F)
+    problem = po.Problem(policy, po.MutualInformation(prior), colgen={"time_limit": 3.0, "workers": 1})
+    vertex = problem.solve()
+    colgen = problem.solve("colgen")
+    assert colgen.lower <= vertex.upper + VALUE_RTOL
+    assert vertex.lower <= colgen.upper + VALUE_RTOL
+
+
+def test_a_design_from_near_zero_coefficients_is_enumerated_exactly() -> None:
+    """Rows with coefficients ~1e-12 fool a floating-point enumeration into a vertex just outside the
+    cone; the design failed its own audit (seed 226). It is now enumerated again exactly."""
+    tiny = 1.6e-12
+    P = po.JointDistribution(np.array([[0.8753, tiny], [0.1247, tiny]]) / (1.0 + 2 * tiny))
+    everything = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    policy = po.Pufferfish(
+        {"all": everything, "a": [(1, 0)], "b": [(1, 1)]}, [("all", "a"), ("all", "b")], 3.25, P
+    )
+    solution = po.Problem(policy, po.MutualInformation(P)).solve()
+    exact = po.Problem(policy, po.MutualInformation(P), backend="ppl").solve()
+    assert solution.certificate.audit_passed
+    assert solution.value == pytest.approx(exact.value, rel=VALUE_RTOL)
+
+
+def test_design_from_the_command_line_with_one_likely_input(tmp_path: Path) -> None:
+    """``H(X) = 0``: the NMI column has no value, and the design is written (seed 230: exit 70)."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        to_toml({"data": {"probabilities": [[1.0, 0.0]]}, "definition": {"kind": "LDP", "eps": 1.0}})
+    )
+    result = CliRunner().invoke(app, ["design", str(spec), "--json", "--quiet", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    row = json.loads(result.stdout)["rows"][0]
+    assert math.isnan(row["nmi"])
+    assert row["satisfied"] is True

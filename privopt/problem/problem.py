@@ -27,6 +27,7 @@ Routes (:mod:`privopt.routes`)
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -154,8 +155,8 @@ def _check_colgen(colgen: Any) -> ColumnGenerationOptions:
 
 
 class _AuditFailure(SolverError):
-    """A route's design failed its audit (:meth:`Problem._finish`); :meth:`Problem._run` enumerates a
-    floating-point vertex route's cone again exactly before it gives up."""
+    """A route's design failed its audit (:meth:`Problem._finish`): :meth:`Problem._run` enumerates a
+    floating-point vertex route's cone again exactly, then raises a :class:`SolverError`."""
 
 
 @contextlib.contextmanager
@@ -444,25 +445,28 @@ class Problem:
                         result = ROUTES["colgen"].solve(data, deadline)
                 else:
                     result = ROUTES[planned].solve(data, deadline)
+            finish = functools.partial(
+                self._finish,
+                compile_seconds=compile_seconds,
+                deadline=deadline,
+                audit_lower_end=audit_lower_end,
+            )
             try:
-                finished = self._finish(
-                    data, planned, reason, result, compile_seconds, deadline, audit_lower_end
-                )
-            except _AuditFailure:
-                if planned != "vertex" or data.options.backend == "ppl":
-                    raise
-                # A floating-point enumeration can keep a point just outside the cone (a row coefficient
-                # near 1e-12, below the back ends' tolerances) whose ratio the audit finds infinite: a
-                # failed floating-point enumeration never yields a mechanism, so enumerate exactly.
-                data = replace(data, options=replace(data.options, backend="ppl"))
-                with _backend_errors(planned):
-                    result = ROUTES["vertex"].solve(data, deadline)
-                reason += (
-                    "; the floating-point enumeration's design failed its audit: enumerated exactly (pplpy)"
-                )
-                finished = self._finish(
-                    data, planned, reason, result, compile_seconds, deadline, audit_lower_end
-                )
+                try:
+                    finished = finish(data, planned, reason, result)
+                except _AuditFailure:
+                    if planned != "vertex" or data.options.backend == "ppl":
+                        raise
+                    # A floating-point enumeration can keep a point just outside the cone (a row
+                    # coefficient near 1e-12, below the back ends' tolerances) whose ratio the audit finds
+                    # infinite: such an enumeration never yields a mechanism, so enumerate exactly.
+                    data = replace(data, options=replace(data.options, backend="ppl"))
+                    with _backend_errors(planned):
+                        result = ROUTES["vertex"].solve(data, deadline)
+                    reason += "; the floating-point enumeration's design failed its audit: enumerated exactly"
+                    finished = finish(data, planned, reason, result)
+            except _AuditFailure as exc:
+                raise SolverError(str(exc)) from None
             solution = replace(finished, problem=self)
             if verbose:
                 footer(solution)

@@ -42,7 +42,7 @@ class CvxpyRoute:
     def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
         import cvxpy as cp
 
-        from privopt.solvers.conic import DEFAULT_SOLVERS, solve
+        from privopt.solvers.conic import DEFAULT_SOLVERS, LP_SOLVERS, solve
 
         requested = data.options.solver
         if requested is not None and requested not in cp.installed_solvers():
@@ -52,7 +52,6 @@ class CvxpyRoute:
                 "on the cvxpy route",
                 repr(requested),
             )
-        solvers = DEFAULT_SOLVERS if requested is None else (requested,)
         utility = data.concave()
         n, k = data.n_inputs, utility.n_outputs
         G = data.cone.matrix()
@@ -66,6 +65,10 @@ class CvxpyRoute:
         if data.cone.n_rows:
             constraints.append(G @ W <= 0)
         problem = cp.Problem(cp.Maximize(utility.expression(W)), constraints)
+        if requested is not None:
+            solvers: tuple[str, ...] = (requested,)
+        else:  # a linear utility: a simplex solver first (solvers.conic.LP_SOLVERS)
+            solvers = (*LP_SOLVERS, *DEFAULT_SOLVERS) if problem.is_lp() else DEFAULT_SOLVERS
         start = time.perf_counter()
         try:
             solver = solve(

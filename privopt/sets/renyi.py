@@ -159,10 +159,10 @@ class RenyiBall(UncertaintySet):
         alpha, B = self.order, self.radius
         if is_order(alpha, 1.0):
             return B / p_s
-        inner = np.exp((alpha - 1.0) * B / alpha) - (1.0 - p_s)
-        if inner <= 0.0:
+        grown = np.expm1((alpha - 1.0) * B / alpha)  # e^{(α−1)B/α} − 1, exact near B = 0 (B_s = 0 at B = 0)
+        if grown + p_s <= 0.0:
             return np.inf
-        return float(alpha / (alpha - 1.0) * np.log(inner / p_s))
+        return float(alpha / (alpha - 1.0) * np.log1p(grown / p_s))
 
     def projection_radii(self) -> FloatArray:
         return np.array([self.projection_radius(s) for s in range(self.n_s)])
@@ -566,8 +566,11 @@ def facet_count(envelope: str) -> int:
 
 def _xi_order2(rho: FloatArray, b_s: float | FloatArray) -> tuple[FloatArray, FloatArray]:
     """Lemma 1: ``ξ± = (e^{B_s} + 2ρ − 1 ± √((e^{B_s} − 1)(e^{B_s} − (2ρ − 1)²))) / (2 e^{B_s} ρ)``."""
-    e = np.exp(b_s)
-    root = np.sqrt(np.maximum((e - 1.0) * (e - (2 * rho - 1) ** 2), 0.0))
-    minus = (e + 2 * rho - 1 - root) / (2 * e * rho)
-    plus = (e + 2 * rho - 1 + root) / (2 * e * rho)
+    # With e^{B_s} − 1 = expm1(B_s) and e^{B_s} − (2ρ − 1)² = expm1(B_s) + 4ρ(1 − ρ): no cancellation for
+    # small B_s or ρ (at B_s = 0, ξ± = 1 exactly; (e + 2ρ − 1) lost ρ's digits when ρ ~ 1e-11).
+    em1 = np.expm1(b_s)
+    e = em1 + 1.0
+    root = np.sqrt(np.maximum(em1 * (em1 + 4 * rho * (1 - rho)), 0.0))
+    minus = (em1 + 2 * rho - root) / (2 * e * rho)
+    plus = (em1 + 2 * rho + root) / (2 * e * rho)
     return np.clip(minus, 0.0, 1.0), np.clip(plus, 1.0, 1.0 / rho)

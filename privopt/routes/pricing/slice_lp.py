@@ -26,8 +26,9 @@ _LINPROG_INFEASIBLE = 2
 #: into the cone (a larger one is not rounding: the column is dropped), and the margin added to it.
 REPAIR_MAX_STEP = 1e-3
 REPAIR_MARGIN = 1e-6
-#: A row value below this times ``|G| |w|`` is rounding of an exact zero (a few units of double precision).
-REPAIR_ROUNDING = 8 * np.finfo(np.float64).eps
+#: A row ``gᵀw`` above 0 by at most this times ``|g|ᵀw`` is met: the LP's rounding, an excess of about
+#: twice this on the pair's ratio, far below the audit's slack on ε (``AUDIT_EPS_ATOL``).
+REPAIR_RTOL = 1e-12
 
 
 class SliceLP:
@@ -147,9 +148,9 @@ class ConeRepair:
     def __call__(self, columns: FloatArray) -> FloatArray:
         columns = columns / columns.sum(axis=0, keepdims=True)
         rows = self.matrix @ columns
-        # A row "violated" by less than the rounding of its own evaluation is met (at ε = 0, a cone
-        # of equalities, the uniform column cannot repair such a column: it meets them with equality).
-        rounding = REPAIR_ROUNDING * (abs(self.matrix) @ columns)
+        # A row violated by rounding only is met (at ε = 0, a cone of equalities, the uniform column
+        # cannot repair such a column: it meets the rows with equality).
+        rounding = REPAIR_RTOL * (abs(self.matrix) @ columns)
         kept = []
         for j in range(columns.shape[1]):
             violated = rows[:, j] > rounding[:, j]
