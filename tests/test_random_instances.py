@@ -1247,15 +1247,6 @@ def test_one_record_secrets_over_sets_without_labels(F: Any) -> None:
     assert value == pytest.approx(po.Problem(pairs, po.MutualInformation(p)).solve().value, rel=VALUE_RTOL)
 
 
-@pytest.mark.parametrize("definition", [po.SensitiveLDP, po.LIP, po.PML])
-def test_a_renyi_ball_of_radius_zero_is_its_centre(definition: Callable[..., Any]) -> None:
-    """``B = 0``: the ball and its conditional projections are points (seed 59)."""
-    P = po.JointDistribution([[0.2, 0.3], [0.1, 0.4]])
-    ball = po.Problem(definition(1.0, po.RenyiBall(P, 0.0)), po.MutualInformation(P)).solve()
-    point = po.Problem(definition(1.0, P), po.MutualInformation(P)).solve()
-    assert ball.value == pytest.approx(point.value, rel=VALUE_RTOL)
-
-
 def test_reporting_mechanisms_with_one_public_value() -> None:
     """``|U| = 1``: each projection of the ball is a point, of ℓ1 radius 0, at every order (seed 109)."""
     F = po.RenyiBall([[0.5], [0.3], [0.2]], 0.2, order=3.0)
@@ -1315,3 +1306,75 @@ def test_design_from_the_command_line_with_one_likely_input(tmp_path: Path) -> N
     row = json.loads(result.stdout)["rows"][0]
     assert math.isnan(row["nmi"])
     assert row["satisfied"] is True
+
+
+def test_column_generation_for_ldp_at_eps_zero() -> None:
+    """ε = 0: the staircase pricer divided by e^ε − 1 (raw ZeroDivisionError); it now declines."""
+    solution = po.Problem(po.LDP(0.0), po.MutualInformation([0.5845, 0.4155])).solve("colgen")
+    assert solution.value == pytest.approx(0.0, abs=VALUE_RTOL)
+
+
+def test_an_l1_ball_on_one_symbol() -> None:
+    """One symbol: the ball's vertex list was empty (raw ValueError in the rectangular rule)."""
+    solution = po.Problem(po.LIP(1.0, po.L1Ball([[1.0]], 0.0)), po.MutualInformation([1.0])).solve()
+    assert solution.mechanism.matrix.shape == (1, 1)
+
+
+def test_linear_extremes_of_a_renyi_ball_with_a_near_zero_centre_entry() -> None:
+    """Around ``P̂ = (2e-12, 1 − 2e-12)`` at order 3, ``D_3(P̂ || P) ≈ −log P(1)``: the smallest
+    ``P(1)`` on the ball is ``e^{−B}``. The search for the multiplier stopped at ``λ − max c = e^-60``
+    and reported 0.999 (an unsound cone and audit); beyond double precision it now refuses."""
+    B = 0.18884679985964162
+    F = po.RenyiBall([[2.118196323027479e-12, 0.9999999999978818]], B, order=3.0)
+    assert F.joint_extremes(np.eye(2))[0][1] == pytest.approx(math.exp(-B), rel=1e-9)
+    with pytest.raises(po.NotSupportedError, match="beyond double precision"):
+        po.RenyiBall([[1e-100, 1.0]], B, order=10.0).joint_extremes(np.eye(2))
+
+
+@pytest.mark.parametrize(
+    ("prior", "eps"),
+    [
+        ([[0.2, 0.3], [0.1, 0.4]], 1.0),
+        ([[0.0379, 0.8723], [0.0898, 1.03e-12]], 3.8),  # a near-zero conditional entry: ξ⁻ lost digits
+        ([[0.129, 0.018], [0.120, 0.018], [0.379, 0.336]], 0.0),  # B_s came out 1e-16, not 0
+    ],
+)
+@pytest.mark.parametrize("definition", [po.SensitiveLDP, po.LIP, po.PML])
+def test_a_renyi_ball_of_radius_zero_is_its_centre(
+    definition: Callable[..., Any], prior: list[list[float]], eps: float
+) -> None:
+    """``B = 0``: the ball and its conditional projections are the centre, exactly (the point envelope
+    was refused; then rounding in ``B_s`` and ``ξ±`` left envelopes 1e-8 wide and audits 1e-6 off)."""
+    P = po.JointDistribution(np.array(prior) / np.sum(prior))
+    ball = po.Problem(definition(eps, po.RenyiBall(P, 0.0)), po.MutualInformation(P)).solve()
+    point = po.Problem(definition(eps, P), po.MutualInformation(P)).solve()
+    assert ball.value == pytest.approx(point.value, rel=VALUE_RTOL, abs=VALUE_RTOL)
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        po.LIP(
+            0.0, po.JointDistribution([[0.6105165993774814, 0.058676534436933], [0.3308068661855856, 0.0]])
+        ),
+        po.MetricLDP(
+            7.282865223854325,
+            [
+                [0, 2.082, 2.311, 2.598],
+                [1.049, 0, np.inf, 0.677],
+                [np.inf, 2.054, 0, 2.180],
+                [2.799, 2.536, 1.981, 0],
+            ],
+        ),
+    ],
+)
+def test_linear_utilities_are_solved_as_linear_programs(definition: po.PrivacyDefinition) -> None:
+    """An interior-point solution left ~1e-9 where the optimum has zeros: at ε = 0 a ratio of that noise
+    failed the audit (SolverError), and with near-zero priors Clarabel stopped 'optimal_inaccurate'."""
+    p = np.array([0.6105165993774814, 0.058676534436933, 0.3308068661855856, 0.0])
+    if isinstance(definition, po.MetricLDP):
+        p = np.array([1.878e-12, 0.3388415177265159, 1.878e-12, 0.6611584822697281 - 3.756e-12])
+    utility = po.ExpectedGain(p, np.eye(4)) if isinstance(definition, po.LIP) else po.ExpectedDistortion(p)
+    solution = po.Problem(definition, utility).solve()
+    assert solution.status is po.Status.OPTIMAL
+    assert solution.certificate.audit_passed

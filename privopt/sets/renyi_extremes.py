@@ -171,10 +171,14 @@ def _full_support_max(
     lam[rest] = topr + delta
     R = _tilted_at(pr, cr, delta, alpha)
     value[rest] = np.einsum("ku,ku->k", cr, R)
-    short = (hi <= _LOG_GAP_RANGE[0]) & (g_hi < 0.0) & (topr - value[rest] > _LOW_END_RTOL * scaler)
-    if np.any(short):
-        # The constraint is still slack at the range's end, and the maximum lies further (its λ − max c
-        # is below double precision: centre entries ~1e-300^(1/α)): refuse rather than under-report it.
+    gap = topr - value[rest]
+    short = (
+        (hi <= _LOG_GAP_RANGE[0]) & (g_hi < 0.0) & (gap > _LOW_END_RTOL * np.maximum(scaler, np.abs(topr)))
+    )
+    if alpha >= 1.0 and np.any(short):
+        # For α >= 1 the divergence grows without bound as λ ↓ max c: still slack at the range's end, the
+        # maximum lies further (its λ − max c is below double precision: centre entries ~1e-300^(1/α)).
+        # Refuse rather than under-report it. (For α < 1 the limit itself can be feasible: see above.)
         raise NotSupportedError(
             f"Rényi ball of order {alpha:g}: a linear extreme lies beyond double precision (λ − max c < "
             f"e^{_LOG_GAP_RANGE[0]:g}; centre entries as small as {float(pr[pr > 0].min()):.3g}); "
