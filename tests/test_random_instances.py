@@ -96,6 +96,9 @@ STATED_REFUSALS: tuple[tuple[type[po.PrivoptError], str, str], ...] = (
 #: Seconds of column generation per solve (a budget of the route, never an assertion on time).
 COLGEN_SECONDS = 1.0
 
+#: ε near the identity's level ``log(1 / min P̂)`` is drawn up to this level (near-zero priors: 27.6).
+IDENTITY_LEVEL_MAX = 12.0
+
 #: Seeds of the default run (each a test item) and of the slow sweep (one test, aggregated).
 DEFAULT_SEEDS = range(0, 100)
 SLOW_SEEDS = range(10_000, 11_000)
@@ -228,7 +231,15 @@ def make_instance(seed: int) -> Instance:
     degeneracy = str(rng.choice(["none", "zero", "near_zero", "single"], p=[0.5, 0.2, 0.15, 0.15]))
     prior = _random_prior(rng, shape, degeneracy)
     band = rng.random()
-    eps = 0.0 if band < 0.1 else float(rng.uniform(0.0, 2.0) if band < 0.5 else rng.uniform(2.0, 8.0))
+    if band < 0.1:
+        eps = 0.0
+    elif band < 0.4:
+        eps = float(rng.uniform(0.0, 2.0))
+    elif band < 0.7:
+        eps = float(rng.uniform(2.0, 8.0))
+    else:  # about where releasing the input becomes allowed (PML at P̂: e^ε >= 1 / min P̂(x) > 0)
+        level = min(-math.log(float(prior[prior > 0].min())), IDENTITY_LEVEL_MAX)
+        eps = max(0.0, level + float(rng.uniform(-0.3, 1.0)))
     inst = Instance(seed, definition, set_kind, shape, prior, degeneracy, eps)
     if definition == "SRLIP":
         inst.attributes = attributes
