@@ -1389,3 +1389,22 @@ def test_linear_utilities_are_solved_as_linear_programs(definition: po.PrivacyDe
     solution = po.Problem(definition, utility).solve()
     assert solution.status is po.Status.OPTIMAL
     assert solution.certificate.audit_passed
+
+
+def test_metric_ldp_with_factors_beyond_1e15() -> None:
+    """ε·d up to 35: HiGHS refused the pricing LP's model (an entry above 1e15) and left it empty, and
+    floating-point enumeration found no vertex, reported as InfeasibleError — yet the constant column
+    is always in a metric cone."""
+    d = [
+        [0.0, np.inf, 2.4011388017570567, 2.057034716541564],
+        [np.inf, 0.0, 2.9875680464423735, 0.8935141969270015],
+        [2.8633293261711437, 0.5119334346161427, 0.0, np.inf],
+        [0.4909097930645532, 1.281060127525707, 0.3102350069697782, 0.0],
+    ]
+    tiny = 7.322509672938557e-12
+    problem = po.Problem(
+        po.MetricLDP(11.70212300282122, d), po.MutualInformation([tiny, tiny, 1.0 - 3 * tiny, tiny])
+    )
+    vertex, colgen = problem.solve("vertex"), problem.solve("colgen")
+    assert colgen.lower <= vertex.upper + VALUE_RTOL
+    assert vertex.lower <= colgen.upper + VALUE_RTOL
