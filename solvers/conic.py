@@ -21,6 +21,8 @@ _OPTIONS = {
     "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
     "ECOS": {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10},
     "SCS": {"eps": 1e-9, "max_iters": 200_000},
+    # HiGHS drops matrix entries below 1e-9 by default; near-zero priors put 1e-12 in the cone rows
+    "HIGHS": {"small_matrix_value": 1e-12},
 }
 
 
