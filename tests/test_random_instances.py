@@ -699,7 +699,7 @@ def audit_excess(inst: Instance, W: np.ndarray, points: list[np.ndarray], rtol: 
 
 
 # ---------------------------------------------------------------------- brute force: exact vertices
-def exact_rows(inst: Instance, points: list[np.ndarray]) -> list[tuple[Fraction, ...]] | None:
+def exact_rows(inst: Instance, points: list[np.ndarray]) -> list[tuple[Fraction, ...]]:
     """The cone's rows ``a − e^{cε} b`` (``row·w <= 0``) in exact rationals (each float converted
     exactly), normalised and deduplicated; rows implied by ``w >= 0`` dropped."""
     A, B, c = constraint_matrix(inst, points, exact=True)
