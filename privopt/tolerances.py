@@ -165,3 +165,7 @@ IMPLIED_PAIR_RTOL: float = 1e-12
 #: A column moved into the cone towards the uniform column (a solver's rounding, docs/compiler.md) is
 #: moved this much (relative) further than the violated rows need, so that rounding leaves it inside.
 REPAIR_MARGIN: float = 1e-6
+
+#: A row ``gᵀw`` above 0 by at most this times ``|g|ᵀw`` is met: an LP's rounding, an excess of about
+#: twice this on the pair's ratio, far below the audit's slack on ε (``AUDIT_EPS_ATOL``).
+REPAIR_RTOL: float = 1e-12

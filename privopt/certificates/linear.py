@@ -30,7 +30,8 @@ def supergradient(utility: ConcaveUtility, mechanism: FloatArray) -> tuple[Float
     gradient = expression.grad.get(W)
     if gradient is None:
         return "the utility is not differentiable at the design (cvxpy gives no gradient there)"
-    G = np.asarray(gradient.toarray(), dtype=np.float64).reshape(mechanism.shape, order="F")
+    dense = gradient.toarray() if sp.issparse(gradient) else gradient  # a number for a 1 × 1 channel
+    G = np.asarray(dense, dtype=np.float64).reshape(mechanism.shape, order="F")
     return G, float(expression.value)
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import time
 import warnings
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -179,6 +180,11 @@ def _check_colgen(colgen: Any) -> ColumnGenerationOptions:
             raise ValidationError("colgen", f"keys among {', '.join(known)}", f"unknown key {unknown[0]!r}")
         return ColumnGenerationOptions(**colgen)
     raise ValidationError("colgen", "ColumnGenerationOptions or a dict of its fields", type(colgen).__name__)
+
+
+class _AuditFailure(SolverError):
+    """A route's design failed its audit (:meth:`Problem._finish`): :meth:`Problem._run` enumerates a
+    floating-point vertex route's cone again exactly, then raises a :class:`SolverError`."""
 
 
 @contextlib.contextmanager
@@ -468,7 +474,10 @@ class Problem:
                 require_master_memory(self.n_inputs, self.colgen)
             planned, reason = self.plan(route)
             if route == "auto" and planned == "lp" and options.solver not in (None, *LP_SOLVERS):
-                planned, reason = "cvxpy", f"the solver {options.solver!r} is a cvxpy solver: one convex program"
+                planned, reason = (
+                    "cvxpy",
+                    f"the solver {options.solver!r} is a cvxpy solver: one convex program",
+                )
             data = self.get_problem_data()
             if options != data.options or warm_columns is not None or warm_master is not None:
                 data = replace(data, options=options, warm_columns=warm_columns, warm_master=warm_master)
@@ -489,10 +498,29 @@ class Problem:
                         result = ROUTES["colgen"].solve(data, deadline)
                 else:
                     result = ROUTES[planned].solve(data, deadline)
-            solution = replace(
-                self._finish(data, planned, reason, result, compile_seconds, deadline, audit_lower_end),
-                problem=self,
+            finish = functools.partial(
+                self._finish,
+                compile_seconds=compile_seconds,
+                deadline=deadline,
+                audit_lower_end=audit_lower_end,
             )
+            try:
+                try:
+                    finished = finish(data, planned, reason, result)
+                except _AuditFailure:
+                    if planned != "vertex" or data.options.backend == "ppl":
+                        raise
+                    # A floating-point enumeration can keep a point just outside the cone (a row
+                    # coefficient near 1e-12, below the back ends' tolerances) whose ratio the audit finds
+                    # infinite: such an enumeration never yields a mechanism, so enumerate exactly.
+                    data = replace(data, options=replace(data.options, backend="ppl"))
+                    with _backend_errors(planned):
+                        result = ROUTES["vertex"].solve(data, deadline)
+                    reason += "; the floating-point enumeration's design failed its audit: enumerated exactly"
+                    finished = finish(data, planned, reason, result)
+            except _AuditFailure as exc:
+                raise SolverError(str(exc)) from None
+            solution = replace(finished, problem=self)
             if verbose:
                 footer(solution)
             return solution, result
@@ -566,7 +594,7 @@ class Problem:
         )
         audit_seconds = time.perf_counter() - start
         if not report.satisfied:
-            raise SolverError(f"the designed mechanism fails its own audit — {report}")
+            raise _AuditFailure(f"the designed mechanism fails its own audit — {report}")
         value = self.utility.value(mechanism)
         floor = value - BOUND_ORDER_RTOL * max(1.0, abs(value))
         for claimed in [result.upper, *(upper_in_units(b, self.utility) for b in result.bounds)]:

@@ -45,8 +45,9 @@ from privopt.routes.base import (
     remaining,
     status_for,
 )
+from privopt.routes.colgen import relative_gap
 from privopt.solvers.lp import new_highs
-from privopt.tolerances import REPAIR_MARGIN
+from privopt.tolerances import GAP_OPTIMAL_RTOL, REPAIR_MARGIN, REPAIR_RTOL
 from privopt.validation import FloatArray
 
 #: Bytes HiGHS's interior-point method and crossover hold per non-zero of the LP (its matrix, the
@@ -65,6 +66,10 @@ SPARSE_ROWS_PER_INPUT = 8
 #: Clarabel's feasibility and gap tolerances on the LP route: its default (1e-8) leaves violations that
 #: moving the columns into the cone turns into a loss of ~4e-7 of the optimum on a 10×10 Manhattan grid.
 CLARABEL_TOLERANCE = 1e-10
+
+#: A design read off Clarabel's solution whose cone violation (relative, ``RowCone.violation``) exceeds
+#: this is solved again by HiGHS: far below the audit's slack on ε (``AUDIT_EPS_ATOL``, 1e-7).
+DESIGN_VIOLATION = 1e-9
 
 #: The remedies every refusal or time limit of the LP route names.
 REMEDIES = "route='cvxpy' (the same program through cvxpy), fewer outputs, a coarser alphabet"
@@ -188,30 +193,61 @@ class LinearProgramRoute:
         seconds = {"build": time.perf_counter() - start}
         solver = requested or ("CLARABEL" if m <= SPARSE_ROWS_PER_INPUT * n else "HIGHS")
         start = time.perf_counter()
-        solve = _solve_clarabel if solver == "CLARABEL" else _solve_highs
-        x, weights = solve(system, C, data, remaining(deadline))
+        solved = _read_off(system, C, offset, data, solver, deadline)
+        note = ""
+        if solver == "CLARABEL" and requested is None and not solved.clean(data.cone):
+            # An interior point left noise that no move into the cone removes (an output of noise on a
+            # degenerate cone, e.g. ε = 0), or stopped short on a badly scaled one: HiGHS's crossover
+            # gives a vertex instead.
+            solver, note = "HIGHS", " (Clarabel's solution was not clean: off the cone or a gap left)"
+            solved = _read_off(system, C, offset, data, solver, deadline)
         seconds["lp"] = time.perf_counter() - start
-        matrix = clean_channel(_into_cone(system.projected, clean_channel(np.ascontiguousarray(x[:, :n].T))))
-        value = float(np.sum(C * matrix)) + offset
-        weights = np.clip(weights, 0.0, None)
-        beta = _projected_duals(system, weights, data.cone.n_rows)
-        # The bound of the multipliers (certificates/linear.py), through the system's own rows: a lifted
-        # block's product form has the same reduced costs on w as its lifted duals.
-        reduced = C - np.asarray(system.rows[:, :n].T @ weights.T)
-        upper = offset + float(reduced.max(axis=1).sum())
+        matrix, value, upper, beta = solved.matrix, solved.value, solved.upper, solved.beta
         bound = LinearBound(beta, upper, f"{solver} (interior point): the LP's duals")
-        stats = SolveStats(seconds=seconds, solver=solver, inequalities=m, columns=k * x.shape[1])
+        stats = SolveStats(seconds=seconds, solver=solver, inequalities=m, columns=k * (n + system.auxiliary))
         return RouteResult(
             matrix,
             status_for(value, upper, data.options.colgen.gap_tolerance, limited=False),
             value,
             upper,
             f"one linear program over {k} outputs ({m:,} rows per output, {system.dropped:,} implied pairs "
-            f"left out), {solver}",
+            f"left out), {solver}{note}",
             "the LP's duals as multipliers of the cone's rows",
             stats,
             (bound,),
         )
+
+
+@dataclass(frozen=True)
+class _Solved:
+    """A solver's LP read off: the mechanism, its value, the multipliers' bound and the multipliers."""
+
+    matrix: FloatArray
+    value: float
+    upper: float
+    beta: sp.csr_matrix
+
+    def clean(self, cone: RowCone) -> bool:
+        """Whether the design lies in the cone to rounding and the bound closes the gap."""
+        gap = relative_gap(self.value, self.upper)
+        return cone.violation(self.matrix) <= DESIGN_VIOLATION and gap <= GAP_OPTIMAL_RTOL
+
+
+def _read_off(
+    system: ColumnSystem, C: FloatArray, offset: float, data: ProblemData, solver: str, deadline: float | None
+) -> _Solved:
+    """Solve the LP with ``solver`` and read off the design and the bound of its multipliers."""
+    n = C.shape[0]
+    solve = _solve_clarabel if solver == "CLARABEL" else _solve_highs
+    x, weights = solve(system, C, data, remaining(deadline))
+    matrix = clean_channel(_into_cone(system.projected, clean_channel(np.ascontiguousarray(x[:, :n].T))))
+    weights = np.clip(weights, 0.0, None)
+    # The bound of the multipliers (certificates/linear.py), through the system's own rows: a lifted
+    # block's product form has the same reduced costs on w as its lifted duals.
+    reduced = C - np.asarray(system.rows[:, :n].T @ weights.T)
+    upper = offset + float(reduced.max(axis=1).sum())
+    value = float(np.sum(C * matrix)) + offset
+    return _Solved(matrix, value, upper, _projected_duals(system, weights, data.cone.n_rows))
 
 
 def _blocks(system: ColumnSystem, C: FloatArray) -> tuple[sp.csc_matrix, sp.csc_matrix]:
@@ -325,7 +361,7 @@ def _into_cone(rows: sp.csr_matrix, matrix: FloatArray) -> FloatArray:
         mass = float(matrix[:, y].sum())
         v = matrix[:, y] / mass
         values = rows @ v
-        violated = values > 0.0
+        violated = values > REPAIR_RTOL * (abs(rows) @ v)  # rounding is no violation
         if not violated.any():
             continue
         if np.any(inside[violated] >= 0.0):

@@ -71,7 +71,8 @@ class ConcaveUtility:
         offset = float(expression.value)
         if gradient is None:  # an affine expression that does not depend on W after all
             return np.zeros((self.input_size, self.n_outputs)), offset
-        coefficients = np.asarray(gradient.toarray(), dtype=np.float64).reshape(W.shape, order="F")
+        dense = gradient.toarray() if hasattr(gradient, "toarray") else gradient  # a number for a 1 × 1 W
+        coefficients = np.asarray(dense, dtype=np.float64).reshape(W.shape, order="F")
         coefficients.setflags(write=False)
         return coefficients, offset
 
