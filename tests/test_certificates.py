@@ -14,9 +14,9 @@ from privopt.certificates.envelope import block_points
 from privopt.certificates.vertices import enumerate_slice, exact_rows
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation
-from privopt.routes.pricing import bound as pricing_bound
+from privopt.routes.pricing import PricingCertificate, envelope_pricer
+from privopt.routes.pricing import envelope as pricing_envelope
 from privopt.routes.pricing.blocks import BlockGeometry, BlockTable
-from privopt.routes.pricing.certificate import PricingCertificate, envelope_pricer
 from tests.test_independent_reporting import random_ball
 
 
@@ -156,7 +156,7 @@ def test_an_inconsistent_or_lowered_claim_is_refuted(example1):
 def test_a_pricer_that_under_reports_its_bound_is_caught(monkeypatch):
     # The pricer's bound made 0.2 too small: the solve said "optimal" with a wrong value before; now
     # the upper bound contradicts the mechanism's value or the checker refutes it — a SolverError.
-    price = pricing_bound.EnvelopePricer.price
+    price = pricing_envelope.EnvelopePricer.price
 
     def under_reporting(self, duals, **kwargs):
         return dataclasses.replace(
@@ -165,14 +165,14 @@ def test_a_pricer_that_under_reports_its_bound_is_caught(monkeypatch):
 
     F = random_ball(np.random.default_rng(3), (3, 3), 1000)
     problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), colgen={"progress": False})
-    monkeypatch.setattr(pricing_bound.EnvelopePricer, "price", under_reporting)
+    monkeypatch.setattr(pricing_envelope.EnvelopePricer, "price", under_reporting)
     with pytest.raises(po.SolverError, match=r"refuted|below its own mechanism's value"):
         problem.solve(route="colgen")
 
 
 def test_a_slightly_under_reported_bound_is_refuted_not_clipped(monkeypatch):
     # Small enough that upper stays above the value: only the independent checker can tell.
-    price = pricing_bound.EnvelopePricer.price
+    price = pricing_envelope.EnvelopePricer.price
 
     def under_reporting(self, duals, **kwargs):
         outcome = price(self, duals, **kwargs)
@@ -184,7 +184,7 @@ def test_a_slightly_under_reported_bound_is_refuted_not_clipped(monkeypatch):
         po.MutualInformation(F.center),
         colgen={"progress": False, "max_iterations": 20},
     )
-    monkeypatch.setattr(pricing_bound.EnvelopePricer, "price", under_reporting)
+    monkeypatch.setattr(pricing_envelope.EnvelopePricer, "price", under_reporting)
     with pytest.raises(po.SolverError, match="refuted"):
         problem.solve(route="colgen")
 
@@ -317,7 +317,7 @@ def test_the_exact_round_certificate_is_the_checked_one():
     bound = result.bounds[0]
     assert bound.upper == pytest.approx(result.certificate.upper)
     assert check_bound(cone, utility, bound).valid
-    assert pricing_bound.ENVELOPE_METHOD in bound.method
+    assert pricing_envelope.ENVELOPE_METHOD in bound.method
 
 
 # ----------------------------------------------------------------- every family's optimum is checked

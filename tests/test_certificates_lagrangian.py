@@ -15,7 +15,7 @@ from privopt.certificates.envelope import EnvelopeForm
 from privopt.certificates.objective import core_mu
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation
-from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.routes.pricing import envelope_pricer
 
 
 def _random_form(rng: np.random.Generator, sizes: list[int], self_pairs: bool) -> EnvelopeForm:

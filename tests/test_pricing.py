@@ -17,9 +17,15 @@ from privopt.certificates import SliceBound
 from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.routes.colgen import ColumnGenerationOptions, start_master, starting_columns
 from privopt.routes.colgen_route import column_generation
-from privopt.routes.pricing import EnvelopePricer, envelope_structure
+from privopt.routes.pricing import (
+    EnvelopePricer,
+    PricingCertificate,
+    Refusal,
+    check_pricing_certificate,
+    envelope_pricer,
+    envelope_structure,
+)
 from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull, window_hull
-from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate, envelope_pricer
 from privopt.routes.pricing.certified import (
     DUAL_WINDOW,
     STALL_GROWTH,
@@ -137,7 +143,7 @@ def test_upper_hull_gives_every_linear_maximum():
 def test_the_hulls_minimum_by_pieces_is_the_searched_one():
     # _minimise_hulls reads min_ν ν − 1 − log(−φ(ν)) off φ's pieces; _minimise_t searches for it. Both
     # against a grid of ν (a minimum is at most every grid value, and close to the best of them).
-    from privopt.routes.pricing.bound import _concat, _minimise_hulls, _minimise_t, _segment_phi
+    from privopt.routes.pricing.envelope import _concat, _minimise_hulls, _minimise_t, _segment_phi
 
     rng = np.random.default_rng(4)
     for trial in range(200):
@@ -197,7 +203,7 @@ def test_window_hull_is_the_hull_of_the_points_in_the_window():
 
 def test_ascent_pruning_keeps_every_vertex_that_raises_the_ratio():
     # Outside the returned masses no point has a ratio above ``best``; the window is a real pruning.
-    from privopt.routes.pricing.bound import _raising_masses, _ratio
+    from privopt.routes.pricing.envelope import _raising_masses, _ratio
 
     rng = np.random.default_rng(3)
     pruned = 0
@@ -244,7 +250,7 @@ def test_structure_recognises_gamma_ldp_and_explains_the_rest(example1):
     box = po.SensitiveLDP(1.0, wide).row_cone(8, options=CompileOptions(envelope="box"))
     assert isinstance(envelope_structure(box), str)
     utility = po.FDivergence("tv", example1.p_x, [0.25] * 4)
-    assert isinstance(envelope_pricer(utility, _cone(F, 1.0)), str)
+    assert isinstance(envelope_pricer(utility, _cone(F, 1.0)), Refusal)
 
 
 # ----------------------------------------------------------------- the bound
@@ -257,7 +263,7 @@ def test_bound_is_above_the_brute_force_delta_and_tight(shape, eps, monkeypatch)
     """The bound is above the brute-force ``δ`` and within the tolerance of it, its columns are in the
     cone with their stated ratios; at large ε the nested interval bound (the star block at the
     interval's top, the others at its bottom) was used."""
-    bound = importlib.import_module("privopt.routes.pricing.bound")
+    bound = importlib.import_module("privopt.routes.pricing.envelope")
     nested = []
     original = bound._Point.__init__
 
@@ -315,7 +321,10 @@ def test_the_geometry_kept_across_pricings_changes_no_result():
     import pickle
 
     from privopt.memory import limited
-    from privopt.routes.pricing.certificate import _build_pricer
+    from privopt.routes.pricing.envelope import envelope_parts
+
+    def _build_pricer(utility, cone):  # a new pricer, outside the cache
+        return EnvelopePricer(*envelope_parts(utility, cone))
 
     rng = np.random.default_rng(9)
     F = random_ball(rng, (3, 4), 1000)
@@ -556,7 +565,7 @@ def test_bound_phase_prices_the_averaged_duals_with_zeros_on_inputs_of_zero_weig
     # Any λ certifies; on inputs with p_x = 0 the master's duals are noise, so the bound phase prices
     # the recent rounds' mean duals set to 0 there (a run stopped by its iteration budget takes no box
     # steps), and its certificate must re-check independently.
-    from privopt.routes.pricing import bound
+    from privopt.routes.pricing import envelope as bound
 
     counts = np.array([[30, 0, 12, 9], [5, 25, 0, 14], [8, 11, 19, 3]])
     F = po.RenyiBall.confidence(po.JointDistribution.from_counts(counts))
@@ -788,10 +797,10 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     phase = _BoundPhase(utility, state, master, box, end, options.max_columns)
     phase.run(master.solve()[2], 1e-6, steps=False)
     assert len(calls) == 1
-    assert calls[0][2] == pytest.approx(end - pricer.check_ratio * 1.0)
+    assert calls[0][2] == pytest.approx(end - pricer.traits.check_ratio * 1.0)
     # Half of STEP_SHARE of a 1 s pricing left before the reserve: nothing is priced.
     certified = importlib.import_module("privopt.routes.pricing.certified")
-    left = pricer.check_ratio * 1.0 + 0.5 * certified.STEP_SHARE
+    left = pricer.traits.check_ratio * 1.0 + 0.5 * certified.STEP_SHARE
     phase = _BoundPhase(utility, state, master, box, time.perf_counter() + left, options.max_columns)
     phase.run(master.solve()[2], 1e-6, steps=False)
     assert len(calls) == 1
@@ -823,7 +832,7 @@ def test_a_coarse_certificate_is_re_proved_finer_at_the_end_of_the_bound_phase(m
     assert state.refinable(value)  # its slack is above FINAL_SHARE of the value
     deadline = time.perf_counter() + 60.0
     phase = _BoundPhase(utility, state, master, BoxStep(pricer.weights, scaled=True), deadline, 100)
-    kept = pricer.check_ratio * state.best_seconds
+    kept = pricer.traits.check_ratio * state.best_seconds
     assert phase._until() == pytest.approx(deadline - kept - certified.FINAL_RESERVE * state.best_seconds)
     assert phase._until(final=True) == pytest.approx(deadline - kept)
     calls = []
@@ -849,7 +858,7 @@ def test_a_coarse_certificate_is_re_proved_finer_at_the_end_of_the_bound_phase(m
     assert exact - 1e-9 <= refined.upper <= exact + fine + 1e-9  # weak duality; U at λ* is the optimum
     assert check_pricing_certificate(refined, cone, utility).valid
     assert not state.refinable(value)  # and no time is kept for it any longer
-    assert phase._until() == pytest.approx(deadline - pricer.check_ratio * state.best_seconds)
+    assert phase._until() == pytest.approx(deadline - pricer.traits.check_ratio * state.best_seconds)
 
 
 def test_dual_average_is_the_mean_over_the_rounds_within_the_window():

@@ -14,9 +14,8 @@ from joblib import Parallel, delayed
 import privopt as po
 from privopt.errors import ValidationError
 from privopt.routes.colgen import ColumnGenerationOptions
-from privopt.routes.pricing import EnvelopePricer
+from privopt.routes.pricing import EnvelopePricer, envelope_pricer
 from privopt.routes.pricing import workers as workers_module
-from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.routes.pricing.workers import StarWorkers, deal, pricing_processes
 from tests.test_independent_reporting import random_ball
 from tests.test_pricing import _brute_delta, _cone, _slice_vertices

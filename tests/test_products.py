@@ -16,7 +16,7 @@ def test_product_pricing_reaches_the_exact_enumerations_optimum(shape, eps, seed
     F = random_ball(np.random.default_rng(seed), shape, 1000)
     problem = po.Problem(po.SensitiveLDP(eps, F), po.MutualInformation(F.center))
     data = problem.get_problem_data()
-    from privopt.routes.pricing.certificate import envelope_pricer
+    from privopt.routes.pricing import envelope_pricer
     from privopt.routes.pricing.products import ProductPricer
     from privopt.routes.vertex import VertexRoute
 
@@ -81,8 +81,8 @@ def test_the_flat_combinations_price_as_each_configuration_enumerated_and_respec
     # and its tables refused (before the allocation) under a memory budget smaller than them.
     from privopt import memory
     from privopt.errors import LimitError
+    from privopt.routes.pricing import envelope_pricer
     from privopt.routes.pricing.blocks import xlogx
-    from privopt.routes.pricing.certificate import envelope_pricer
     from privopt.routes.pricing.products import ProductPricer
 
     F = random_ball(np.random.default_rng(4), (3, 3), 1000)
@@ -139,7 +139,7 @@ def test_distinct_columns_drops_repeats_within_the_tolerance_and_keeps_the_order
 def test_product_pricing_returns_each_configurations_best_column_once():
     """Against a direct evaluation: the columns are the best combination of each configuration above the
     threshold, best first, without repeats, and the maximum is the largest ratio."""
-    from privopt.routes.pricing.certificate import envelope_pricer
+    from privopt.routes.pricing import envelope_pricer
     from privopt.routes.pricing.products import ProductPricer
 
     F = random_ball(np.random.default_rng(4), (3, 3), 1000)

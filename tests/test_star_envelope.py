@@ -13,8 +13,8 @@ import pytest
 
 import privopt as po
 from privopt.certificates import envelope, lagrangian, vertices
-from privopt.routes.pricing.bound import EnvelopePricer
-from privopt.routes.pricing.certificate import certified_pricer
+from privopt.routes.pricing import certified_pricer
+from privopt.routes.pricing.envelope import EnvelopePricer
 from privopt.routes.pricing.structure import envelope_structure
 
 

@@ -14,7 +14,7 @@ import privopt as po
 from benchmarks.bench_families import _tree_distance
 from privopt.certificates import tree as checker
 from privopt.certificates import vertices
-from privopt.routes.pricing.certificate import certified_pricer
+from privopt.routes.pricing import certified_pricer
 from privopt.routes.pricing.tree import TreePricer, tree_pricer, tree_structure
 
 

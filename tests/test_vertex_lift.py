@@ -12,7 +12,7 @@ from privopt.solvers.lp import solve_equality_lp, solve_lp
 import privopt as po
 import privopt.routes.vertex as vertex_route
 from privopt.compiler.cone import RowCone
-from privopt.routes.pricing.bound import _concat, _minimise_t, _segment_phi
+from privopt.routes.pricing.envelope import _concat, _minimise_t, _segment_phi
 from tests.test_independent_reporting import random_ball
 from tests.test_pricing import _cone, _slice_vertices
 

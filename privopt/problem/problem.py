@@ -62,7 +62,7 @@ from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, 
 from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
 from privopt.routes.colgen_route import require_master_memory
 from privopt.routes.linear_program import LP_SOLVERS
-from privopt.routes.pricing.certificate import certified_pricer
+from privopt.routes.pricing import Refusal, certified_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
 from privopt.solvers.errors import BackendError
 from privopt.solvers.progress import progress_verbose
@@ -408,7 +408,7 @@ class Problem:
             return "colgen", f"{why}: column generation, with a certified upper bound"
         predicted = predicted_vertex_seconds(data)
         if predicted > CERTIFIED_COLGEN_SECONDS and not isinstance(
-            certified_pricer(data.sub_convex(), data.cone), str
+            certified_pricer(data.sub_convex(), data.cone), Refusal
         ):
             return "colgen", (
                 f"vertex enumeration is predicted to take about {predicted:.3g} s and the cone has a certified "

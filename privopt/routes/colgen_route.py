@@ -37,7 +37,7 @@ from privopt.routes.colgen import (
     heuristic_column_generation,
     starting_columns,
 )
-from privopt.routes.pricing.certificate import certified_pricer
+from privopt.routes.pricing import Refusal, certified_pricer
 from privopt.routes.pricing.certified import EARLY_PHASE_STOPS, certified_column_generation
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
@@ -99,8 +99,8 @@ def column_generation(
     start = time.perf_counter()
     columns = starting_columns(cone, initial_columns)
     pricer = certified_pricer(utility, cone)
-    if isinstance(pricer, str):
-        return heuristic_column_generation(utility, cone, options, columns, start, pricer)
+    if isinstance(pricer, Refusal):
+        return heuristic_column_generation(utility, cone, options, columns, start, str(pricer))
     return certified_column_generation(utility, cone, options, pricer, columns, start)
 
 
@@ -152,7 +152,7 @@ class ColumnGenerationRoute:
                 raise LimitError(
                     f"the timeout was reached before column generation on {data.definition} started"
                 )
-            certified = not isinstance(certified_pricer(utility, data.cone), str)
+            certified = not isinstance(certified_pricer(utility, data.cone), Refusal)
             kept = finish_seconds(data.n_inputs, left, certified)
             options = replace(options, time_limit=min(options.time_limit, left - kept))
         start = time.perf_counter()

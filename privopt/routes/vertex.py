@@ -33,7 +33,7 @@ from privopt.routes.base import (
     status_for,
 )
 from privopt.routes.colgen import REDUCED_COST_TOL, start_master, starting_columns
-from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.routes.pricing import Refusal, envelope_pricer
 from privopt.routes.pricing.fdivergence import FDivergencePricer
 from privopt.routes.pricing.piecewise import piecewise_delta, piecewise_design
 from privopt.routes.pricing.products import MAX_WORK, ProductPricer
@@ -139,7 +139,7 @@ def _exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer |
         return FDivergencePricer(data.cone, utility, weights)
     if product_pricing(data):
         pricer = envelope_pricer(utility, data.cone)
-        if isinstance(pricer, str):
+        if isinstance(pricer, Refusal):
             return None
         products = ProductPricer(pricer)
         return products if products.work <= MAX_WORK else None

@@ -27,8 +27,8 @@ import sys
 import numpy as np
 
 from privopt.routes.base import ProblemData
-from privopt.routes.pricing.bound import slice_objective
-from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.routes.pricing import Refusal, envelope_pricer
+from privopt.routes.pricing.envelope import slice_objective
 from privopt.routes.pricing.fdivergence import fdivergence_weights
 from privopt.routes.pricing.lip import MAX_SENSITIVE as LIP_MAX_SENSITIVE
 from privopt.routes.pricing.lip import LipPricer, lip_structure
@@ -111,7 +111,7 @@ def product_pricing(data: ProblemData) -> bool:
     if predicted_vertex_seconds(data, lifted=False) <= PRODUCT_MIN_SECONDS:
         return False
     pricer = envelope_pricer(data.utility, data.cone)
-    if isinstance(pricer, str):
+    if isinstance(pricer, Refusal):
         return False
     structure = pricer.structure
     if structure.self_pairs or structure.hub is not None or structure.free.size:  # products of blocks only

@@ -1,28 +1,48 @@
-"""Certified pricing for column generation: exact block vertices, a bound on the best reduced cost."""
+"""Certified pricing for column generation: the pricing contract and registry
+(:mod:`~privopt.routes.pricing.contract`) and the pricers that register with it — staircase pricing on
+LDP cones, the envelope pricer (on several processes, :mod:`~privopt.routes.pricing.workers`), the tree
+pricer and the f-divergence hull."""
 
-from privopt.routes.pricing.bound import (
-    EnvelopePricer,
+from privopt.routes.pricing import fdivergence, staircase, tree, workers
+from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate
+from privopt.routes.pricing.contract import (
+    PRICERS,
+    CertifiedPricer,
     PricedColumn,
+    PricerEntry,
+    PricerTraits,
     PricingOutcome,
-    SliceObjective,
-    slice_objective,
+    Refusal,
+    RefusalReason,
+    certified_pricer,
+    register_pricer,
+    unregister_pricer,
 )
-from privopt.routes.pricing.certificate import (
-    PricingCertificate,
-    check_pricing_certificate,
-    envelope_pricer,
-)
+from privopt.routes.pricing.envelope import EnvelopePricer, SliceObjective, envelope_pricer, slice_objective
 from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
 
 __all__ = [
+    "PRICERS",
+    "CertifiedPricer",
     "EnvelopeCone",
     "EnvelopePricer",
     "PricedColumn",
+    "PricerEntry",
+    "PricerTraits",
     "PricingCertificate",
     "PricingOutcome",
+    "Refusal",
+    "RefusalReason",
     "SliceObjective",
+    "certified_pricer",
     "check_pricing_certificate",
     "envelope_pricer",
     "envelope_structure",
+    "fdivergence",
+    "register_pricer",
     "slice_objective",
+    "staircase",
+    "tree",
+    "unregister_pricer",
+    "workers",
 ]

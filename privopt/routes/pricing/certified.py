@@ -7,7 +7,7 @@ other envelope cones each round solves the restricted master (duals ``λ``) and 
 
 - the fast multi-start LP local search of :mod:`privopt.routes.colgen` (cheap rounds are what
   moves the master early on);
-- the envelope pricer (:class:`~privopt.routes.pricing.bound.EnvelopePricer`) when the local search finds
+- the envelope pricer (:class:`~privopt.routes.pricing.envelope.EnvelopePricer`) when the local search finds
   nothing even with escalated starts: the best combinations of block
   vertices it meets are columns (exact block-wise pricing), and its bound ``δ̄`` certifies
   ``OPT <= 1ᵀλ + max(0, δ̄)`` for the ``λ`` it priced. It prices at Wentges-smoothed duals (between
@@ -33,7 +33,6 @@ keeps its best certificate.
 from __future__ import annotations
 
 import bisect
-import functools
 import time
 
 import numpy as np
@@ -49,11 +48,11 @@ from privopt.routes.colgen import (
     relative_gap,
     start_master,
 )
-from privopt.routes.pricing.bound import EnvelopePricer
-from privopt.routes.pricing.certificate import CertifiedPricer, PricingCertificate
+from privopt.routes.pricing.certificate import PricingCertificate
+from privopt.routes.pricing.contract import CertifiedPricer
 from privopt.routes.pricing.slice_lp import SliceLP
 from privopt.routes.pricing.stabilization import BoxStep
-from privopt.routes.pricing.workers import StarWorkers, pricing_processes, worth_processes
+from privopt.routes.pricing.workers import pricing_processes
 from privopt.solvers.progress import Progress
 from privopt.tolerances import PRIOR_FREE_TARGET
 from privopt.utilities import SubConvexUtility
@@ -169,20 +168,8 @@ def certified_column_generation(
     """Run column generation from ``columns`` (a feasible basis), pricing with ``pricer`` (module doc);
     the envelope pricer's long searches run on ``options.workers`` processes
     (:mod:`privopt.routes.pricing.workers`)."""
-    count = pricing_processes(options.workers)
-    workers = None
-    if isinstance(pricer, EnvelopePricer):
-        pricer.keep_geometry = True  # the run's pricings meet the same blocks again
-        if count > 1 and worth_processes(pricer):
-            workers = StarWorkers(pricer, count)
-    try:
-        return _generate(utility, cone, options, _State(utility, pricer, options, workers), columns, start)
-    finally:
-        if workers is not None:
-            workers.close()
-        if isinstance(pricer, EnvelopePricer):
-            pricer.keep_geometry = False
-            pricer.forget_geometry()
+    with pricer.session(pricing_processes(options.workers)) as running:
+        return _generate(utility, cone, options, _State(utility, running, options), columns, start)
 
 
 def _generate(
@@ -260,7 +247,7 @@ def _generate(
                 cut(box, new)
                 box.update(point, predicted)
             improving = _improving(utility, new, duals)
-            if not any(improving) and pricer.exact_every_round:
+            if not any(improving) and pricer.traits.exact_every_round:
                 extra = state.exact_round(value, duals, search_deadline)
                 if box is not None:
                     cut(box, extra)
@@ -277,7 +264,7 @@ def _generate(
                 improving = improving + _improving(utility, extra, duals)
             gap = relative_gap(value, state.upper)
             bar.update(advance=1, lower=value, upper=state.upper, gap=gap)
-            if gap <= options.gap_tolerance * pricer.gap_share:
+            if gap <= options.gap_tolerance * pricer.traits.gap_share:
                 stopped = "converged"
                 break
             if not any(improving):
@@ -316,7 +303,7 @@ def _generate(
         # Box steps only spend the time budget: a run stopped by its iteration or column budget
         # certifies its starting points and ends; one whose master settled steps to the deadline.
         steps = stopped in ("time limit", *EARLY_PHASE_STOPS)
-        if phase.run(first, options.gap_tolerance * pricer.gap_share, steps=steps):
+        if phase.run(first, options.gap_tolerance * pricer.traits.gap_share, steps=steps):
             stopped = "converged"
         generated += phase.generated
         trace.extend((seconds - start, lower) for seconds, lower in phase.trace)
@@ -336,7 +323,7 @@ def _generate(
         bound_complete=state.complete,
         trace=np.array(trace),
         certificate=state.best,
-        bound_method=pricer.method,
+        bound_method=pricer.traits.method,
         bounds=() if state.best is None else (state.best.to_bound(pricer.weights),),
     )
 
@@ -375,9 +362,8 @@ class _State:
         utility: SubConvexUtility,
         pricer: CertifiedPricer,
         options: ColumnGenerationOptions,
-        workers: StarWorkers | None = None,
     ) -> None:
-        self.utility, self.pricer, self.options, self.workers = utility, pricer, options, workers
+        self.utility, self.pricer, self.options = utility, pricer, options
         self.best: PricingCertificate | None = None
         #: The pricing time of the best certificate (the checker of the largest cones shares its stars
         #: over the cores as the pricing does; docs/compiler.md §4).
@@ -395,7 +381,7 @@ class _State:
 
     def tolerance(self, value: float) -> float:
         """The run's own pricing tolerance at master value ``value`` (absolute, on ``δ``)."""
-        return 0.5 * self.options.gap_tolerance * self.pricer.gap_share * max(abs(value), 1e-3)
+        return 0.5 * self.options.gap_tolerance * self.pricer.traits.gap_share * max(abs(value), 1e-3)
 
     def _run(
         self,
@@ -411,12 +397,9 @@ class _State:
         """Price at ``at`` to within ``tolerance`` (absolute, on ``δ``; by default the run's)."""
         tolerance = self.tolerance(value) if tolerance is None else tolerance
         budget = self.node_budget if nodes is None else min(nodes, self.node_budget)
-        price = self.pricer.price
-        if self.workers is not None:
-            price = functools.partial(self.workers.pricer.price, parallel=self.workers)
-        outcome = price(
+        outcome = self.pricer.price(
             at, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
-            max_nodes=budget * self.pricer.nodes_per_unit, max_columns=self.options.columns_per_round,
+            max_nodes=budget * self.pricer.traits.nodes_per_unit, max_columns=self.options.columns_per_round,
             ceiling=ceiling,
         )  # fmt: skip
         self.nodes += outcome.nodes
@@ -495,7 +478,7 @@ class _State:
         The bound is kept if lower (a search stopped by ``deadline`` is still valid)."""
         if self.best is None:
             return []
-        share = self.options.gap_tolerance * self.pricer.gap_share
+        share = self.options.gap_tolerance * self.pricer.traits.gap_share
         duals = self.best.duals
         target = self._delta(duals, value / (1.0 - share)) if share < 1.0 else np.inf
         tolerance = self.fine_tolerance(value)
@@ -576,7 +559,7 @@ class _BoundPhase:
         the best certificate is :meth:`_State.refinable`)."""
         if self.state.best is None:
             return self.deadline
-        kept = self.state.pricer.check_ratio
+        kept = self.state.pricer.traits.check_ratio
         if not final and self.state.refinable(self.master.solve()[0]):
             kept += FINAL_RESERVE
         return self.deadline - kept * self.state.best_seconds

@@ -25,16 +25,27 @@ LPs' duals (docs/compiler.md, "f-divergences on any cone").
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
 import numpy as np
 
 from privopt.compiler.cone import RowCone
-from privopt.routes.pricing.bound import PricedColumn, PricingOutcome
+from privopt.routes.pricing.contract import (
+    CertifiedPricer,
+    PricedColumn,
+    PricerEntry,
+    PricerTraits,
+    PricingOutcome,
+    Refusal,
+    RefusalReason,
+    register_pricer,
+    single_session,
+)
 from privopt.routes.pricing.slice_lp import ConeRepair, SliceLP
 from privopt.tolerances import DUAL_BOUND_RTOL
-from privopt.utilities import FDivergence
+from privopt.utilities import FDivergence, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Largest number of LPs one pricing solves (the hull's vertices, twice, plus the ends).
@@ -182,18 +193,14 @@ class FDivergencePricer:
 
 class CertifiedHullPricer:
     """:class:`FDivergencePricer` as certified column generation's pricer
-    (:func:`~privopt.routes.pricing.certificate.certified_pricer`): each exact round is one hull search,
+    (:func:`~privopt.routes.pricing.contract.certified_pricer`): each exact round is one hull search,
     a "node" is one LP."""
 
-    method = HULL_METHOD
-    exact_every_round = True
-    nodes_per_unit = HULL_LPS_PER_UNIT
-    #: The run closes to this share of ``gap_tolerance`` (the checker's own bound may exceed the route's
-    #: by its LPs' accuracy).
-    gap_share = 0.5
-    #: The checker's time as a multiple of the pricing's (:attr:`EnvelopePricer.check_ratio`).
-    check_ratio = 1.0
-    normalisation = "mixture"
+    #: Exact every round (one hull search); the run closes to half its ``gap_tolerance``; the checker
+    #: takes about as long as the pricing (:attr:`~privopt.routes.pricing.contract.PricerTraits.check_ratio`).
+    traits = PricerTraits(
+        HULL_METHOD, "mixture", exact_every_round=True, nodes_per_unit=HULL_LPS_PER_UNIT, gap_share=0.5
+    )
 
     def __init__(self, cone: RowCone, utility: FDivergence, weights: FloatArray) -> None:
         self.hull = FDivergencePricer(cone, utility, weights)
@@ -202,6 +209,10 @@ class CertifiedHullPricer:
     def prior_free_duals(self) -> list[FloatArray]:
         """None: no dual vector is known to certify every prior here."""
         return []
+
+    def session(self, workers: int) -> contextlib.AbstractContextManager[CertifiedPricer]:
+        """A run needs no set-up; the hull search runs in this process."""
+        return single_session(self)
 
     def price(
         self,
@@ -215,7 +226,7 @@ class CertifiedHullPricer:
         max_columns: int = 16,
         ceiling: float = np.inf,
     ) -> PricingOutcome:
-        """The arguments of :meth:`~privopt.routes.pricing.bound.EnvelopePricer.price`; ``ceiling`` only
+        """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`; ``ceiling`` only
         permits an early stop, and the hull's search does not take it."""
         start = time.perf_counter()
         delta, found, complete = self.hull.search(duals, max(3, min(MAX_LPS, max_nodes)))
@@ -231,3 +242,15 @@ class CertifiedHullPricer:
             tolerance=tolerance,
             seconds=time.perf_counter() - start,
         )
+
+
+def _hull_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | Refusal:
+    if not isinstance(utility, FDivergence):
+        return Refusal(RefusalReason.UTILITY, f"the hull prices f-divergences, not {utility!r}")
+    weights = fdivergence_weights(utility)
+    if weights is None or weights.size != cone.n_inputs:
+        return Refusal(RefusalReason.NUMERICS, "ν = (P0 + P1)/2 is not positive on every input of the cone")
+    return CertifiedHullPricer(cone, utility, weights)
+
+
+register_pricer(PricerEntry("f-divergence hull", 40, _hull_entry, proved_by="f-divergence hull"))

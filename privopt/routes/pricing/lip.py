@@ -26,8 +26,8 @@ import numpy as np
 
 from privopt.compiler.cone import RowCone
 from privopt.routes.pricing.blocks import xlogx
-from privopt.routes.pricing.bound import SliceObjective
 from privopt.routes.pricing.columns import distinct_columns
+from privopt.routes.pricing.envelope import SliceObjective
 from privopt.tolerances import PROBABILITY_ATOL
 from privopt.validation import FloatArray
 

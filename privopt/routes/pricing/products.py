@@ -2,8 +2,8 @@
 
 On an envelope cone (:mod:`privopt.routes.pricing.structure`) the pricing ratio ``R(w) = (μ(w) −
 λᵀw)/pᵀw`` is quasi-convex, and the cone is the union over ``(s*, ρ ∈ [1, F])`` of products of block
-polytopes (:mod:`privopt.routes.pricing.bound`). Between two *events* (``ρ`` where a block's vertex
-set changes kind, :class:`~privopt.routes.pricing.bound.EnvelopePricer`'s event lists) every
+polytopes (:mod:`privopt.routes.pricing.envelope`). Between two *events* (``ρ`` where a block's vertex
+set changes kind, :class:`~privopt.routes.pricing.envelope.EnvelopePricer`'s event lists) every
 combination of block vertices moves affinely in ``ρ``, so ``R`` is largest at the events. When the
 products are small (3×3 and 2×5 alphabets: a few thousand combinations at a few dozen events), their
 enumeration prices exactly and faster than a branch and bound: :class:`ProductPricer` keeps, for each
@@ -24,8 +24,8 @@ import numpy as np
 
 from privopt.memory import require
 from privopt.routes.pricing.blocks import xlogx
-from privopt.routes.pricing.bound import EnvelopePricer
 from privopt.routes.pricing.columns import distinct_columns
+from privopt.routes.pricing.envelope import EnvelopePricer
 from privopt.validation import FloatArray
 
 #: Largest number of combinations (summed over every ``(s*, ρ)``) the enumeration takes on.

@@ -37,13 +37,15 @@ down (Kairouz et al. Thm. 4, the staircase pattern). Column generation's pricing
   the best set, ``{x : k(g P0_x − f*(g)P1_x) > ℓ_x}`` at the interval's middle slope. Polynomial, for
   the four built-in generators and a user's convex ``f`` alike (only ``f`` is evaluated).
 
-Both return :class:`~privopt.routes.pricing.bound.PricingOutcome`\\ s: a proved ``δ̄ >= δ(λ)`` and the
+Both return :class:`~privopt.routes.pricing.envelope.PricingOutcome`\\ s: a proved ``δ̄ >= δ(λ)`` and the
 best columns met (normalised ``Σw = 1``). The independent checker proves or refutes such claims by
 its own methods (:mod:`privopt.certificates.staircase`).
 """
 
 from __future__ import annotations
 
+import abc
+import contextlib
 import math
 import time
 from dataclasses import dataclass
@@ -51,7 +53,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from privopt.compiler.cone import RowCone
-from privopt.routes.pricing.bound import PricedColumn, PricingOutcome
+from privopt.routes.pricing.contract import (
+    CertifiedPricer,
+    PricedColumn,
+    PricerEntry,
+    PricerTraits,
+    PricingOutcome,
+    Refusal,
+    RefusalReason,
+    register_pricer,
+    single_session,
+)
 from privopt.routes.pricing.structure import envelope_structure
 from privopt.tolerances import STAIRCASE_DECISION_RTOL, STAIRCASE_ROUNDING_RTOL, STAIRCASE_SLOPE_FLOOR_RTOL
 from privopt.utilities import FDivergence, MutualInformation, NormalizedMutualInformation, SubConvexUtility
@@ -126,7 +138,7 @@ def _distinct(
     return tuple(out)
 
 
-class StaircasePricer:
+class StaircasePricer(abc.ABC):
     """What the LDP pricers share (their factor and the run's settings; each defines its own ``price``, which
     the certified column-generation loop calls every round).
 
@@ -138,17 +150,11 @@ class StaircasePricer:
         Its name in a :class:`~privopt.certificates.SliceBound`.
     """
 
-    method = STAIRCASE_METHOD
-    exact_every_round = True
-    nodes_per_unit = NODES_PER_UNIT
-    #: The run closes to this share of ``gap_tolerance``: the checker proves a staircase claim at ``δ̄`` plus
-    #: a share of its allowance (:mod:`privopt.certificates.staircase`), which the solution then reports.
-    gap_share = 0.5
-    #: The checker's time as a multiple of the pricing's (:attr:`EnvelopePricer.check_ratio`; both take
-    #: milliseconds).
-    check_ratio = 1.0
+    #: Exact every round; the run closes to half its ``gap_tolerance``: the checker proves a staircase
+    #: claim at ``δ̄`` plus a share of its allowance (:mod:`privopt.certificates.staircase`), which the
+    #: solution then reports; the checker takes about as long as the pricing (milliseconds both).
+    traits: PricerTraits
     weights: FloatArray
-    normalisation: str
 
     def __init__(self, factor: float) -> None:
         self.factor = factor
@@ -158,11 +164,32 @@ class StaircasePricer:
         """Duals whose certificate holds whatever the prior (none but for mutual information)."""
         return []
 
+    @abc.abstractmethod
+    def price(
+        self,
+        duals: FloatArray,
+        *,
+        tolerance: float,
+        target: float = -np.inf,
+        slack: float = 0.0,
+        deadline: float | None = None,
+        max_nodes: int = 10**7,
+        max_columns: int = 16,
+        ceiling: float = np.inf,
+    ) -> PricingOutcome:
+        """``δ̄`` at ``duals`` (:meth:`privopt.routes.pricing.contract.CertifiedPricer.price`)."""
+
+    def session(self, workers: int) -> contextlib.AbstractContextManager[CertifiedPricer]:
+        """A run needs no set-up; the staircase search runs in this process."""
+        return single_session(self)
+
 
 class KnapsackPricer(StaircasePricer):
     """Exact pricing for mutual information (or NMI) on an LDP cone (module docstring)."""
 
-    normalisation = "prior"
+    traits = PricerTraits(
+        STAIRCASE_METHOD, "prior", exact_every_round=True, nodes_per_unit=NODES_PER_UNIT, gap_share=0.5
+    )
 
     def __init__(self, factor: float, p: FloatArray, entropy: float | None) -> None:
         super().__init__(factor)
@@ -200,7 +227,7 @@ class KnapsackPricer(StaircasePricer):
         max_columns: int = 16,
         ceiling: float = np.inf,
     ) -> PricingOutcome:
-        """The arguments of :meth:`~privopt.routes.pricing.bound.EnvelopePricer.price`; ``ceiling`` only
+        """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`; ``ceiling`` only
         permits an early stop, and the knapsack frontier (milliseconds) does not take it."""
         scale = 1.0 if self.entropy is None else 1.0 / self.entropy
         lam = np.asarray(duals, dtype=np.float64) / scale
@@ -350,7 +377,9 @@ _RECORDS_PER_LEVEL = 8
 class SlopePricer(StaircasePricer):
     """Exact pricing for an f-divergence ``D_f(P0 W || P1 W)`` on an LDP cone (module docstring)."""
 
-    normalisation = "mixture"
+    traits = PricerTraits(
+        STAIRCASE_METHOD, "mixture", exact_every_round=True, nodes_per_unit=NODES_PER_UNIT, gap_share=0.5
+    )
 
     def __init__(self, factor: float, utility: FDivergence) -> None:
         super().__init__(factor)
@@ -430,7 +459,7 @@ class SlopePricer(StaircasePricer):
         max_columns: int = 16,
         ceiling: float = np.inf,
     ) -> PricingOutcome:
-        """The arguments of :meth:`~privopt.routes.pricing.bound.EnvelopePricer.price`; ``ceiling`` only
+        """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`; ``ceiling`` only
         permits an early stop, and the slope search (a few Dinkelbach steps) does not take it."""
         start = time.perf_counter()
         lam = np.asarray(duals, dtype=np.float64)
@@ -632,3 +661,11 @@ def staircase_pricer(utility: SubConvexUtility, cone: RowCone) -> KnapsackPricer
             return "the utility's distributions do not match the cone's inputs"
         return SlopePricer(factor, utility)
     return f"the staircase pricer takes mutual information, NMI or an f-divergence, not {utility!r}"
+
+
+def _staircase_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | Refusal:
+    found = staircase_pricer(utility, cone)
+    return Refusal(RefusalReason.CONE, found) if isinstance(found, str) else found
+
+
+register_pricer(PricerEntry("staircase", 10, _staircase_entry, proved_by="staircase"))

@@ -1,6 +1,6 @@
 """Recognising the *envelope-block* structure of a row cone (the Γ cone and its relatives).
 
-The pricing bound of :mod:`privopt.routes.pricing.bound` needs a cone of the form (Entropy paper
+The pricing bound of :mod:`privopt.routes.pricing.envelope` needs a cone of the form (Entropy paper
 Definition 3, Γ cone)::
 
     a_s(w) <= F · b_{s'}(w)     for every ordered pair s != s'   (and s = s' with self pairs),

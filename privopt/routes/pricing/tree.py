@@ -31,6 +31,7 @@ walks of different ``P``: a node then splits one input's level range between the
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import time
 from collections import deque
@@ -41,7 +42,16 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
 from privopt.compiler.cone import RowCone
-from privopt.routes.pricing.bound import (
+from privopt.routes.pricing.contract import (
+    CertifiedPricer,
+    PricerEntry,
+    PricerTraits,
+    Refusal,
+    RefusalReason,
+    register_pricer,
+    single_session,
+)
+from privopt.routes.pricing.envelope import (
     PricedColumn,
     PricingOutcome,
     SearchLimits,
@@ -461,18 +471,13 @@ class _Node:
 
 class TreePricer:
     """Exact pricing of mutual information (or NMI) on a tree cone (module docstring), as certified
-    column generation's pricer (:func:`~privopt.routes.pricing.certificate.certified_pricer`); a "node" is
+    column generation's pricer (:func:`~privopt.routes.pricing.contract.certified_pricer`); a "node" is
     one branch-and-bound node."""
 
-    method = TREE_METHOD
-    exact_every_round = True
-    nodes_per_unit = 1
-    #: The run closes to this share of ``gap_tolerance`` (the checker's own bound may exceed the route's).
-    gap_share = 0.5
-    #: The checker's time as a multiple of the pricing's (:attr:`EnvelopePricer.check_ratio`): the
-    #: 60-input tree of ``bench_families``, 13.7 s against 4.0 s.
-    check_ratio = 4.0
-    normalisation = "prior"
+    #: Exact every round; the run closes to half its ``gap_tolerance`` (the checker's own bound may exceed
+    #: the route's); the checker takes four times the pricing (the 60-input tree of ``bench_families``,
+    #: 13.7 s against 4.0 s).
+    traits = PricerTraits(TREE_METHOD, "prior", exact_every_round=True, gap_share=0.5, check_ratio=4.0)
 
     def __init__(self, cone: RowCone, structure: TreeCone, objective: SliceObjective) -> None:
         self.n = cone.n_inputs
@@ -492,6 +497,10 @@ class TreePricer:
         """None: no dual vector is known to certify every prior here."""
         return []
 
+    def session(self, workers: int) -> contextlib.AbstractContextManager[CertifiedPricer]:
+        """A run needs no set-up; the walk search runs in this process."""
+        return single_session(self)
+
     def price(
         self,
         duals: FloatArray,
@@ -504,7 +513,7 @@ class TreePricer:
         max_columns: int = 16,
         ceiling: float = np.inf,
     ) -> PricingOutcome:
-        """The arguments of :meth:`~privopt.routes.pricing.bound.EnvelopePricer.price`."""
+        """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`."""
         start = time.perf_counter()
         scale = self.objective.scale
         lam = np.asarray(duals, dtype=np.float64) / scale
@@ -663,3 +672,11 @@ def tree_pricer(utility: SubConvexUtility, cone: RowCone) -> TreePricer | str:
     if not pricer.fits():
         return f"the tree cone's lattice has more than {MAX_LEVELS} levels or exponents above {MAX_EXPONENT}"
     return pricer
+
+
+def _tree_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | Refusal:
+    found = tree_pricer(utility, cone)
+    return Refusal(RefusalReason.CONE, found) if isinstance(found, str) else found
+
+
+register_pricer(PricerEntry("tree", 30, _tree_entry, proved_by="tree"))

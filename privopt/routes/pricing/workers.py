@@ -1,9 +1,9 @@
 """Exact pricing on several processes: the envelope pricer's branch and bound, split by ``s*``.
 
-The pricing bound of :mod:`privopt.routes.pricing.bound` is a maximum over the stars ``s*`` (the block
+The pricing bound of :mod:`privopt.routes.pricing.envelope` is a maximum over the stars ``s*`` (the block
 whose ``b_s`` is smallest) of bounds on intervals of ``ρ``, and the intervals of different stars are
 bounded independently. So ``k`` processes each search a share of the stars
-(:func:`~privopt.routes.pricing.bound.search_stars`): ``δ̄`` is the largest of their bounds, the columns
+(:func:`~privopt.routes.pricing.envelope.search_stars`): ``δ̄`` is the largest of their bounds, the columns
 the best of theirs. They prune against a common incumbent, the best ratio any of them has met,
 published through a memory-mapped file of ``k`` slots (one per process, so no locks), as the serial
 search prunes against its own. Without it, the shares whose stars do not hold the best ratio prove
@@ -35,22 +35,35 @@ import os
 import tempfile
 import time
 import warnings
+from collections.abc import Iterator
 from concurrent.futures import Future
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import TracebackType
+from typing import Any
 
 import numpy as np
 from joblib.externals.loky import ProcessPoolExecutor, process_executor
 
+from privopt.compiler.cone import RowCone
 from privopt.memory import current_limit, limited
-from privopt.routes.pricing.bound import (
-    EnvelopePricer,
+from privopt.routes.pricing.contract import (
+    CertifiedPricer,
+    PricerEntry,
+    PricerTraits,
     PricingOutcome,
+    Refusal,
+    register_pricer,
+    single_session,
+)
+from privopt.routes.pricing.envelope import (
+    EnvelopePricer,
     SearchLimits,
     SearchResult,
     distinct_columns,
+    envelope_parts,
     search_stars,
 )
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Cones whose blocks have at least this many subsets in all get workers: Adult's education blocks
@@ -177,7 +190,7 @@ class _Pool:
 class StarWorkers:
     """``count`` worker processes pricing for ``pricer`` (module docstring); close them after use
     (it is a context manager). Passed as ``parallel`` to :meth:`EnvelopePricer.price
-    <privopt.routes.pricing.bound.EnvelopePricer.price>`, it runs the search on the workers once they
+    <privopt.routes.pricing.envelope.EnvelopePricer.price>`, it runs the search on the workers once they
     are up."""
 
     def __init__(self, pricer: EnvelopePricer, count: int) -> None:
@@ -280,3 +293,50 @@ class StarWorkers:
         if self.pool is not None:
             self.pool.close()
             self.pool = None
+
+
+class SharedEnvelopePricer(EnvelopePricer):
+    """The envelope pricer whose runs share their long searches over worker processes (module
+    docstring): column generation's certified pricer on envelope cones."""
+
+    @contextlib.contextmanager
+    def session(self, workers: int) -> Iterator[CertifiedPricer]:
+        with super().session(workers) as pricer:
+            if workers > 1 and worth_processes(self):
+                with StarWorkers(self, workers) as shared:
+                    yield _SharedRun(self, shared)
+            else:
+                yield pricer
+
+
+@dataclass(frozen=True)
+class _SharedRun:
+    """One run of a :class:`SharedEnvelopePricer` whose pricings go to its workers."""
+
+    pricer: EnvelopePricer
+    workers: StarWorkers
+
+    @property
+    def traits(self) -> PricerTraits:
+        return self.pricer.traits
+
+    @property
+    def weights(self) -> FloatArray:
+        return self.pricer.weights
+
+    def price(self, duals: FloatArray, **limits: Any) -> PricingOutcome:
+        return self.pricer.price(duals, parallel=self.workers, **limits)
+
+    def prior_free_duals(self) -> list[FloatArray]:
+        return self.pricer.prior_free_duals()
+
+    def session(self, workers: int) -> contextlib.AbstractContextManager[CertifiedPricer]:
+        return single_session(self)
+
+
+def _envelope_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | Refusal:
+    found = envelope_parts(utility, cone)
+    return found if isinstance(found, Refusal) else SharedEnvelopePricer(*found)
+
+
+register_pricer(PricerEntry("envelope", 20, _envelope_entry, proved_by="envelope"))

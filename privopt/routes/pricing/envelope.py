@@ -43,18 +43,22 @@ Branch and bound over ``(s*, [ρ1, ρ2])`` then gives ``δ̄``; the best combina
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import time
+import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
+from privopt.compiler.cone import RowCone
 from privopt.memory import current_limit
 from privopt.routes.pricing.blocks import (
+    MAX_BLOCK_INPUTS,
     BlockGeometry,
     BlockTable,
     BlockVertices,
@@ -63,7 +67,15 @@ from privopt.routes.pricing.blocks import (
     window_hull,
     xlogx,
 )
-from privopt.routes.pricing.structure import EnvelopeCone
+from privopt.routes.pricing.contract import (
+    CertifiedPricer,
+    PricedColumn,
+    PricerTraits,
+    PricingOutcome,
+    Refusal,
+    RefusalReason,
+)
+from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
 from privopt.utilities import MutualInformation, NormalizedMutualInformation, SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -121,28 +133,6 @@ def slice_objective(utility: SubConvexUtility) -> SliceObjective | str:
     if isinstance(utility, MutualInformation):
         return SliceObjective(utility.p, 1.0)
     return f"the utility {utility!r} is not mutual information (its μ is not separable on pᵀw = 1)"
-
-
-@dataclass(frozen=True)
-class PricedColumn:
-    """A column of the cone (``Σ w = 1``) and its reduced-cost ratio ``R = (μ(w) − λᵀw)/pᵀw``."""
-
-    column: FloatArray
-    ratio: float
-
-
-@dataclass(frozen=True)
-class PricingOutcome:
-    """``upper >= δ(λ) >= lower`` (in the utility's units), the best columns met, and the search size."""
-
-    upper: float
-    lower: float
-    columns: tuple[PricedColumn, ...]
-    nodes: int
-    point_nodes: int
-    complete: bool
-    tolerance: float
-    seconds: float
 
 
 @dataclass(frozen=True)
@@ -229,21 +219,17 @@ class EnvelopePricer:
         The utility's separable form (:func:`slice_objective`).
     """
 
-    #: How the certificates it proves are described, their normalisation ``ν = p`` and its name.
-    method = ENVELOPE_METHOD
-    normalisation = "prior"
-    #: Its rounds are costly (seconds at the Adult scale): the local search prices first.
-    exact_every_round = False
-    #: Interval nodes one unit of ``ColumnGenerationOptions.bound_nodes`` buys.
-    nodes_per_unit = 1
-    #: The run closes to this share of ``gap_tolerance`` (the checker re-proves its bound to ~1e-12).
-    gap_share = 1.0
-    #: The independent checker's time on this pricer's certificate, as a multiple of the pricing's (the
-    #: bound phase keeps this time). With window hulls and ascent pruning the pricing got faster than
-    #: the checker: occupation × education, ε = 2, 90 s against 47 s at a 540 s run's final duals
-    #: (20 s against 40 s at another run's, 4.2 s against 5 s on marital-status × education); with
-    #: the earlier 0.5 a run's best certificate once ran out of check time and was lost.
-    check_ratio = 2.0
+    #: Its certificates' method and normalisation ``ν = p``; its rounds are costly (seconds at the Adult
+    #: scale), so the local search prices first (not exact every round); one interval node per unit of
+    #: ``ColumnGenerationOptions.bound_nodes``; the run closes to its whole ``gap_tolerance`` (the checker
+    #: re-proves its bound to ~1e-12). The checker's time is twice the pricing's (the bound phase keeps
+    #: it): with window hulls and ascent pruning the pricing got faster than the checker —
+    #: occupation × education, ε = 2, 90 s against 47 s at a 540 s run's final duals (20 s against 40 s
+    #: at another run's, 4.2 s against 5 s on marital-status × education); with the earlier 0.5 a run's
+    #: best certificate once ran out of check time and was lost.
+    traits = PricerTraits(
+        ENVELOPE_METHOD, "prior", exact_every_round=False, nodes_per_unit=1, gap_share=1.0, check_ratio=2.0
+    )
 
     def __init__(self, structure: EnvelopeCone, objective: SliceObjective) -> None:
         self.structure = structure
@@ -369,6 +355,17 @@ class EnvelopePricer:
     def prior_free_duals(self) -> list[FloatArray]:
         """Duals whose certificate holds whatever the prior: none known on envelope cones."""
         return []
+
+    @contextlib.contextmanager
+    def session(self, workers: int) -> Iterator[CertifiedPricer]:
+        """A run's pricings meet the same blocks again: their geometry is kept for the run and dropped
+        after it. (Pricing on several processes is :class:`~privopt.routes.pricing.workers.SharedEnvelopePricer`'s.)"""
+        self.keep_geometry = True
+        try:
+            yield self
+        finally:
+            self.keep_geometry = False
+            self.forget_geometry()
 
     def column(self, star: int, rho: float, choice: list[tuple[int, int]]) -> FloatArray:
         """The column (``Σ w = 1``) made of one vertex per block at ``(s*, ρ)``."""
@@ -959,3 +956,63 @@ class _Search:
             if p.best is not None
         )
         return distinct_columns(candidates, limit)
+
+
+def envelope_pricer(utility: SubConvexUtility, cone: RowCone) -> EnvelopePricer | Refusal:
+    """The envelope pricer for ``(utility, cone)``, or why there is none (kept in solutions).
+
+    Built once per pair while both live: planning, the vertex route (its block-vertex products) and
+    column generation all ask for it."""
+    key = id(utility)
+    cached = _ENVELOPE_PRICERS.setdefault(cone, {})
+    if key not in cached or cached[key][0] is not utility:
+        found = envelope_parts(utility, cone)
+        cached[key] = (utility, found if isinstance(found, Refusal) else EnvelopePricer(*found))
+    return cached[key][1]
+
+
+def envelope_parts(utility: SubConvexUtility, cone: RowCone) -> tuple[EnvelopeCone, SliceObjective] | Refusal:
+    """The cone's envelope structure and the utility's separable form, when the envelope pricer's bound
+    holds for them (or why not)."""
+    structure = envelope_structure(cone)
+    if isinstance(structure, str):
+        return Refusal(RefusalReason.CONE, f"no certified pricing bound for this cone: {structure}")
+    objective = slice_objective(utility)
+    if isinstance(objective, str):
+        return Refusal(RefusalReason.UTILITY, f"no certified pricing bound: {objective}")
+    if objective.weights.size != cone.n_inputs:
+        return Refusal(
+            RefusalReason.UTILITY,
+            "no certified pricing bound: the utility's distribution does not match the cone's inputs",
+        )
+    if not _positive_mass(structure, objective.weights):
+        return Refusal(
+            RefusalReason.NUMERICS, "no certified pricing bound: the cone has non-zero columns with pᵀw = 0"
+        )
+    largest = max(block.size for block in structure.blocks)
+    if largest > MAX_BLOCK_INPUTS:
+        return Refusal(
+            RefusalReason.SIZE,
+            f"no certified pricing bound: a block has {largest} inputs (limit {MAX_BLOCK_INPUTS})",
+        )
+    return structure, objective
+
+
+def _positive_mass(structure: EnvelopeCone, weights: FloatArray) -> bool:
+    """Whether ``pᵀw > 0`` on the whole cone but 0, which the bound ``OPT <= Σλ + δ̄⁺`` needs.
+
+    Every block of a non-zero column has ``b_s > 0``. A block with some ``p > 0`` input and ``L = 0``
+    wherever ``p = 0`` then has ``p_sᵀw_s > 0``: if ``w_s`` lived on ``{p = 0}``, ``min_u w_u = 0`` and
+    ``b_s = L_sᵀw_s = 0``. (For mutual information at the centre of a Rényi ball this always holds.)
+    """
+    for inputs, lower in zip(structure.blocks, structure.lower, strict=True):
+        p = weights[inputs]
+        if np.any(p > 0.0) and np.all(lower[p <= 0.0] <= 0.0):
+            return True
+    return False
+
+
+#: Envelope pricers already built, per cone (weakly: a cone's entry goes with it) and utility.
+_ENVELOPE_PRICERS: weakref.WeakKeyDictionary[
+    RowCone, dict[int, tuple[SubConvexUtility, EnvelopePricer | Refusal]]
+] = weakref.WeakKeyDictionary()
