@@ -5,7 +5,7 @@
 the bound by methods of its own (docs/compiler.md, "Certificates"):
 
 - :class:`~privopt.certificates.bounds.SliceBound` — the largest ratio ``(μ(w) − λᵀw)/νᵀw`` over the
-  cone, from its vertices: on envelope cones through their union-of-products structure and its finite
+  cone, by the first registered method that applies (:mod:`privopt.certificates.methods`): on envelope cones through their union-of-products structure and its finite
   event set (:mod:`privopt.certificates.envelope`); on LDP cones too large for that by a search over
   their staircase columns (:mod:`privopt.certificates.staircase`); on other envelope cones too large to
   enumerate by Lagrangian bounds and branch and bound (:mod:`privopt.certificates.lagrangian`); on LIP
@@ -32,14 +32,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from privopt.certificates import envelope, fdivergence, lagrangian, lip, piecewise, staircase, tree, vertices
 from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
+from privopt.certificates.methods import Proof, SliceContext, method_for
 from privopt.certificates.objective import core_mu
 from privopt.certificates.theorem import chain_rule_bound
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CERTIFICATE_ATOL, CHECK_COLUMN_RTOL, CHECK_ROUNDING_RTOL, CHECK_SECONDS
-from privopt.utilities import ConcaveUtility, FDivergence, SubConvexUtility
+from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: A theorem bound passes when the checker's rigorous value is within this (relative) of the claimed
@@ -189,138 +189,17 @@ def _check_slice(
     claimed = float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, bound.delta)
     if not abs(claimed - bound.upper) <= CERTIFICATE_ATOL * max(1.0, abs(claimed)):
         return _refuse(f"upper {bound.upper!r} is not Σλ + (Σν)·max(0, δ̄) = {claimed!r}", method, start)
-    deadline = start + time_limit
-    form = envelope.envelope_form(cone)
-    lip_cone = lip.lip_form(cone) if isinstance(form, str) else "an envelope cone"
-    found: (
-        envelope.EnvelopeMaximum
-        | vertices.VertexMaximum
-        | lip.LipMaximum
-        | staircase.StaircaseMaximum
-        | piecewise.PiecewiseMaximum
-        | fdivergence.FDivergenceMaximum
-        | str
-    )
-    linear_pieces = piecewise.pieces(utility, n)
-    if not isinstance(form, str) and envelope.work_estimate(form) <= envelope.MAX_WORK:
-        method = "envelope cone: every product of block vertices at every event of ρ"
-        found = envelope.maximise_ratio(form, utility, duals, weights, deadline)
-    elif not isinstance(form, str) and staircase.applies(form, utility):
-        method = "LDP cone: every staircase column, by the checker's own search"
-        limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
-        found = staircase.maximise_ratio(form, utility, duals, weights, bound.delta, limit, deadline)
-    elif not isinstance(form, str) and lagrangian.applicability(form, utility, weights) is None:
-        return _check_large_envelope(cone, form, utility, bound, start, deadline)
-    elif not isinstance(lip_cone, str) and lip.applicable(lip_cone, utility, weights) is None:
-        method = "LIP cone: every vertex of the block masses, the best input of each block"
-        found = lip.maximise_ratio(lip_cone, utility, duals, deadline)
-    elif tree.applicability(utility, weights) is None and not isinstance(
-        tree_cone := tree.tree_form(cone), str
-    ):
-        return _check_tree(cone, tree_cone, utility, bound, start, deadline)
-    elif isinstance(utility, FDivergence) and fdivergence.applicable(utility, weights) is None:
-        method = (
-            "f-divergence: the upper hull of (P0ᵀw, −λᵀw), lines proved by LP duals over the projected rows"
-        )
-        found = fdivergence.maximise_ratio(cone, utility, duals, weights, deadline)
-    elif not isinstance(linear_pieces, str) and np.all(weights > 0.0):
-        method = "piecewise-linear utility: one LP per piece over the projected rows, proved by its duals"
-        found = piecewise.maximise_ratio(cone, linear_pieces, duals, weights, deadline)
-    else:
-        method = "exact vertex enumeration of the slice (pplpy, rational arithmetic)"
-        found = vertices.maximise_ratio(
-            cone, utility, duals, weights, max(deadline - time.perf_counter(), 0.01)
-        )
-    seconds = time.perf_counter() - start
-    if isinstance(found, str):
-        return CertificateCheck(False, f"not proved: {found}", method, seconds)
-    delta = found.value + found.margin
-    proved = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, delta))
-    if isinstance(found, envelope.EnvelopeMaximum | lip.LipMaximum):
-        method += f" ({found.points} points)"
-    elif isinstance(found, piecewise.PiecewiseMaximum | fdivergence.FDivergenceMaximum):
-        method += f" ({found.points} LPs)"
-    elif isinstance(found, staircase.StaircaseMaximum):
-        method += f" ({found.nodes:,} nodes)"
-    else:
-        method += f" ({found.vertices} vertices)"
-    tolerance = CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
-    if found.value > bound.delta + tolerance:
-        return CertificateCheck(
-            False,
-            f"refuted: a column of the cone has (μ(w) − λᵀw)/νᵀw = {found.value:.9g} > the claimed "
-            f"δ̄ = {bound.delta:.9g}",
-            method,
-            seconds,
-            proved,
-            found.column,
-            refuted=True,
-        )
-    if delta > bound.delta + tolerance:  # the best column is within the claim, its proof's margin is not
-        return CertificateCheck(
-            False,
-            f"not proved: the best column found has {found.value:.9g}, but the proof reaches only "
-            f"δ̄ <= {delta:.9g} against the claimed {bound.delta:.9g}",
-            method,
-            seconds,
-            proved,
-            proved_delta=float(delta),
-        )
-    return CertificateCheck(
-        True, f"proved δ̄ <= {delta:.6g}: OPT <= {proved:.9g}", method, seconds, proved, None
-    )
-
-
-def _check_large_envelope(
-    cone: RowCone,
-    form: envelope.EnvelopeForm,
-    utility: SubConvexUtility,
-    bound: SliceBound,
-    start: float,
-    deadline: float,
-) -> CertificateCheck:
-    """A slice bound on an envelope cone too large to enumerate: proved by
-    :func:`~privopt.certificates.lagrangian.prove_ratio_bound` up to the comparison's tolerance, or refuted
-    by a column of the cone whose ratio, recomputed here, exceeds the claim."""
-    duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
     limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
-    proof = lagrangian.prove_ratio_bound(form, utility, duals, weights, limit, deadline)
-    method = (
-        "envelope cone: Lagrangian bounds, branch and bound over (s*, ρ) and block masses "
-        f"({proof.points} points, {proof.intervals} intervals, {proof.nodes} nodes)"
-    )
-    partial = np.inf if proof.proved else proof.upper
-    return _verdict(
-        cone,
-        utility,
-        bound,
-        limit,
-        (proof.proved, proof.upper, proof.column, proof.reason),
-        method,
-        start,
-        partial,
-    )
-
-
-def _check_tree(
-    cone: RowCone,
-    form: tree.TreeForm,
-    utility: SubConvexUtility,
-    bound: SliceBound,
-    start: float,
-    deadline: float,
-) -> CertificateCheck:
-    """A slice bound on a tree cone: proved by :func:`~privopt.certificates.tree.prove_ratio_bound` up to
-    the comparison's tolerance, or refuted by a column whose ratio, recomputed here, exceeds the claim."""
-    duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
-    limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
-    proof = tree.prove_ratio_bound(form, utility, duals, weights, limit, deadline)
-    method = (
-        f"tree cone: Lagrangian bounds over lattice walks, bisection of level ranges ({proof.nodes} nodes)"
-    )
-    return _verdict(
-        cone, utility, bound, limit, (proof.proved, limit, proof.column, proof.reason), method, start
-    )
+    context = SliceContext(cone, utility, duals, weights, bound.delta, limit, start + time_limit)
+    chosen, refusals = method_for(context)
+    if chosen is None:
+        return _refuse("no checker method applies — " + "; ".join(refusals), method, start)
+    proof = chosen.prove(context)
+    if isinstance(proof, str):
+        return CertificateCheck(
+            False, f"not proved: {proof}", chosen.description, time.perf_counter() - start
+        )
+    return _verdict(cone, utility, bound, limit, proof, f"{chosen.description} ({proof.work})", start)
 
 
 def _verdict(
@@ -328,49 +207,55 @@ def _verdict(
     utility: SubConvexUtility,
     bound: SliceBound,
     limit: float,
-    proof: tuple[bool, float, FloatArray | None, str],
+    proof: Proof,
     method: str,
     start: float,
-    partial: float = np.inf,
 ) -> CertificateCheck:
-    """The check of a bound-proving method's outcome ``(proved, upper, column, reason)``: proved, or refuted
-    by ``column`` when its ratio, recomputed here, exceeds ``limit``, or not proved (with ``partial``, a
-    larger ``δ̄`` the method did prove, as ``proved_delta`` when finite)."""
-    proved, upper, column, reason = proof
+    """The check of a method's :class:`~privopt.certificates.methods.Proof` of ``max R <= proof.bound``:
+    refuted by its column when that column's ratio, recomputed here, exceeds ``limit`` (the claim plus the
+    comparison's tolerance) and it lies in the cone; proved when ``proof.bound <= limit``; otherwise not
+    proved, with the weaker ``δ̄`` it did prove as ``proved_delta`` (:func:`weaker_claim`)."""
     duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
     seconds = time.perf_counter() - start
-    if proved:
-        total = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, upper))
-        return CertificateCheck(
-            True, f"proved δ̄ <= {upper:.6g}: OPT <= {total:.9g}", method, seconds, total, None
-        )
-    if column is not None:
-        mu = float(core_mu(utility, column[:, None])[0])
+
+    def total(delta: float) -> float:
+        return utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, delta))
+
+    proved = total(proof.bound) if np.isfinite(proof.bound) else None
+    if proof.column is not None:
+        column = proof.column
         mass = float(weights @ column)
-        ratio = (mu - float(duals @ column)) / mass
-        margin = CHECK_ROUNDING_RTOL * (abs(mu) + float(np.abs(duals) @ column) + 1.0) / mass
-        if ratio - margin > limit and cone.violation(column[:, None]) <= CHECK_COLUMN_RTOL:
-            return CertificateCheck(
-                False,
-                f"refuted: a column of the cone has (μ(w) − λᵀw)/νᵀw = {ratio:.9g} > the claimed "
-                f"δ̄ = {bound.delta:.9g}",
-                method,
-                seconds,
-                None,
-                column,
-                refuted=True,
-            )
-    if np.isfinite(partial):
-        total = utility.from_core(float(np.sum(duals)) + float(np.sum(weights)) * max(0.0, partial))
+        if mass > 0.0:
+            mu = float(core_mu(utility, column[:, None])[0])
+            ratio = (mu - float(duals @ column)) / mass
+            margin = CHECK_ROUNDING_RTOL * (abs(mu) + float(np.abs(duals) @ column) + 1.0) / mass
+            if ratio - margin > limit and cone.violation(column[:, None]) <= CHECK_COLUMN_RTOL:
+                return CertificateCheck(
+                    False,
+                    f"refuted: a column of the cone has (μ(w) − λᵀw)/νᵀw = {ratio:.9g} > the claimed "
+                    f"δ̄ = {bound.delta:.9g}",
+                    method,
+                    seconds,
+                    proved,
+                    column,
+                    refuted=True,
+                )
+    if proved is not None and proof.bound <= limit:
+        return CertificateCheck(
+            True, f"proved δ̄ <= {proof.bound:.6g}: OPT <= {proved:.9g}", method, seconds, proved, None
+        )
+    if proved is not None:
+        why = f" ({proof.reason})" if proof.reason else ""
         return CertificateCheck(
             False,
-            f"not proved: {reason}; the proof reached δ̄ <= {partial:.6g} (OPT <= {total:.9g})",
+            f"not proved: the proof reaches only δ̄ <= {proof.bound:.9g} against the claimed "
+            f"{bound.delta:.9g}{why} (OPT <= {proved:.9g})",
             method,
             seconds,
-            total,
-            proved_delta=float(partial),
+            proved,
+            proved_delta=float(proof.bound),
         )
-    return CertificateCheck(False, f"not proved: {reason}", method, seconds)
+    return CertificateCheck(False, f"not proved: {proof.reason or 'no bound'}", method, seconds)
 
 
 def _check_linear(

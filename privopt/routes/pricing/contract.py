@@ -161,12 +161,13 @@ class Refusal:
 class PricerEntry:
     """One way of pricing: ``build(utility, cone)`` recognises the problem and returns a pricer or a
     :class:`Refusal`; entries are tried by ``priority`` (lowest first); ``proved_by`` names the checker
-    method (:data:`privopt.certificates.methods.METHODS`) that proves its certificates."""
+    methods (:data:`privopt.certificates.methods.METHODS`) that prove its certificates (the one that
+    applies depends on the cone's size)."""
 
     name: str
     priority: int
     build: Callable[[SubConvexUtility, RowCone], CertifiedPricer | Refusal]
-    proved_by: str
+    proved_by: tuple[str, ...]
 
 
 #: The registered pricers, by priority (:func:`register_pricer`).

@@ -253,4 +253,4 @@ def _hull_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | R
     return CertifiedHullPricer(cone, utility, weights)
 
 
-register_pricer(PricerEntry("f-divergence hull", 40, _hull_entry, proved_by="f-divergence hull"))
+register_pricer(PricerEntry("f-divergence hull", 40, _hull_entry, proved_by=("f-divergence hull",)))

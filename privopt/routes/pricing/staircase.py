@@ -668,4 +668,4 @@ def _staircase_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPrice
     return Refusal(RefusalReason.CONE, found) if isinstance(found, str) else found
 
 
-register_pricer(PricerEntry("staircase", 10, _staircase_entry, proved_by="staircase"))
+register_pricer(PricerEntry("staircase", 10, _staircase_entry, proved_by=("staircase", "envelope")))

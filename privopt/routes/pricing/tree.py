@@ -679,4 +679,4 @@ def _tree_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | R
     return Refusal(RefusalReason.CONE, found) if isinstance(found, str) else found
 
 
-register_pricer(PricerEntry("tree", 30, _tree_entry, proved_by="tree"))
+register_pricer(PricerEntry("tree", 30, _tree_entry, proved_by=("tree",)))

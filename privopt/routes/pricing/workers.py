@@ -339,4 +339,4 @@ def _envelope_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer
     return found if isinstance(found, Refusal) else SharedEnvelopePricer(*found)
 
 
-register_pricer(PricerEntry("envelope", 20, _envelope_entry, proved_by="envelope"))
+register_pricer(PricerEntry("envelope", 20, _envelope_entry, proved_by=("envelope", "lagrangian")))

@@ -1,0 +1,290 @@
+"""The checker's methods for slice bounds, in one registry (docs/compiler.md §4, "Certificates").
+
+A slice bound claims ``δ̄ >= max {R(w) : w ∈ K}``, ``R = (μ(w) − λᵀw)/νᵀw``. Each :class:`CheckMethod`
+says whether it applies to a claim (``applicable(context)``: ``None``, or why not) and proves what it
+can (``prove(context)``): a :class:`Proof` — the bound on ``max R`` it proved (``inf`` for none), the
+best column it met (which refutes the claim if its ratio, recomputed by the verdict, exceeds it), what
+it did and, when its bound is above the claim, why. :func:`privopt.certificates.check_bound` tries the
+registered methods by priority and judges the first that applies; adding a method for a new cone or
+utility is one :func:`register_check_method` call (docs/custom-definitions.md, "Your own pricer"), and the
+methods shipped here are registered below, each over its own module of this package: none imports a
+route, and each recomputes ``μ`` itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from privopt.certificates import envelope, fdivergence, lagrangian, lip, piecewise, staircase, tree, vertices
+from privopt.compiler.cone import RowCone
+from privopt.errors import ValidationError
+from privopt.utilities import FDivergence, SubConvexUtility
+from privopt.validation import FloatArray
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What one method proved about ``max R`` over the cone (module docstring)."""
+
+    #: ``max R <= bound`` is proved (``inf``: nothing was).
+    bound: float
+    #: The best column the method met (``None``: none kept); the verdict recomputes its ratio.
+    column: FloatArray | None
+    #: What the method did, e.g. ``"12 LPs"``.
+    work: str
+    #: Why ``bound`` is not below the claim, when it is not (a deadline, a budget).
+    reason: str = ""
+
+
+class SliceContext:
+    """One claim as the methods see it: the cone, the utility, ``λ``, ``ν``, the claimed ``δ̄``, the
+    limit a proof must reach (the claim plus the comparison's tolerance) and the deadline; the cone's
+    forms are read once, on first use."""
+
+    def __init__(
+        self,
+        cone: RowCone,
+        utility: SubConvexUtility,
+        duals: FloatArray,
+        weights: FloatArray,
+        claim: float,
+        limit: float,
+        deadline: float,
+    ) -> None:
+        self.cone, self.utility = cone, utility
+        self.duals, self.weights = duals, weights
+        self.claim, self.limit, self.deadline = claim, limit, deadline
+
+    @functools.cached_property
+    def envelope_form(self) -> envelope.EnvelopeForm | str:
+        return envelope.envelope_form(self.cone)
+
+    @functools.cached_property
+    def lip_form(self) -> lip.LipForm | str:
+        return lip.lip_form(self.cone)
+
+    @functools.cached_property
+    def tree_form(self) -> tree.TreeForm | str:
+        return tree.tree_form(self.cone)
+
+    @functools.cached_property
+    def pieces(self) -> FloatArray | str:
+        return piecewise.pieces(self.utility, self.cone.n_inputs)
+
+
+@dataclass(frozen=True)
+class CheckMethod:
+    """A way of proving slice bounds: ``applicable(context)`` is ``None`` when it applies (else why
+    not), ``prove(context)`` returns its :class:`Proof` or why it failed; ``description`` names it in
+    every :class:`~privopt.certificates.CertificateCheck`; methods are tried by ``priority`` (lowest first)."""
+
+    name: str
+    description: str
+    priority: int
+    applicable: Callable[[SliceContext], str | None]
+    prove: Callable[[SliceContext], Proof | str]
+
+
+#: The registered methods, by priority (:func:`register_check_method`).
+METHODS: list[CheckMethod] = []
+
+
+def register_check_method(method: CheckMethod) -> CheckMethod:
+    """Register ``method`` (replacing one of the same name); the registry stays sorted by priority."""
+    if not isinstance(method, CheckMethod):
+        raise ValidationError(
+            "method", "a CheckMethod(name, description, priority, applicable, prove)", type(method).__name__
+        )
+    METHODS[:] = sorted([m for m in METHODS if m.name != method.name] + [method], key=lambda m: m.priority)
+    return method
+
+
+def unregister_check_method(name: str) -> None:
+    """Remove the method called ``name`` (a no-op when there is none)."""
+    METHODS[:] = [m for m in METHODS if m.name != name]
+
+
+def method_for(context: SliceContext) -> tuple[CheckMethod | None, list[str]]:
+    """The first registered method that applies, and why each before it does not."""
+    refusals: list[str] = []
+    for method in METHODS:
+        why = method.applicable(context)
+        if why is None:
+            return method, refusals
+        refusals.append(f"{method.name}: {why}")
+    return None, refusals
+
+
+def _seconds_left(context: SliceContext) -> float:
+    return max(context.deadline - time.perf_counter(), 0.01)
+
+
+# ----------------------------------------------------------------- the shipped methods
+def _envelope_applies(context: SliceContext) -> str | None:
+    form = context.envelope_form
+    if isinstance(form, str):
+        return form
+    if envelope.work_estimate(form) > envelope.MAX_WORK:
+        return "the envelope cone is too large to enumerate its products"
+    return None
+
+
+def _envelope_proof(context: SliceContext) -> Proof | str:
+    form = context.envelope_form
+    assert not isinstance(form, str)
+    found = envelope.maximise_ratio(form, context.utility, context.duals, context.weights, context.deadline)
+    if isinstance(found, str):
+        return found
+    return Proof(found.value + found.margin, found.column, f"{found.points} points")
+
+
+def _staircase_applies(context: SliceContext) -> str | None:
+    form = context.envelope_form
+    return None if staircase.applies(form, context.utility) else "not an LDP cone with MI or an f-divergence"
+
+
+def _staircase_proof(context: SliceContext) -> Proof | str:
+    form = context.envelope_form
+    assert not isinstance(form, str)
+    found = staircase.maximise_ratio(
+        form, context.utility, context.duals, context.weights, context.claim, context.limit, context.deadline
+    )
+    if isinstance(found, str):
+        return found
+    bound = np.inf if found.refuting else found.value + found.margin
+    return Proof(bound, found.column, f"{found.nodes:,} nodes")
+
+
+def _lagrangian_applies(context: SliceContext) -> str | None:
+    form = context.envelope_form
+    if isinstance(form, str):
+        return form
+    return lagrangian.applicability(form, context.utility, context.weights)
+
+
+def _lagrangian_proof(context: SliceContext) -> Proof:
+    form = context.envelope_form
+    assert not isinstance(form, str)
+    proof = lagrangian.prove_ratio_bound(
+        form, context.utility, context.duals, context.weights, context.limit, context.deadline
+    )
+    work = f"{proof.points} points, {proof.intervals} intervals, {proof.nodes} nodes"
+    return Proof(proof.upper, proof.column, work, proof.reason)
+
+
+def _lip_applies(context: SliceContext) -> str | None:
+    if not isinstance(context.envelope_form, str):
+        return "an envelope cone (its methods come first)"
+    form = context.lip_form
+    return form if isinstance(form, str) else lip.applicable(form, context.utility, context.weights)
+
+
+def _lip_proof(context: SliceContext) -> Proof | str:
+    form = context.lip_form
+    assert not isinstance(form, str)
+    found = lip.maximise_ratio(form, context.utility, context.duals, context.deadline)
+    if isinstance(found, str):
+        return found
+    return Proof(found.value + found.margin, found.column, f"{found.points} points")
+
+
+def _tree_applies(context: SliceContext) -> str | None:
+    why = tree.applicability(context.utility, context.weights)
+    if why is not None:
+        return why
+    form = context.tree_form
+    return form if isinstance(form, str) else None
+
+
+def _tree_proof(context: SliceContext) -> Proof:
+    form = context.tree_form
+    assert not isinstance(form, str)
+    proof = tree.prove_ratio_bound(
+        form, context.utility, context.duals, context.weights, context.limit, context.deadline
+    )
+    return Proof(
+        context.limit if proof.proved else np.inf, proof.column, f"{proof.nodes} nodes", proof.reason
+    )
+
+
+def _fdivergence_applies(context: SliceContext) -> str | None:
+    if not isinstance(context.utility, FDivergence):
+        return "not an f-divergence"
+    return fdivergence.applicable(context.utility, context.weights)
+
+
+def _fdivergence_proof(context: SliceContext) -> Proof | str:
+    assert isinstance(context.utility, FDivergence)
+    found = fdivergence.maximise_ratio(
+        context.cone, context.utility, context.duals, context.weights, context.deadline
+    )
+    if isinstance(found, str):
+        return found
+    return Proof(found.value + found.margin, found.column, f"{found.points} LPs")
+
+
+def _piecewise_applies(context: SliceContext) -> str | None:
+    if isinstance(context.pieces, str):
+        return context.pieces
+    return None if np.all(context.weights > 0.0) else "the normalisation ν has a zero entry"
+
+
+def _piecewise_proof(context: SliceContext) -> Proof | str:
+    pieces = context.pieces
+    assert not isinstance(pieces, str)
+    found = piecewise.maximise_ratio(context.cone, pieces, context.duals, context.weights, context.deadline)
+    if isinstance(found, str):
+        return found
+    return Proof(found.value + found.margin, found.column, f"{found.points} LPs")
+
+
+def _vertices_proof(context: SliceContext) -> Proof | str:
+    found = vertices.maximise_ratio(
+        context.cone, context.utility, context.duals, context.weights, _seconds_left(context)
+    )
+    if isinstance(found, str):
+        return found
+    return Proof(found.value + found.margin, found.column, f"{found.vertices} vertices")
+
+
+for _method in (
+    CheckMethod(
+        "envelope", "envelope cone: every product of block vertices at every event of ρ", 10,
+        _envelope_applies, _envelope_proof,
+    ),
+    CheckMethod(
+        "staircase", "LDP cone: every staircase column, by the checker's own search", 20,
+        _staircase_applies, _staircase_proof,
+    ),
+    CheckMethod(
+        "lagrangian", "envelope cone: Lagrangian bounds, branch and bound over (s*, ρ) and block masses", 30,
+        _lagrangian_applies, _lagrangian_proof,
+    ),
+    CheckMethod(
+        "lip", "LIP cone: every vertex of the block masses, the best input of each block", 40,
+        _lip_applies, _lip_proof,
+    ),
+    CheckMethod(
+        "tree", "tree cone: Lagrangian bounds over lattice walks, bisection of level ranges", 50,
+        _tree_applies, _tree_proof,
+    ),
+    CheckMethod(
+        "f-divergence hull",
+        "f-divergence: the upper hull of (P0ᵀw, −λᵀw), lines proved by LP duals over the projected rows", 60,
+        _fdivergence_applies, _fdivergence_proof,
+    ),
+    CheckMethod(
+        "piecewise", "piecewise-linear utility: one LP per piece over the projected rows, proved by its duals",
+        70, _piecewise_applies, _piecewise_proof,
+    ),
+    CheckMethod(
+        "vertices", "exact vertex enumeration of the slice (pplpy, rational arithmetic)", 1000,
+        lambda context: None, _vertices_proof,
+    ),
+):  # fmt: skip
+    register_check_method(_method)

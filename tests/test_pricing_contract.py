@@ -1,0 +1,216 @@
+"""The pricing contract (routes/pricing/contract.py) and the checker's method registry
+(certificates/methods.py): a user's pricer and checker method for a cone privopt does not ship certify a
+column-generation run, and every shipped pricer's claims reach a checker method named for them."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+import privopt as po
+from privopt.certificates import check_bound
+from privopt.certificates.methods import (
+    METHODS,
+    CheckMethod,
+    Proof,
+    SliceContext,
+    method_for,
+    register_check_method,
+    unregister_check_method,
+)
+from privopt.compiler.implied import pair_endpoints
+from privopt.routes.pricing import (
+    PRICERS,
+    PricedColumn,
+    PricerEntry,
+    PricerTraits,
+    PricingOutcome,
+    Refusal,
+    RefusalReason,
+    certified_pricer,
+    register_pricer,
+    unregister_pricer,
+)
+from privopt.routes.pricing.contract import single_session
+from tests.test_independent_reporting import random_ball
+
+#: The toy enumeration's rounding margin on a reduced cost (relative to the magnitudes summed).
+TOY_MARGIN = 1e-12
+
+
+class CyclicLDP(po.RatioConstraints):
+    """A definition privopt ships no pricer for: each input protected against the next one round a
+    cycle, ``w[i] <= e^ε w[i+1 mod n]`` (not a tree, not an envelope cone)."""
+
+    def __init__(self, eps: float, n: int) -> None:
+        super().__init__([(po.given(x=i), po.given(x=(i + 1) % n)) for i in range(n)], eps=eps)
+
+
+def _cycle(cone) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The cycle's pairs ``(a, b, length)`` when the cone is exactly one directed cycle of pairs."""
+    blocks, a, b, length = pair_endpoints(cone)
+    n = cone.n_inputs
+    if blocks.size != n or len(cone.blocks) != n or n < 3 or not np.array_equal(np.sort(a), np.arange(n)):
+        return None
+    return (a, b, length) if np.array_equal(b, (a + 1) % n) else None
+
+
+def _slice_vertices(cone, nu: np.ndarray) -> np.ndarray:
+    """Every vertex of ``{w >= 0, w_a <= e^L w_b, νᵀw = 1}`` by brute force over active sets (tiny n)."""
+    a, b, length = _cycle(cone)
+    n = cone.n_inputs
+    rows = [np.eye(n)[i] * -1.0 for i in range(n)]  # -w_i <= 0
+    for i, j, level in zip(a, b, length, strict=True):
+        row = np.zeros(n)
+        row[i], row[j] = 1.0, -np.exp(level)
+        rows.append(row)
+    G = np.array(rows)
+    found = []
+    for active in itertools.combinations(range(len(G)), n - 1):
+        system = np.vstack([G[list(active)], nu])
+        if abs(np.linalg.det(system)) < 1e-12:
+            continue
+        w = np.linalg.solve(system, np.concatenate([np.zeros(n - 1), [1.0]]))
+        if np.all(G @ w <= 1e-10):
+            found.append(np.clip(w, 0.0, None))
+    return np.unique(np.round(np.array(found), 12), axis=0)
+
+
+class ToyCyclePricer:
+    """Exact pricing on a cycle cone by enumerating its slice (a user's pricer, for the test)."""
+
+    traits = PricerTraits("toy cycle enumeration", "prior", exact_every_round=True, gap_share=0.5)
+
+    def __init__(self, cone, utility: po.MutualInformation) -> None:
+        self.utility = utility
+        self.vertices = _slice_vertices(cone, utility.p)
+        self.calls = 0
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.utility.p
+
+    def price(self, duals, *, tolerance, max_columns=16, **limits) -> PricingOutcome:
+        self.calls += 1
+        columns = self.vertices.T
+        ratios = self.utility.mu(columns) - duals @ columns  # νᵀw = 1 on the slice
+        margin = TOY_MARGIN * float(np.abs(ratios).max() + 1.0)
+        order = np.argsort(-ratios)[:max_columns]
+        found = tuple(PricedColumn(columns[:, k] / columns[:, k].sum(), float(ratios[k])) for k in order)
+        best = float(ratios.max())
+        return PricingOutcome(best + margin, best, found, len(ratios), 0, True, tolerance, 0.0)
+
+    def prior_free_duals(self) -> list[np.ndarray]:
+        return []
+
+    def session(self, workers: int) -> contextlib.AbstractContextManager:
+        return single_session(self)
+
+
+def _toy_entry(utility, cone):
+    if not isinstance(utility, po.MutualInformation) or _cycle(cone) is None:
+        return Refusal(RefusalReason.CONE, "not a cycle of single-input pairs with MI")
+    return ToyCyclePricer(cone, utility)
+
+
+def _toy_applies(context: SliceContext) -> str | None:
+    if _cycle(context.cone) is None or not isinstance(context.utility, po.MutualInformation):
+        return "not a cycle of single-input pairs with MI"
+    return None if np.allclose(context.weights, context.utility.p) else "ν is not the prior"
+
+
+def _toy_proof(context: SliceContext) -> Proof:
+    vertices = _slice_vertices(context.cone, context.weights).T
+    p = context.utility.p
+    mu = p @ (vertices * np.log(np.where(vertices > 0, vertices, 1.0) / np.maximum(p @ vertices, 1e-300)))
+    ratios = mu - context.duals @ vertices
+    best = int(np.argmax(ratios))
+    margin = TOY_MARGIN * float(np.abs(ratios).max() + 1.0)
+    return Proof(float(ratios[best]) + margin, vertices[:, best], f"{vertices.shape[1]} vertices")
+
+
+@pytest.fixture
+def toy_registered() -> Iterator[None]:
+    register_pricer(PricerEntry("toy cycle", 5, _toy_entry, proved_by=("toy cycle check",)))
+    register_check_method(
+        CheckMethod("toy cycle check", "toy: every vertex of the cycle's slice", 5, _toy_applies, _toy_proof)
+    )
+    yield
+    unregister_pricer("toy cycle")
+    unregister_check_method("toy cycle check")
+
+
+def test_a_users_pricer_and_checker_method_certify_column_generation(toy_registered):
+    p = np.array([0.4, 0.3, 0.2, 0.1])
+    problem = po.Problem(CyclicLDP(0.7, 4), po.MutualInformation(p), colgen={"progress": False})
+    cone = problem.get_problem_data().cone
+    pricer = certified_pricer(problem.utility, cone)
+    assert isinstance(pricer, ToyCyclePricer)
+    solution = problem.solve(route="colgen")
+    assert solution.status is po.Status.OPTIMAL, solution.reason
+    assert solution.certificate.checked
+    assert solution.certificate.check.method.startswith("toy: every vertex of the cycle's slice")
+    assert "toy cycle enumeration" in solution.certificate.bound.method
+    assert pricer.calls >= 1
+    exact = po.Problem(CyclicLDP(0.7, 4), po.MutualInformation(p)).solve(route="vertex")
+    assert solution.value == pytest.approx(exact.value, rel=1e-7)
+    # A claim below the optimum is refuted by the user's method too (the verdict recomputes its column).
+    lowered = type(solution.certificate.bound).build(
+        solution.certificate.bound.duals - 1e-4, solution.certificate.bound.delta, "prior", p, "lowered"
+    )
+    assert check_bound(cone, problem.utility, lowered).refuted
+
+
+def test_without_the_users_entries_the_cone_has_no_certified_pricer():
+    problem = po.Problem(CyclicLDP(0.7, 4), po.MutualInformation(np.full(4, 0.25)))
+    refused = certified_pricer(problem.utility, problem.get_problem_data().cone)
+    assert isinstance(refused, Refusal)
+    assert all(entry.name in refused.message for entry in PRICERS)
+
+
+def _shipped_cases() -> dict[str, po.Problem]:
+    F = random_ball(np.random.default_rng(9), (2, 4), 1000)
+    line = np.abs(np.subtract.outer(np.arange(6), np.arange(6))).astype(float)
+    p = np.random.default_rng(1).dirichlet(np.ones(6))
+    quiet = {"progress": False}
+    return {
+        "staircase": po.Problem(po.LDP(1.0), po.MutualInformation(p), colgen=quiet),
+        "envelope": po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), colgen=quiet),
+        "tree": po.Problem(po.MetricLDP(0.5, line), po.MutualInformation(p), colgen=quiet),
+        "f-divergence hull": po.Problem(
+            po.MetricLDP(0.5, line), po.FDivergence("kl", p, np.roll(p, 1)), colgen=quiet
+        ),
+    }
+
+
+def test_every_shipped_pricer_is_registered_and_its_claims_reach_a_method_named_for_it():
+    cases = _shipped_cases()
+    names = {method.name for method in METHODS}
+    assert {entry.name for entry in PRICERS} == set(cases)
+    for entry in PRICERS:
+        assert set(entry.proved_by) <= names, entry.name
+        problem = cases[entry.name]
+        solution = problem.solve(route="colgen")
+        bound = solution.certificate.bound
+        assert entry.build(problem.utility, problem.get_problem_data().cone).traits.method in bound.method
+        cone = problem.get_problem_data().cone
+        context = SliceContext(
+            cone, problem.utility, bound.duals, bound.weights, bound.delta, bound.delta + 1e-9, float("inf")
+        )
+        chosen, _ = method_for(context)
+        assert chosen is not None
+        assert chosen.name in entry.proved_by, (entry.name, chosen.name)
+        assert solution.certificate.checked, (entry.name, solution.certificate.checked_by)
+
+
+def test_registries_refuse_what_is_not_an_entry():
+    with pytest.raises(po.ValidationError, match="entry: expected a PricerEntry"):
+        register_pricer(("toy", 1, _toy_entry, ("x",)))
+    with pytest.raises(po.ValidationError, match="method: expected a CheckMethod"):
+        register_check_method("toy")
+    with pytest.raises(po.ValidationError, match="normalisation"):
+        PricerTraits("toy", "sum")
