@@ -40,14 +40,18 @@ def _cases(seed: int):
 def test_hull_pricing_and_the_checker_bracket_exact_enumeration(seed):
     for definition, utility, duals in _cases(seed):
         cone = po.Problem(definition, utility).get_problem_data().cone
-        weights = fdivergence_weights(utility)
+        weights = fdivergence_weights(utility.perspective_form())
         exact = vertices.maximise_ratio(cone, utility, duals, weights, 60.0)
         assert not isinstance(exact, str)
-        delta, columns = FDivergencePricer(cone, utility, weights).price(duals, 16, -np.inf)
+        delta, columns = FDivergencePricer(cone, utility.perspective_form(), weights).price(
+            duals, 16, -np.inf
+        )
         assert exact.value - 1e-9 <= delta <= exact.value + 1e-7 * (1.0 + abs(exact.value))
         assert columns
         assert cone.violation(np.column_stack(columns)) <= 1e-9
-        proof = checker.maximise_ratio(cone, utility, duals, weights, time.perf_counter() + 60.0)
+        proof = checker.maximise_ratio(
+            cone, utility.perspective_form(), duals, weights, time.perf_counter() + 60.0
+        )
         assert not isinstance(proof, str)
         assert (
             exact.value - 1e-9 <= proof.value + proof.margin <= exact.value + 1e-7 * (1.0 + abs(exact.value))
@@ -72,9 +76,9 @@ def test_the_checker_refutes_a_lowered_delta():
     rng = np.random.default_rng(4)
     utility = po.FDivergence("hellinger", rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6)))
     cone = po.Problem(po.MetricLDP(0.4, _line(6)), utility).get_problem_data().cone
-    weights = fdivergence_weights(utility)
+    weights = fdivergence_weights(utility.perspective_form())
     duals = rng.normal(0.0, 0.3, 6)
-    delta, _ = FDivergencePricer(cone, utility, weights).price(duals, 16, -np.inf)
+    delta, _ = FDivergencePricer(cone, utility.perspective_form(), weights).price(duals, 16, -np.inf)
     honest = check_bound(cone, utility, SliceBound.build(duals, delta, "mixture", weights, "test"))
     assert honest.valid
     assert "upper hull" in honest.method

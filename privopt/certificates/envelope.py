@@ -56,10 +56,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privopt.certificates.objective import core_mu, entropy_scale, xlogx
+from privopt.certificates.objective import core_mu, entropy_prior, entropy_scale, xlogx
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_FEASIBILITY_ATOL, CHECK_ROUNDING_RTOL
-from privopt.utilities import MutualInformation, SubConvexUtility
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Relative agreement required between a group's statistics for it to read as ``L + c e_u``.
@@ -330,7 +330,7 @@ def maximise_ratio(
     start = time.perf_counter()
     n = form.n_inputs
     scale = entropy_scale(utility)
-    p = utility.p if isinstance(utility, MutualInformation) else None  # NMI too: μ = MI / H(X)
+    p = entropy_prior(utility)  # NMI too: μ = MI / H(X)
     formulas = [
         BlockFormulas(lower, float(slack)) for lower, slack in zip(form.lower, form.slack, strict=True)
     ]

@@ -28,7 +28,7 @@ import numpy as np
 from privopt.certificates.piecewise import SliceMaximiser
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_ROUNDING_RTOL
-from privopt.utilities import FDivergence, SubConvexUtility
+from privopt.utilities import PerspectiveForm, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: LPs the checker solves at most for one claim.
@@ -56,9 +56,10 @@ class FDivergenceMaximum:
 
 def applicable(utility: SubConvexUtility, weights: FloatArray) -> str | None:
     """Why the method does not apply (``None``: it does)."""
-    if not isinstance(utility, FDivergence):
+    form = utility.perspective_form()
+    if form is None:
         return "the utility is not an f-divergence"
-    mixture = 0.5 * (np.asarray(utility.p0, dtype=np.float64) + np.asarray(utility.p1, dtype=np.float64))
+    mixture = 0.5 * (np.asarray(form.a, dtype=np.float64) + np.asarray(form.b, dtype=np.float64))
     if not np.all(mixture > 0.0):
         return "both priors give some input no mass (the slice is unbounded along it)"
     if np.max(np.abs(np.asarray(weights) - mixture)) > WEIGHTS_RTOL:
@@ -93,17 +94,17 @@ def _envelope(lines: list[tuple[float, float]], low: float, high: float) -> tupl
 
 
 def maximise_ratio(
-    cone: RowCone, utility: FDivergence, duals: FloatArray, weights: FloatArray, deadline: float
+    cone: RowCone, form: PerspectiveForm, duals: FloatArray, weights: FloatArray, deadline: float
 ) -> FDivergenceMaximum | str:
     """The proved maximum of ``μ(w) − λᵀw`` over ``{w ∈ K, νᵀw = 1}`` (module docstring), or why not."""
     start = time.perf_counter()
     nu = np.asarray(weights, dtype=np.float64)
     lam = np.asarray(duals, dtype=np.float64)
-    p0 = np.asarray(utility.p0, dtype=np.float64)
+    p0 = np.asarray(form.a, dtype=np.float64)
 
     def phi(a: FloatArray) -> FloatArray:
         a = np.clip(a, 0.0, 2.0)
-        return np.asarray(utility.perspective(a, 2.0 - a), dtype=np.float64)
+        return np.asarray(form.perspective(a, 2.0 - a), dtype=np.float64)
 
     slice_lp = SliceMaximiser(cone.matrix(), nu)
     top = slice_lp.maximum(p0, deadline - time.perf_counter())

@@ -135,10 +135,10 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from privopt.certificates.envelope import EnvelopeForm, free_rays
-from privopt.certificates.objective import entropy_scale, xlogx
+from privopt.certificates.objective import entropy_prior, entropy_scale, xlogx
 from privopt.memory import current_limit, limited
 from privopt.tolerances import CHECK_ROUNDING_RTOL
-from privopt.utilities import MutualInformation, SubConvexUtility
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Largest block whose ``2^k`` subset sums the method tabulates.
@@ -658,9 +658,10 @@ def _weight_error(p: FloatArray, weights: FloatArray) -> float:
 
 def applicability(form: EnvelopeForm, utility: SubConvexUtility, weights: FloatArray) -> str | None:
     """Why the method does not apply to ``(form, utility, weights)``, or ``None`` when it does."""
-    if not isinstance(utility, MutualInformation):
-        return "the Lagrangian method needs mutual information (μ separable on pᵀw = 1)"
-    if not _weight_error(np.asarray(utility.p), np.asarray(weights)) <= WEIGHTS_RTOL:
+    p = entropy_prior(utility)
+    if p is None:
+        return "the Lagrangian method needs an entropy form (mutual information: μ separable on pᵀw = 1)"
+    if not _weight_error(p, np.asarray(weights)) <= WEIGHTS_RTOL:
         return "the Lagrangian method needs the normalisation ν = p (the utility's prior)"
     largest = max(block.size for block in form.blocks)
     if largest > MAX_BLOCK:
@@ -855,7 +856,8 @@ def prove_ratio_bound(
     ``time.perf_counter`` clock)."""
     start = time.perf_counter()
     refused = applicability(form, utility, weights)
-    if refused is not None or not isinstance(utility, MutualInformation):
+    prior = entropy_prior(utility)
+    if refused is not None or prior is None:
         return RatioProof(False, np.inf, None, -np.inf, str(refused), 0, 0, 0, time.perf_counter() - start)
     rays = free_rays(form, utility, np.asarray(duals), np.asarray(weights))  # the inputs in no group
     if isinstance(rays, str) or rays.value + rays.margin > limit:
@@ -870,7 +872,7 @@ def prove_ratio_bound(
         column, ratio = (None, -np.inf) if isinstance(rays, str) else (rays.column, rays.value)
         return RatioProof(False, np.inf, column, ratio, reason, 0, 0, 0, time.perf_counter() - start)
     scale = entropy_scale(utility)
-    p = np.asarray(utility.p, dtype=np.float64)
+    p = prior
     # ν = p(1 + e), |e| <= η: νᵀw is within a factor 1 ± η of pᵀw, so R_ν <= R_p/(1 ∓ η) (by R's sign).
     eta = _weight_error(p, np.asarray(weights, dtype=np.float64))
     lam, tight = scale * np.asarray(duals), scale * _tighter(limit, eta)

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates.objective import entropy_scale, xlogx
+from privopt.certificates.objective import entropy_prior, entropy_scale, xlogx
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_FEASIBILITY_ATOL, CHECK_ROUNDING_RTOL, PROBABILITY_ATOL
-from privopt.utilities import MutualInformation, SubConvexUtility
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Largest ``|S|`` whose box vertices the checker enumerates.
@@ -101,9 +101,10 @@ class LipMaximum:
 
 def applicable(form: LipForm, utility: SubConvexUtility, weights: FloatArray) -> str | None:
     """Why the method does not apply to this utility and normalisation (``None``: it does)."""
-    if not isinstance(utility, MutualInformation):
+    p = entropy_prior(utility)
+    if p is None:
         return "the LIP method prices mutual information (and NMI) only"
-    if utility.p.shape != form.marginal.shape or np.max(np.abs(utility.p - form.marginal)) > PROBABILITY_ATOL:
+    if p.shape != form.marginal.shape or np.max(np.abs(p - form.marginal)) > PROBABILITY_ATOL:
         return "the utility is measured under another distribution than the definition's"
     if np.max(np.abs(weights - form.marginal)) > PROBABILITY_ATOL:
         return "the normalisation is not pᵀw = 1"

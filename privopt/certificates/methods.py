@@ -23,7 +23,7 @@ import numpy as np
 from privopt.certificates import envelope, fdivergence, lagrangian, lip, piecewise, staircase, tree, vertices
 from privopt.compiler.cone import RowCone
 from privopt.errors import ValidationError
-from privopt.utilities import FDivergence, SubConvexUtility
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 
@@ -213,16 +213,13 @@ def _tree_proof(context: SliceContext) -> Proof:
 
 
 def _fdivergence_applies(context: SliceContext) -> str | None:
-    if not isinstance(context.utility, FDivergence):
-        return "not an f-divergence"
     return fdivergence.applicable(context.utility, context.weights)
 
 
 def _fdivergence_proof(context: SliceContext) -> Proof | str:
-    assert isinstance(context.utility, FDivergence)
-    found = fdivergence.maximise_ratio(
-        context.cone, context.utility, context.duals, context.weights, context.deadline
-    )
+    form = context.utility.perspective_form()
+    assert form is not None
+    found = fdivergence.maximise_ratio(context.cone, form, context.duals, context.weights, context.deadline)
     if isinstance(found, str):
         return found
     return Proof(found.value + found.margin, found.column, f"{found.points} LPs")

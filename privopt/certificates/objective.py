@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privopt.utilities import MutualInformation, NormalizedMutualInformation, SubConvexUtility
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 
@@ -21,14 +21,24 @@ def xlogx(t: FloatArray) -> FloatArray:
     return np.where(positive, t * np.log(np.where(positive, t, 1.0)), 0.0)
 
 
+def entropy_prior(utility: SubConvexUtility) -> FloatArray | None:
+    """``p`` of ``μ(w) = Σ_x p_x w_x log(w_x / pᵀw)`` (times a scale) when the utility declares that
+    entropy form (mutual information, NMI: :meth:`~privopt.utilities.SubConvexUtility.entropy_form`),
+    else ``None``."""
+    form = utility.entropy_form()
+    return None if form is None else np.asarray(form.p, dtype=np.float64)
+
+
 def entropy_scale(utility: SubConvexUtility) -> float:
-    """``H(X)`` for NMI (``μ = I/H``), else 1."""
-    return float(utility.h) if isinstance(utility, NormalizedMutualInformation) else 1.0
+    """``H(X)`` for NMI (``μ = I/H``), else 1: the reciprocal of the entropy form's scale."""
+    form = utility.entropy_form()
+    return 1.0 if form is None else 1.0 / form.scale
 
 
 def core_mu(utility: SubConvexUtility, columns: FloatArray) -> FloatArray:
-    """``μ`` of each column of ``columns`` (shape ``(|X|, m)``) in the utility's core units."""
-    if isinstance(utility, MutualInformation):
-        p = utility.p
+    """``μ`` of each column of ``columns`` (shape ``(|X|, m)``) in the utility's core units, computed
+    here from the entropy form where there is one."""
+    p = entropy_prior(utility)
+    if p is not None:
         return (p @ xlogx(columns) - xlogx(p @ columns)) / entropy_scale(utility)
     return utility.mu(columns)

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from privopt.certificates.objective import core_mu
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_ROUNDING_RTOL
-from privopt.utilities import FDivergence, SubConvexUtility
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Random columns at which declared pieces are compared with ``μ``.
@@ -48,8 +48,9 @@ class PiecewiseMaximum:
 
 def pieces(utility: SubConvexUtility, n: int) -> FloatArray | str:
     """The rows ``a_k`` of ``μ(w) = max_k a_kᵀw`` as the checker reads them, or why it has none."""
-    if isinstance(utility, FDivergence) and utility.kind == "tv":
-        half = 0.5 * (np.asarray(utility.p0, dtype=np.float64) - np.asarray(utility.p1, dtype=np.float64))
+    form = utility.perspective_form()
+    if form is not None and form.kind == "tv":  # the checker's own pieces of ½|P0ᵀw − P1ᵀw|
+        half = 0.5 * (np.asarray(form.a, dtype=np.float64) - np.asarray(form.b, dtype=np.float64))
         return np.vstack([half, -half])
     declared = utility.linear_pieces()
     if declared is None:

@@ -57,9 +57,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from privopt.certificates.envelope import EnvelopeForm
-from privopt.certificates.objective import core_mu, entropy_scale
+from privopt.certificates.objective import core_mu, entropy_prior, entropy_scale
 from privopt.tolerances import CHECK_DETERMINANT_RTOL, CHECK_FORMED_ULPS, CHECK_ROUNDING_RTOL
-from privopt.utilities import FDivergence, MutualInformation, SubConvexUtility
+from privopt.utilities import PerspectiveForm, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: States expanded together (one vectorised step of the depth-first search).
@@ -99,7 +99,7 @@ def applies(form: EnvelopeForm | str, utility: SubConvexUtility) -> bool:
     """Whether :func:`maximise_ratio` takes this cone and utility."""
     if isinstance(form, str) or ldp_factor(form) is None:
         return False
-    return isinstance(utility, (MutualInformation, FDivergence))
+    return utility.entropy_form() is not None or utility.perspective_form() is not None
 
 
 def maximise_ratio(
@@ -125,10 +125,11 @@ def maximise_ratio(
     if np.any(nu < 0.0) or not float(nu.sum()) > 0.0:
         return "ν has a negative entry or νᵀw = 0 on a non-zero column: the normalisation does not bound the cone"
     level = claim + 0.5 * (limit - claim)
-    if isinstance(utility, MutualInformation):
-        return _MutualInformation(factor, utility, lam, nu, level, limit, deadline, start).run()
-    assert isinstance(utility, FDivergence)
-    return _divergence(factor, utility, lam, nu, level, limit, deadline, start)
+    prior, perspective = entropy_prior(utility), utility.perspective_form()
+    if prior is not None:
+        return _MutualInformation(factor, utility, prior, lam, nu, level, limit, deadline, start).run()
+    assert perspective is not None
+    return _divergence(factor, perspective, lam, nu, level, limit, deadline, start)
 
 
 def _column(mask: np.ndarray, factor: float) -> FloatArray:
@@ -142,7 +143,8 @@ class _MutualInformation:
     def __init__(
         self,
         factor: float,
-        utility: MutualInformation,
+        utility: SubConvexUtility,
+        prior: FloatArray,
         lam: FloatArray,
         nu: FloatArray,
         level: float,
@@ -152,7 +154,7 @@ class _MutualInformation:
     ) -> None:
         self.factor, self.k, self.gain = factor, factor - 1.0, factor * math.log(factor)
         self.utility, self.lam, self.nu = utility, lam, nu
-        self.p = np.asarray(utility.p, dtype=np.float64)
+        self.p = prior
         self.total = float(self.p.sum())
         self.h = entropy_scale(utility)
         self.level, self.limit, self.deadline, self.start = level, limit, deadline, start
@@ -324,7 +326,7 @@ class _MutualInformation:
 # ------------------------------------------------------------------------------------ f-divergences
 def _divergence(
     factor: float,
-    utility: FDivergence,
+    form: PerspectiveForm,
     lam: FloatArray,
     nu: FloatArray,
     level: float,
@@ -335,7 +337,7 @@ def _divergence(
     """Enumerate the arrangement's cells at ``level`` (module docstring); move the level up to the
     largest ratio met while that stays within ``limit``."""
     k = factor - 1.0
-    p0, p1 = np.asarray(utility.p0, dtype=np.float64), np.asarray(utility.p1, dtype=np.float64)
+    p0, p1 = np.asarray(form.a, dtype=np.float64), np.asarray(form.b, dtype=np.float64)
     n = lam.size
     mass = float(nu.sum())
     nodes = 0
@@ -354,7 +356,7 @@ def _divergence(
             chunk = masks[first : first + _CHUNK]
             chosen = chunk.astype(np.float64)
             rays = 1.0 + k * chosen
-            mu = core_mu(utility, rays.T)
+            mu = np.asarray(form.perspective(rays @ p0, rays @ p1), dtype=np.float64)
             if not np.all(np.isfinite(mu)):
                 return "μ is not finite at a staircase column"
             weight = rays @ nu

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog, nnls
 
-from privopt.certificates.objective import entropy_scale, xlogx
+from privopt.certificates.objective import entropy_prior, entropy_scale, xlogx
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_MEMBERSHIP_ATOL, CHECK_ROUNDING_RTOL
-from privopt.utilities import ConcaveUtility, MutualInformation, SubConvexUtility
+from privopt.utilities import ConcaveUtility, SubConvexUtility
 
 #: Largest ``|S|`` whose ``2^|S|`` two-level columns the checker enumerates.
 MAX_SENSITIVE = 16
@@ -62,13 +62,14 @@ def chain_rule_bound(
     deadline: float,
 ) -> float | str:
     """The chain-rule bound on the utility (module docstring), or why it does not apply."""
-    if not isinstance(utility, MutualInformation):
+    prior = entropy_prior(utility) if isinstance(utility, SubConvexUtility) else None
+    if prior is None:
         return "the chain rule bounds mutual information (and NMI) only"
     shape = tuple(int(v) for v in parameters.get("shape", ()))
     if len(shape) != 2 or shape[0] * shape[1] != cone.n_inputs:
         return f"the inputs are not S × U of the stated shape {shape}"
     n_u = shape[1]
-    joint = utility.p.reshape(shape)
+    joint = prior.reshape(shape)
     p_s = joint.sum(axis=1)
     support = [int(s) for s in np.flatnonzero(p_s > 0.0)]
     if len(support) > MAX_SENSITIVE:
@@ -97,5 +98,6 @@ def chain_rule_bound(
             return found
         value = found
     h_s = -float(np.sum(xlogx(p_s)))
-    h_x = -float(np.sum(xlogx(utility.p)))
+    h_x = -float(np.sum(xlogx(prior)))
+    assert isinstance(utility, SubConvexUtility)
     return (value + (h_x - h_s)) / entropy_scale(utility)

@@ -30,10 +30,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from privopt.certificates.objective import entropy_scale
+from privopt.certificates.objective import entropy_prior, entropy_scale
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_ROUNDING_RTOL
-from privopt.utilities import MutualInformation, SubConvexUtility
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Largest number of inputs (the closure is cubic).
@@ -209,9 +209,9 @@ class TreeProof:
 
 def applicability(utility: SubConvexUtility, weights: FloatArray) -> str | None:
     """Why the tree method does not apply to ``(utility, weights)``, or ``None``."""
-    if not isinstance(utility, MutualInformation):
-        return "the tree method needs mutual information (μ separable on pᵀw = 1)"
-    p = np.asarray(utility.p, dtype=np.float64)
+    p = entropy_prior(utility)
+    if p is None:
+        return "the tree method needs an entropy form (mutual information: μ separable on pᵀw = 1)"
     if p.shape != np.shape(weights) or np.max(np.abs(np.asarray(weights) - p)) > WEIGHTS_RTOL * p.max():
         return "the tree method needs the normalisation ν = p (the utility's prior)"
     return None
@@ -323,10 +323,11 @@ def prove_ratio_bound(
     ``limit``, or say why neither was done (module docstring; ``deadline`` on ``time.perf_counter``)."""
     start = time.perf_counter()
     refused = applicability(utility, weights)
-    if refused is not None or not isinstance(utility, MutualInformation):
+    prior = entropy_prior(utility)
+    if refused is not None or prior is None:
         return TreeProof(False, None, _NEG, str(refused), 0, time.perf_counter() - start)
     scale = entropy_scale(utility)
-    p = np.asarray(utility.p, dtype=np.float64)
+    p = prior
     lam = scale * np.asarray(duals, dtype=np.float64)
     bound = scale * limit
     best: tuple[float, FloatArray | None] = (_NEG, None)

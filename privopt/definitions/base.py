@@ -22,7 +22,7 @@ from privopt.errors import NotSupportedError, PrivoptError, ShapeError, Validati
 from privopt.sets.base import UncertaintySet
 from privopt.sets.counterparts import ConstantRule, CounterpartRule, Layout, layout_for
 from privopt.sets.finite import Point
-from privopt.validation import check_eps
+from privopt.validation import FloatArray, check_eps
 
 
 class PrivacyDefinition(ABC):
@@ -161,6 +161,16 @@ class PrivacyDefinition(ABC):
         pairs = self.pairs_for(labels, options)
         self.rules_for(pairs, labels, options)
         return pairs
+
+    def pml_ball(self) -> tuple[float, FloatArray, float] | None:
+        """``(ε, P̂_X, β)`` when the definition is ε-PML over an ℓ1 ball (PML paper Thm. 5), else ``None``."""
+        return None
+
+    def sensitive_ldp_eps(self) -> float | None:
+        """An ``ε`` such that every mechanism satisfying this definition is ε-LDP w.r.t. S, over X = S × U,
+        for every distribution of its uncertainty set (``None``: none is declared); the chain-rule bound
+        reads it (``routes/bounds.py``)."""
+        return None
 
     def check_compilable(self) -> None:
         """Raise, with the remedy, when this definition's cone cannot be compiled over its set: the set

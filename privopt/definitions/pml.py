@@ -24,6 +24,7 @@ from privopt.definitions.ratio_constraints import RatioConstraints
 from privopt.sets.l1 import L1Ball
 from privopt.sets.polytope import Polytope
 from privopt.sets.simplex import Simplex
+from privopt.validation import FloatArray
 
 
 class PML(RatioConstraints):
@@ -55,6 +56,13 @@ class PML(RatioConstraints):
         else:  # a Rényi ball holds priors with more support than its centre: every input
             priors = np.ones((1, F.n_x))
         return np.any(priors > 0.0, axis=0)
+
+    def pml_ball(self) -> tuple[float, FloatArray, float] | None:
+        """``(ε, P̂_X, β)`` when the definition is ε-PML over an ℓ1 ball of radius β around ``P̂`` (the
+        setting of the PML paper's Theorem 5), else ``None``."""
+        F = self.uncertainty
+        ball = None if F is None else F.l1_ball()
+        return None if ball is None else (self.eps, ball[0].p_x, ball[1])
 
     def pairs_for(self, labels: tuple[Hashable, ...], options: CompileOptions) -> tuple[RatioPair, ...]:
         units = tuple(given(x=labels[x]) for x in np.flatnonzero(self._support()))

@@ -45,5 +45,9 @@ class SensitiveLDP(RatioConstraints):
     def __init__(self, eps: float, uncertainty: Any, on: InputAlphabet = "x") -> None:
         super().__init__((), eps, uncertainty, on=on, name="SensitiveLDP")
 
+    def sensitive_ldp_eps(self) -> float | None:
+        """Its own ``ε``, over ``X = S × U`` (``on="x"``)."""
+        return self.eps if self.on == "x" else None
+
     def pairs_for(self, labels: tuple[Hashable, ...], options: CompileOptions) -> tuple[RatioPair, ...]:
         return tuple(sensitive_value_pairs(self.s_labels(), options.self_pairs))

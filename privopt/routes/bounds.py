@@ -20,14 +20,10 @@ import numpy as np
 
 from privopt.certificates import TheoremBound
 from privopt.data.information import entropy
-from privopt.definitions.sensitive_ldp import SensitiveLDP
 from privopt.routes.base import ProblemData
-from privopt.sets.finite import FiniteSet, Point
-from privopt.sets.l1 import L1Ball
-from privopt.sets.renyi import RenyiBall
 from privopt.solvers.lp import solve_lp
 from privopt.tolerances import PROBABILITY_ATOL
-from privopt.utilities import MutualInformation, NormalizedMutualInformation
+from privopt.utilities import MutualInformation, SubConvexUtility
 from privopt.validation import FloatArray
 
 UpperBound = Callable[[ProblemData], "TheoremBound | None"]
@@ -74,11 +70,6 @@ def ldp_mutual_information_max(p: FloatArray, eps: float) -> float:
     return solve_lp(values, a_eq=columns, b_eq=np.ones(p.size), bounds=(0.0, None)).objective
 
 
-def _reference_in_set(uncertainty: object) -> bool:
-    """Sets whose reference distribution (centre, member, point) is one of their members."""
-    return isinstance(uncertainty, (Point, FiniteSet, RenyiBall, L1Ball))
-
-
 @register_upper_bound
 def chain_rule_bound(data: ProblemData) -> TheoremBound | None:
     """``I_P(X;Y) <= max_{ε-LDP} I_P(S;Y) + H_P(U|S)`` for mechanisms ε-LDP w.r.t. S under P.
@@ -92,23 +83,20 @@ def chain_rule_bound(data: ProblemData) -> TheoremBound | None:
     approximation of the definition.
     """
     definition, utility = data.definition, data.utility
-    if not (isinstance(definition, SensitiveLDP) and isinstance(utility, MutualInformation)):
-        return None
+    eps = definition.sensitive_ldp_eps()
+    form = utility.entropy_form() if isinstance(utility, SubConvexUtility) else None
     F = definition.uncertainty
-    if definition.on != "x" or not _reference_in_set(F):
+    if eps is None or form is None or F is None or not F.contains_reference:
         return None
-    assert F is not None
     reference = F.reference()
     if reference is None or reference.n_s > MAX_STAIRCASE_INPUTS:
         return None
-    if utility.p.size != reference.n_x or np.max(np.abs(utility.p - reference.p_x)) > PROBABILITY_ATOL:
+    p = form.p
+    if p.size != reference.n_x or np.max(np.abs(p - reference.p_x)) > PROBABILITY_ATOL:
         return None  # the utility is measured under another distribution than the set's reference
-    joint = utility.p.reshape(reference.shape)
-    p_s = joint.sum(axis=1)
-    h_u_given_s = entropy(utility.p) - entropy(p_s)
-    value = ldp_mutual_information_max(p_s, definition.eps) + h_u_given_s
-    if isinstance(utility, NormalizedMutualInformation):
-        value /= utility.h
+    p_s = p.reshape(reference.shape).sum(axis=1)
+    h_u_given_s = entropy(p) - entropy(p_s)
+    value = form.scale * (ldp_mutual_information_max(p_s, eps) + h_u_given_s)
     return TheoremBound(
         "chain rule",
         float(value),

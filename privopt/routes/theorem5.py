@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from privopt.definitions.pml import PML
 from privopt.mechanisms.pml_binary import eq41_matrix
 from privopt.routes.base import ProblemData
 from privopt.routes.closed_form import register_closed_form
-from privopt.sets.l1 import L1Ball
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -24,15 +22,12 @@ def theorem5_closed_form(data: ProblemData) -> tuple[FloatArray, str] | None:
     Applies to sub-convex utilities when Theorem 5's conditions hold (after ordering the two symbols
     so that ``x1`` is the more likely); returns ``None`` otherwise, so the vertex route runs.
     """
-    definition = data.definition
-    if not isinstance(definition, PML) or data.n_inputs != 2:
+    declared = data.definition.pml_ball()
+    if declared is None or data.n_inputs != 2 or not isinstance(data.utility, SubConvexUtility):
         return None
-    ball = definition.uncertainty
-    if not isinstance(ball, L1Ball) or not isinstance(data.utility, SubConvexUtility):
-        return None
-    p = ball.center.p_x
+    eps, p, beta = declared
     first = int(np.argmax(p))
-    p1, beta, eps = float(p[first]), ball.radius, definition.eps
+    p1 = float(p[first])
     if not (beta < 2.0 * (1.0 - p1) and p1 < 1.0 and eps <= -np.log(p1 - beta / 2.0)):
         return None
     matrix = eq41_matrix(p1, beta, eps)

@@ -50,7 +50,7 @@ from privopt.solvers.errors import BackendError, BackendMemoryError, BackendTime
 from privopt.solvers.lp import solve_equality_lp, solve_lp
 from privopt.solvers.vertex_enumeration import VertexResult, merge_close, polytope_vertices
 from privopt.tolerances import CHECK_SECONDS, LIFT_TIGHT_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
-from privopt.utilities import FDivergence, SubConvexUtility
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Enumerations predicted (:mod:`privopt.routes.vertex_cost`) to take at most this many seconds run in
@@ -118,6 +118,9 @@ class ExactPricer(Protocol):
 
     #: ``"prior"``, ``"mixture"`` or ``"sum"`` (:class:`~privopt.certificates.SliceBound`).
     normalisation: str
+    #: What it enumerates and what :attr:`work` counts, in the route's reason.
+    name: str
+    unit: str
 
     @property
     def weights(self) -> FloatArray: ...
@@ -134,9 +137,9 @@ def _exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer |
     """The exact pricer of :func:`~privopt.routes.vertex_cost.exact_pricing`'s cones: block-vertex
     products (``None`` when, once built, they exceed
     :data:`~privopt.routes.pricing.products.MAX_WORK`), LIP's, or an f-divergence's hull."""
-    weights = fdivergence_pricing(data)
-    if weights is not None and isinstance(utility, FDivergence):
-        return FDivergencePricer(data.cone, utility, weights)
+    hull = fdivergence_pricing(data)
+    if hull is not None:
+        return FDivergencePricer(data.cone, *hull)
     if product_pricing(data):
         pricer = envelope_pricer(utility, data.cone)
         if isinstance(pricer, Refusal):
@@ -159,17 +162,6 @@ def _check(
     check = check_bound(data.cone, utility, bound, time_limit=CHECK_SECONDS if left is None else left)
     seconds["check"] = seconds.get("check", 0.0) + time.perf_counter() - start
     return check
-
-
-def _unit(pricer: ExactPricer) -> str:
-    """What :attr:`ExactPricer.work` counts."""
-    return "LPs" if isinstance(pricer, FDivergencePricer) else "combinations"
-
-
-def _name(pricer: ExactPricer) -> str:
-    if isinstance(pricer, FDivergencePricer):
-        return "f-divergence hull"
-    return "block-vertex products" if isinstance(pricer, ProductPricer) else "LIP block masses"
 
 
 def refuse_above_limit(estimate: VertexEstimate, vertex_limit: float) -> None:
@@ -341,7 +333,7 @@ class VertexRoute:
             max(0.0, best),
             products.normalisation,
             products.weights,
-            f"column generation, exact pricing ({_name(products)})",
+            f"column generation, exact pricing ({products.name})",
         )
         check = _check(data, utility, bound, deadline, seconds)
         if check.refuted:
@@ -352,7 +344,7 @@ class VertexRoute:
             seconds=seconds,
             iterations=rounds,
             columns=generated,
-            backend=f"{_name(products)} (exact pricing)",
+            backend=f"{products.name} (exact pricing)",
             lp_value=value,
         )
         return RouteResult(
@@ -360,8 +352,8 @@ class VertexRoute:
             status_for(lower, upper, data.options.colgen.gap_tolerance, limited=False),
             lower,
             upper,
-            f"the LP over every vertex of the cone slice, by exact pricing over its {_name(products)} "
-            f"({rounds} rounds, {products.work} {_unit(products)} in the last)",
+            f"the LP over every vertex of the cone slice, by exact pricing over its {products.name} "
+            f"({rounds} rounds, {products.work} {products.unit} in the last)",
             "the LP's duals, exactly priced",
             stats,
             (bound,),

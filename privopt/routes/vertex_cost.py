@@ -34,7 +34,7 @@ from privopt.routes.pricing.lip import MAX_SENSITIVE as LIP_MAX_SENSITIVE
 from privopt.routes.pricing.lip import LipPricer, lip_structure
 from privopt.routes.pricing.staircase import staircase_pricer
 from privopt.tolerances import PROBABILITY_ATOL
-from privopt.utilities import FDivergence, MutualInformation, SubConvexUtility
+from privopt.utilities import PerspectiveForm, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Share of the solve's timeout that ``route="auto"`` gives vertex enumeration before falling back
@@ -123,7 +123,9 @@ def product_pricing(data: ProblemData) -> bool:
 def lip_pricing(data: ProblemData) -> LipPricer | None:
     """The exact LIP pricer (:mod:`privopt.routes.pricing.lip`) when the cone is LIP's at a known
     distribution, the utility mutual information (or NMI) under that distribution and ``|S|`` small."""
-    if data.options.backend != "auto" or not isinstance(data.utility, MutualInformation):
+    if data.options.backend != "auto" or not isinstance(data.utility, SubConvexUtility):
+        return None
+    if data.utility.entropy_form() is None:
         return None
     structure = lip_structure(data.cone)
     if isinstance(structure, str) or structure.prior.size > LIP_MAX_SENSITIVE:
@@ -150,23 +152,26 @@ def piecewise_pricing(data: ProblemData) -> FloatArray | None:
     return pieces
 
 
-def fdivergence_pricing(data: ProblemData) -> FloatArray | None:
-    """The normalisation ``ν = (P0 + P1)/2`` of an f-divergence priced exactly on any cone
+def fdivergence_pricing(data: ProblemData) -> tuple[PerspectiveForm, FloatArray] | None:
+    """The perspective form and normalisation ``ν = (P0 + P1)/2`` of an f-divergence priced exactly on any cone
     (:mod:`privopt.routes.pricing.fdivergence`): back end ``"auto"``, ``ν`` positive, not total
     variation (one LP, :func:`piecewise_pricing`), not an LDP cone (staircase pricing), at most
     :data:`HULL_MAX_INPUTS` inputs, and an enumeration predicted to take longer than
     :data:`PRICING_MIN_SECONDS`."""
     utility = data.utility
-    if data.options.backend != "auto" or not isinstance(utility, FDivergence) or utility.kind == "tv":
+    if data.options.backend != "auto" or not isinstance(utility, SubConvexUtility):
+        return None
+    form = utility.perspective_form()
+    if form is None or form.kind == "tv":
         return None
     if data.n_inputs > HULL_MAX_INPUTS or not isinstance(staircase_pricer(utility, data.cone), str):
         return None  # LDP cones: staircase pricing in column generation is faster and as exact
-    weights = fdivergence_weights(utility)
+    weights = fdivergence_weights(form)
     if weights is None or weights.size != data.n_inputs:
         return None
     if predicted_vertex_seconds(data, lifted=lifted_slice(data) is not None) <= PRICING_MIN_SECONDS:
         return None
-    return weights
+    return form, weights
 
 
 def exact_pricing(data: ProblemData) -> bool:

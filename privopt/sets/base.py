@@ -45,6 +45,16 @@ class UncertaintySet(ABC):
         members = self.members()
         return members[0] if members else None
 
+    @property
+    def contains_reference(self) -> bool:
+        """Whether :meth:`reference` is itself a member of the set (a point, a finite set's first member,
+        a ball's centre); ``False`` unless a set says so (the chain-rule bound needs it)."""
+        return False
+
+    def l1_ball(self) -> tuple[JointDistribution, float] | None:
+        """``(centre, radius)`` when the set is an ℓ1 ball (PML paper Prop. 2), else ``None``."""
+        return None
+
     def check_compilable(self) -> None:
         """Raise, with the remedy, when a pair that depends on the distribution cannot be compiled over
         this set (an ℓ1 ball beyond PML paper Prop. 2's ``β < 2 min P̂``); nothing by default.

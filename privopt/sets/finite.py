@@ -20,6 +20,9 @@ class FiniteSet(UncertaintySet):
     :func:`~privopt.audit` reports the worst member. All members share one shape.
     """
 
+    #: Its reference distribution is one of its members.
+    contains_reference = True
+
     def __init__(self, distributions: Iterable[JointDistribution | ArrayLike]) -> None:
         if isinstance(distributions, str | bytes | JointDistribution) or not isinstance(
             distributions, Iterable
@@ -73,6 +76,9 @@ class FiniteSet(UncertaintySet):
 
 class Point(UncertaintySet):
     """The set ``{P}``: the distribution is known (the non-robust mechanism NR of Entropy §8)."""
+
+    #: Its reference distribution is one of its members.
+    contains_reference = True
 
     def __init__(self, distribution: JointDistribution | ArrayLike) -> None:
         self._distribution = as_distribution(distribution, "distribution")

@@ -75,6 +75,9 @@ class L1Ball(UncertaintySet):
     the deprecated spelling.
     """
 
+    #: Its reference distribution is one of its members.
+    contains_reference = True
+
     def __init__(
         self,
         center: JointDistribution | ArrayLike,
@@ -146,6 +149,9 @@ class L1Ball(UncertaintySet):
     @property
     def shape(self) -> tuple[int, int]:
         return self.center.shape
+
+    def l1_ball(self) -> tuple[JointDistribution, float] | None:
+        return self.center, self.radius
 
     def reference(self) -> JointDistribution:
         return self.center

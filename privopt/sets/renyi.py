@@ -79,6 +79,9 @@ class RenyiBall(UncertaintySet):
         ``α > 0``; ``α = 1`` is the KL divergence, ``α = 2`` the χ² case of the papers.
     """
 
+    #: Its reference distribution is one of its members.
+    contains_reference = True
+
     def __init__(
         self,
         center: JointDistribution | ArrayLike,

@@ -3,20 +3,26 @@
 
 from privopt.utilities.concave import ConcaveUtility, ExpectedDistortion, ExpectedGain, as_utility
 from privopt.utilities.subconvex import (
+    EntropyForm,
     FDivergence,
     MutualInformation,
     NormalizedMutualInformation,
+    PerspectiveForm,
+    PowerForm,
     SibsonMutualInformation,
     SubConvexUtility,
 )
 
 __all__ = [
     "ConcaveUtility",
+    "EntropyForm",
     "ExpectedDistortion",
     "ExpectedGain",
     "FDivergence",
     "MutualInformation",
     "NormalizedMutualInformation",
+    "PerspectiveForm",
+    "PowerForm",
     "SibsonMutualInformation",
     "SubConvexUtility",
     "as_utility",

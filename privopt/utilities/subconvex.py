@@ -12,6 +12,7 @@ so every utility here exposes ``mu`` (vectorised over columns) besides ``value``
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -49,6 +50,36 @@ def _columns(mechanism: Mechanism | ArrayLike) -> FloatArray:
     if isinstance(mechanism, Mechanism):
         return mechanism.matrix
     return Mechanism(np.asarray(mechanism, dtype=float)).matrix
+
+
+@dataclass(frozen=True, eq=False)
+class EntropyForm:
+    """``μ(w) = scale · Σ_x p_x w_x log(w_x / pᵀw)``: mutual information (``scale = 1``) and NMI
+    (``1/H(X)``), separable on the slice ``pᵀw = 1`` (Entropy paper eqs. 44–45)."""
+
+    p: FloatArray
+    scale: float
+
+
+@dataclass(frozen=True, eq=False)
+class PerspectiveForm:
+    """``μ(w) = (bᵀw) f(aᵀw / bᵀw)`` for a convex ``f`` with ``f(1) = 0``: every f-divergence
+    ``D_f(aᵀW || bᵀW)`` (Kairouz et al. 2016). ``kind`` names a built-in ``f`` (``None``: the user's);
+    ``perspective(q0, q1)`` is ``q1 f(q0/q1)`` elementwise."""
+
+    a: FloatArray
+    b: FloatArray
+    kind: str | None
+    perspective: Callable[[FloatArray, FloatArray], FloatArray]
+
+
+@dataclass(frozen=True, eq=False)
+class PowerForm:
+    """``μ(w) = (Σ_x c_x w_x^α)^{1/α}`` with ``α > 1``: a ``c``-weighted α-norm (Sibson's α-mutual
+    information, after its increasing transform)."""
+
+    c: FloatArray
+    alpha: float
 
 
 class SubConvexUtility:
@@ -121,6 +152,19 @@ class SubConvexUtility:
         (``None`` otherwise, the default). A declared piecewise-linear ``μ`` is priced exactly on every
         cone, one LP per piece (docs/compiler.md, "Piecewise-linear utilities");
         built-ins declare it where it holds (total variation)."""
+        return None
+
+    def entropy_form(self) -> EntropyForm | None:
+        """The :class:`EntropyForm` of ``μ`` when it has one (mutual information, NMI), else ``None``:
+        what the pricers and checker methods for it read instead of the utility's class."""
+        return None
+
+    def perspective_form(self) -> PerspectiveForm | None:
+        """The :class:`PerspectiveForm` of ``μ`` when it is a perspective (f-divergences), else ``None``."""
+        return None
+
+    def power_form(self) -> PowerForm | None:
+        """The :class:`PowerForm` of ``μ`` when it is a weighted α-norm (Sibson), else ``None``."""
         return None
 
     def value(self, mechanism: Mechanism | ArrayLike) -> float:
@@ -208,6 +252,9 @@ class MutualInformation(SubConvexUtility):
     def _mi_mu(self, columns: FloatArray) -> FloatArray:
         return mutual_information_mu(self.p, columns)
 
+    def entropy_form(self) -> EntropyForm | None:
+        return EntropyForm(self.p, 1.0)
+
     def gradient(self, column: FloatArray) -> FloatArray:
         """``∂μ/∂w_x = P_x log(w_x / Pᵀw)`` (entries at ``w_x = 0`` clipped to a large negative value)."""
         q = float(self.p @ column)
@@ -228,6 +275,9 @@ class NormalizedMutualInformation(MutualInformation):
 
     def _mi_mu(self, columns: FloatArray) -> FloatArray:
         return mutual_information_mu(self.p, columns) / self.h
+
+    def entropy_form(self) -> EntropyForm | None:
+        return EntropyForm(self.p, 1.0 / self.h)
 
     def gradient(self, column: FloatArray) -> FloatArray:
         """The gradient of ``I`` divided by ``H(X)``."""
@@ -290,6 +340,9 @@ class FDivergence(SubConvexUtility):
 
     def _f_mu(self, columns: FloatArray) -> FloatArray:
         return self.perspective(self.p0 @ columns, self.p1 @ columns)
+
+    def perspective_form(self) -> PerspectiveForm | None:
+        return PerspectiveForm(self.p0, self.p1, self.kind, self.perspective)
 
     def linear_pieces(self) -> FloatArray | None:
         """Total variation: ``μ(w) = ½|P0ᵀw − P1ᵀw| = max(±½(P0 − P1)ᵀw)``; other ``f``: ``None``."""
@@ -373,3 +426,6 @@ class SibsonMutualInformation(SubConvexUtility):
 
     def _norm_mu(self, columns: FloatArray) -> FloatArray:
         return (self.p @ np.power(columns, self.alpha)) ** (1.0 / self.alpha)
+
+    def power_form(self) -> PowerForm | None:
+        return PowerForm(self.p, self.alpha)

@@ -76,7 +76,7 @@ from privopt.routes.pricing.contract import (
     RefusalReason,
 )
 from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
-from privopt.utilities import MutualInformation, NormalizedMutualInformation, SubConvexUtility
+from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Bytes of block vertex lists kept between uses within one pricing (recomputed when evicted), and at
@@ -127,12 +127,12 @@ class SliceObjective:
 
 
 def slice_objective(utility: SubConvexUtility) -> SliceObjective | str:
-    """The separable form of ``utility`` on ``pᵀw = 1``, or why it has none."""
-    if isinstance(utility, NormalizedMutualInformation):
-        return SliceObjective(utility.p, 1.0 / utility.h)
-    if isinstance(utility, MutualInformation):
-        return SliceObjective(utility.p, 1.0)
-    return f"the utility {utility!r} is not mutual information (its μ is not separable on pᵀw = 1)"
+    """The separable form of ``utility`` on ``pᵀw = 1`` (its :meth:`~privopt.utilities.SubConvexUtility.entropy_form`),
+    or why it has none."""
+    form = utility.entropy_form()
+    if form is None:
+        return f"the utility {utility!r} declares no entropy form (its μ is not separable on pᵀw = 1)"
+    return SliceObjective(form.p, form.scale)
 
 
 @dataclass(frozen=True)

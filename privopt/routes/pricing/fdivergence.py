@@ -45,7 +45,7 @@ from privopt.routes.pricing.contract import (
 )
 from privopt.routes.pricing.slice_lp import ConeRepair, SliceLP
 from privopt.tolerances import DUAL_BOUND_RTOL
-from privopt.utilities import FDivergence, SubConvexUtility
+from privopt.utilities import PerspectiveForm, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Largest number of LPs one pricing solves (the hull's vertices, twice, plus the ends).
@@ -67,23 +67,25 @@ END_GROWTH = 8.0
 END_STEPS = 8
 
 
-def fdivergence_weights(utility: FDivergence) -> FloatArray | None:
+def fdivergence_weights(form: PerspectiveForm) -> FloatArray | None:
     """``ν = (P0 + P1)/2`` when it is positive on every input (``None`` otherwise: an input of both
     priors' mass 0 leaves the slice unbounded along it)."""
-    weights = 0.5 * (np.asarray(utility.p0, dtype=np.float64) + np.asarray(utility.p1, dtype=np.float64))
+    weights = 0.5 * (np.asarray(form.a, dtype=np.float64) + np.asarray(form.b, dtype=np.float64))
     return weights if np.all(weights > 0.0) else None
 
 
 class FDivergencePricer:
-    """Exact pricing of ``utility`` (an f-divergence with positive priors) over ``cone`` (module
-    docstring)."""
+    """Exact pricing of an f-divergence (its perspective ``form``, with positive priors) over ``cone``
+    (module docstring)."""
 
-    #: The slice's normalisation: ``ν = (P0 + P1)/2``.
+    #: The slice's normalisation ``ν = (P0 + P1)/2``; its name and what :attr:`work` counts, in reports.
     normalisation = "mixture"
+    name = "f-divergence hull"
+    unit = "LPs"
 
-    def __init__(self, cone: RowCone, utility: FDivergence, weights: FloatArray) -> None:
-        self.utility = utility
-        self.p0 = np.asarray(utility.p0, dtype=np.float64)
+    def __init__(self, cone: RowCone, form: PerspectiveForm, weights: FloatArray) -> None:
+        self.form = form
+        self.p0 = np.asarray(form.a, dtype=np.float64)
         self._weights = weights
         self.lp = SliceLP(cone, weights)
         self.repair = ConeRepair(cone)
@@ -101,7 +103,7 @@ class FDivergencePricer:
 
     def _phi(self, a: FloatArray) -> FloatArray:
         a = np.clip(np.asarray(a, dtype=np.float64), 0.0, 2.0)
-        return np.asarray(self.utility.perspective(a, 2.0 - a), dtype=np.float64)
+        return np.asarray(self.form.perspective(a, 2.0 - a), dtype=np.float64)
 
     def _solve(self, c: FloatArray) -> tuple[FloatArray, float]:
         """The maximiser (on ``νᵀv = 1``) and the dual bound of ``max cᵀv`` over the slice."""
@@ -202,8 +204,8 @@ class CertifiedHullPricer:
         HULL_METHOD, "mixture", exact_every_round=True, nodes_per_unit=HULL_LPS_PER_UNIT, gap_share=0.5
     )
 
-    def __init__(self, cone: RowCone, utility: FDivergence, weights: FloatArray) -> None:
-        self.hull = FDivergencePricer(cone, utility, weights)
+    def __init__(self, cone: RowCone, form: PerspectiveForm, weights: FloatArray) -> None:
+        self.hull = FDivergencePricer(cone, form, weights)
         self.weights = weights
 
     def prior_free_duals(self) -> list[FloatArray]:
@@ -245,12 +247,15 @@ class CertifiedHullPricer:
 
 
 def _hull_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | Refusal:
-    if not isinstance(utility, FDivergence):
-        return Refusal(RefusalReason.UTILITY, f"the hull prices f-divergences, not {utility!r}")
-    weights = fdivergence_weights(utility)
+    form = utility.perspective_form()
+    if form is None:
+        return Refusal(
+            RefusalReason.UTILITY, f"the hull prices perspective forms (f-divergences), not {utility!r}"
+        )
+    weights = fdivergence_weights(form)
     if weights is None or weights.size != cone.n_inputs:
         return Refusal(RefusalReason.NUMERICS, "ν = (P0 + P1)/2 is not positive on every input of the cone")
-    return CertifiedHullPricer(cone, utility, weights)
+    return CertifiedHullPricer(cone, form, weights)
 
 
 register_pricer(PricerEntry("f-divergence hull", 40, _hull_entry, proved_by=("f-divergence hull",)))

@@ -92,8 +92,10 @@ def lip_structure(cone: RowCone) -> LipCone | str:
 class LipPricer:
     """Exact pricing of mutual information (or NMI) under ``P`` on a LIP cone (module docstring)."""
 
-    #: The slice's normalisation: ``ν = p``.
+    #: The slice's normalisation ``ν = p``; its name and what :attr:`work` counts, in reports.
     normalisation = "prior"
+    name = "LIP block masses"
+    unit = "combinations"
 
     def __init__(self, structure: LipCone, objective: SliceObjective) -> None:
         if structure.prior.size > MAX_SENSITIVE:

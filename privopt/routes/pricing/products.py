@@ -115,8 +115,10 @@ class _Combinations:
 class ProductPricer:
     """Exact pricing by enumeration (module docstring) for the cone and objective of ``pricer``."""
 
-    #: The slice's normalisation: ``ν = p``.
+    #: The slice's normalisation ``ν = p``; its name and what :attr:`work` counts, in reports.
     normalisation = "prior"
+    name = "block-vertex products"
+    unit = "combinations"
 
     def __init__(self, pricer: EnvelopePricer) -> None:
         self.pricer = pricer

@@ -66,7 +66,7 @@ from privopt.routes.pricing.contract import (
 )
 from privopt.routes.pricing.structure import envelope_structure
 from privopt.tolerances import STAIRCASE_DECISION_RTOL, STAIRCASE_ROUNDING_RTOL, STAIRCASE_SLOPE_FLOOR_RTOL
-from privopt.utilities import FDivergence, MutualInformation, NormalizedMutualInformation, SubConvexUtility
+from privopt.utilities import PerspectiveForm, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: The method string of certificates proved by the staircase pricers.
@@ -191,11 +191,11 @@ class KnapsackPricer(StaircasePricer):
         STAIRCASE_METHOD, "prior", exact_every_round=True, nodes_per_unit=NODES_PER_UNIT, gap_share=0.5
     )
 
-    def __init__(self, factor: float, p: FloatArray, entropy: float | None) -> None:
+    def __init__(self, factor: float, p: FloatArray, scale: float) -> None:
         super().__init__(factor)
         self.p = np.asarray(p, dtype=np.float64)
         self.weights = self.p
-        self.entropy = entropy  # H(X) for NMI: μ = I/H
+        self.scale = scale  # 1/H(X) for NMI: μ = I/H
         self.total = float(self.p.sum())
         self.positive = np.flatnonzero(self.p > 0.0)
         self.zero = np.flatnonzero(self.p <= 0.0)
@@ -207,7 +207,7 @@ class KnapsackPricer(StaircasePricer):
         self.group_bits = bits[inverse]  # per positive input: its equal-p group's bit (0: none tracked)
 
     def prior_free_duals(self) -> list[FloatArray]:
-        scale = 1.0 if self.entropy is None else 1.0 / self.entropy
+        scale = self.scale
         return [scale * prior_free_bound(self.factor) * self.p]
 
     def ratio(self, a: FloatArray, b: FloatArray, dual_sum: float) -> FloatArray:
@@ -229,7 +229,7 @@ class KnapsackPricer(StaircasePricer):
     ) -> PricingOutcome:
         """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`; ``ceiling`` only
         permits an early stop, and the knapsack frontier (milliseconds) does not take it."""
-        scale = 1.0 if self.entropy is None else 1.0 / self.entropy
+        scale = self.scale
         lam = np.asarray(duals, dtype=np.float64) / scale
         found = _Knapsack(self, lam).run(tolerance / scale, target / scale, slack, deadline, max_nodes)
         masks, ratios = found.candidates(max(max_columns, 1))
@@ -381,10 +381,10 @@ class SlopePricer(StaircasePricer):
         STAIRCASE_METHOD, "mixture", exact_every_round=True, nodes_per_unit=NODES_PER_UNIT, gap_share=0.5
     )
 
-    def __init__(self, factor: float, utility: FDivergence) -> None:
+    def __init__(self, factor: float, form: PerspectiveForm) -> None:
         super().__init__(factor)
-        self.utility = utility
-        self.p0, self.p1 = np.asarray(utility.p0, dtype=np.float64), np.asarray(utility.p1, dtype=np.float64)
+        self.form = form
+        self.p0, self.p1 = np.asarray(form.a, dtype=np.float64), np.asarray(form.b, dtype=np.float64)
         self.weights = 0.5 * (self.p0 + self.p1)
         self.s0, self.s1 = float(self.p0.sum()), float(self.p1.sum())
         self.low, self.high = self.s0 / (factor * self.s1), factor * self.s0 / self.s1  # range of q0/q1
@@ -395,13 +395,13 @@ class SlopePricer(StaircasePricer):
         # P1_x f(P0_x/P1_x) per input (+inf where P1_x = 0: only the tangent bounds apply there)
         both = self.p1 > 0.0
         self.item_values = np.full(self.p0.size, np.inf)
-        self.item_values[both] = utility.perspective(self.p0[both], self.p1[both])
-        self.total_value = float(utility.perspective(np.array([self.s0]), np.array([self.s1]))[0])
+        self.item_values[both] = form.perspective(self.p0[both], self.p1[both])
+        self.total_value = float(form.perspective(np.array([self.s0]), np.array([self.s1]))[0])
 
     def f(self, t: FloatArray) -> FloatArray:
         """The generator ``f(t)`` (``t > 0``)."""
         t = np.asarray(t, dtype=np.float64)
-        return self.utility.perspective(t, np.ones_like(t))
+        return self.form.perspective(t, np.ones_like(t))
 
     def tangents(self, slopes: FloatArray) -> _Tangents:
         """For each slope ``g``: a point ``τ`` where a tangent of slope ``g`` (nearly) touches ``f`` on
@@ -439,7 +439,7 @@ class SlopePricer(StaircasePricer):
         chosen = np.asarray(masks, dtype=np.float64)
         q0 = self.s0 + self.k * (chosen @ self.p0)
         q1 = self.s1 + self.k * (chosen @ self.p1)
-        return self.utility.perspective(q0, q1)
+        return self.form.perspective(q0, q1)
 
     def ratios(self, masks: np.ndarray, duals: FloatArray) -> FloatArray:
         """``R(A) = (μ(r_A) − λᵀr_A)/νᵀr_A`` for the subsets ``masks`` (rows)."""
@@ -651,16 +651,18 @@ def staircase_pricer(utility: SubConvexUtility, cone: RowCone) -> KnapsackPricer
     factor = ldp_factor(cone)
     if isinstance(factor, str):
         return factor
-    if isinstance(utility, MutualInformation):
-        if utility.p.size != cone.n_inputs:
+    entropy, perspective = utility.entropy_form(), utility.perspective_form()
+    if entropy is not None:
+        if entropy.p.size != cone.n_inputs:
             return "the utility's distribution does not match the cone's inputs"
-        entropy = float(utility.h) if isinstance(utility, NormalizedMutualInformation) else None
-        return KnapsackPricer(factor, utility.p, entropy)
-    if isinstance(utility, FDivergence):
-        if utility.p0.size != cone.n_inputs:
+        return KnapsackPricer(factor, entropy.p, entropy.scale)
+    if perspective is not None:
+        if perspective.a.size != cone.n_inputs:
             return "the utility's distributions do not match the cone's inputs"
-        return SlopePricer(factor, utility)
-    return f"the staircase pricer takes mutual information, NMI or an f-divergence, not {utility!r}"
+        return SlopePricer(factor, perspective)
+    return (
+        f"the staircase pricer takes an entropy or perspective form (MI, NMI, f-divergences), not {utility!r}"
+    )
 
 
 def _staircase_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | Refusal:
