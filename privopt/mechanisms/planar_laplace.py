@@ -44,12 +44,14 @@ def _outside(eps: float, r: float) -> float:
 
 
 def _between(eps: float, inner: float, outer: float) -> float:
-    """The mass of the annulus ``inner <= r <= outer``, without cancelling the common factor."""
+    """The radial mass between ``inner`` and ``outer`` (the share of the annulus ``inner <= r <= outer``),
+    ``e^{−ε·inner} [(1 + ε·inner)(1 − e^{−ε·gap}) − ε·gap·e^{−ε·gap}]``: the common factor taken out,
+    so that a far cell keeps its relative precision."""
     if math.isinf(outer):
         return _outside(eps, inner)
     gap = max(outer - inner, 0.0)
     shrink = -math.expm1(-eps * gap)  # 1 − e^{−ε·gap}, exact for small gaps
-    return math.exp(-eps * inner) * ((1.0 + eps * inner) * shrink - eps * gap * (1.0 - shrink))
+    return math.exp(-eps * inner) * ((1.0 + eps * inner) * shrink - eps * gap * math.exp(-eps * gap))
 
 
 def _along(length: float, cosine: float) -> float:
