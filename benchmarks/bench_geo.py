@@ -88,7 +88,7 @@ def privopt_run(instance: Instance, time_limit: float | None = None) -> dict[str
         problem = po.Problem(po.MetricLDP(instance.eps, d), po.ExpectedDistortion(prior, d), **options)
         solution = problem.solve()
     except po.PrivoptError as exc:
-        return {"error": f"{type(exc).__name__}: {str(exc)[:160]}", "seconds": time.perf_counter() - start}
+        return {"error": f"{type(exc).__name__}: {str(exc)[:300]}", "seconds": time.perf_counter() - start}
     return {
         "status": solution.status.value,
         "checked": solution.certificate.checked,
