@@ -188,5 +188,8 @@ def test_named_mechanisms_for_metric_ldp_and_linear_utilities(example1):
 def test_compare_refuses_an_unknown_name():
     grid = po.Grid(2, 2)
     d = grid.distances()
-    with pytest.raises(po.ValidationError, match=r"mechanisms: expected names among planar_laplace, "):
+    pattern = (
+        r"mechanisms\['planar_lapalce'\]: expected a mechanism or one of the names among planar_laplace, "
+    )
+    with pytest.raises(po.ValidationError, match=pattern):
         po.compare(po.MetricLDP(1.0, d), po.ExpectedDistortion(np.full(4, 0.25), d), ["planar_lapalce"])

@@ -76,3 +76,13 @@ def test_grid_is_a_frozen_value():
     assert hash(grid) == hash(po.Grid(2, 2, 1.0))
     with pytest.raises(AttributeError):
         grid.rows = 3  # type: ignore[misc]
+
+
+def test_docstring_example():
+    import doctest
+    import importlib
+
+    module = importlib.import_module("privopt.data.grid")
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
+    for test in finder.find(module, module.__name__):
+        assert runner.run(test).failed == 0, test.name

@@ -157,10 +157,15 @@ def compare(
     names = [item for _, item in entries if isinstance(item, str)]
     if names:  # built by name for this problem (privopt.designs.named)
         problem = Problem(definition, utility, **problem_options)
-        try:
-            builders, wanted = resolve(names, problem)
-        except ValidationError as exc:
-            raise ValidationError("mechanisms", exc.expected, exc.got) from None
+        for label, item in entries:
+            if isinstance(item, str):
+                try:
+                    resolve([item], problem)
+                except ValidationError as exc:
+                    raise ValidationError(
+                        f"mechanisms[{label!r}]", f"a mechanism or one of the {exc.expected}", exc.got
+                    ) from None
+        builders, wanted = resolve(names, problem)
         optimum = optimum or wanted
         entries = [
             (label, builders[item.lower()] if isinstance(item, str) else item)

@@ -113,6 +113,7 @@ def optimal_remap(
     chosen = np.argmin(posterior_loss, axis=1)
     R = np.zeros((W.n_outputs, n_estimates))
     R[np.arange(W.n_outputs), chosen] = 1.0
+    R.setflags(write=False)
     remapped = Mechanism(W.matrix @ R, W.input_labels, labels, name=f"{W.name}+remap" if W.name else "remap")
     expected = float(np.sum(posterior_loss[np.arange(W.n_outputs), chosen]))
     return Remap(remapped, tuple(int(z) for z in chosen), R, expected)
