@@ -157,6 +157,19 @@ CHECK_DETERMINANT_RTOL: float = 1e-14
 #: a unit, with room to spare).
 CHECK_FORMED_ULPS: float = 8.0
 
+#: A single-input pair ``w_a <= e^{L} w_b`` is implied by a chain through another input whose lengths add
+#: up to at most ``L`` within this (relative; :mod:`privopt.compiler.implied`): ``ε·d`` of Euclidean
+#: distances of collinear points agrees only to rounding (``ε·√8`` against ``2·ε·√2``).
+IMPLIED_PAIR_RTOL: float = 1e-12
+
+#: A column moved into the cone towards the uniform column (a solver's rounding, docs/compiler.md) is
+#: moved this much (relative) further than the violated rows need, so that rounding leaves it inside.
+REPAIR_MARGIN: float = 1e-6
+
+#: A row ``gᵀw`` above 0 by at most this times ``|g|ᵀw`` is met: an LP's rounding, an excess of about
+#: twice this on the pair's ratio, far below the audit's slack on ε (``AUDIT_EPS_ATOL``).
+REPAIR_RTOL: float = 1e-12
+
 #: A distance matrix is a grid's (privopt.data.grid.Grid.matching) when every entry is within this times
 #: the largest distance of the grid's own (the grid's distances are exact to a few ulps).
 GRID_MATCH_RTOL: float = 1e-9

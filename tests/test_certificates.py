@@ -274,19 +274,19 @@ def test_the_cvxpy_route_without_its_multipliers_is_not_optimal(monkeypatch, exa
     from privopt.routes.cvxpy_route import CvxpyRoute
 
     problem = po.Problem(po.LDP(1.0), po.ExpectedGain(example1.p_x, np.eye(4)))
-    reference = problem.solve()
+    reference = problem.solve(route="cvxpy")
     assert reference.status is po.Status.OPTIMAL
     assert reference.certificate.checked
     withheld = LinearBound(np.zeros((0, 4)), reference.upper, "withheld")
     monkeypatch.setattr(CvxpyRoute, "_dual_bound", staticmethod(lambda *args: withheld))
-    solution = po.Problem(po.LDP(1.0), po.ExpectedGain(example1.p_x, np.eye(4))).solve()
+    solution = po.Problem(po.LDP(1.0), po.ExpectedGain(example1.p_x, np.eye(4))).solve(route="cvxpy")
     assert solution.status is po.Status.FEASIBLE
     assert not solution.certificate.checked
     assert "not independently checked" in solution.reason
     lowered = dataclasses.replace(reference.certificate.bound, upper=reference.value - 0.05)
     monkeypatch.setattr(CvxpyRoute, "_dual_bound", staticmethod(lambda *args: lowered))
     with pytest.raises(po.SolverError):
-        po.Problem(po.LDP(1.0), po.ExpectedGain(example1.p_x, np.eye(4))).solve()
+        po.Problem(po.LDP(1.0), po.ExpectedGain(example1.p_x, np.eye(4))).solve(route="cvxpy")
 
 
 def test_a_bound_below_the_mechanism_value_is_an_error_naming_both(monkeypatch):
@@ -367,6 +367,13 @@ def _families(example1: po.JointDistribution) -> list[tuple[str, po.Problem, str
         ("Sibson", po.Problem(po.LDP(1.0), po.SibsonMutualInformation(P, 2.0)), "vertex"),
         ("TV", po.Problem(po.LDP(1.0), po.FDivergence("tv", P.p_x, other.p_x)), "vertex"),
         ("cvxpy, expected gain", po.Problem(po.LDP(1.0), po.ExpectedGain(P.p_x, np.eye(4))), "cvxpy"),
+        ("lp, expected gain", po.Problem(po.LDP(1.0), po.ExpectedGain(P.p_x, np.eye(4))), "lp"),
+        ("lp, distortion", po.Problem(po.SensitiveLDP(1.0, P), po.ExpectedDistortion(P.p_x)), "lp"),
+        (
+            "lp, Rényi ball, gain",
+            po.Problem(po.SensitiveLDP(1.0, F), po.ExpectedGain(P.p_x, np.eye(4))),
+            "lp",
+        ),
         ("cvxpy, distortion", po.Problem(po.SensitiveLDP(1.0, P), po.ExpectedDistortion(P.p_x)), "cvxpy"),
     ]
 

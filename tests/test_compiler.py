@@ -242,13 +242,18 @@ def test_pml_l1_prop2_equals_vertex_rule(rng):
         assert prop2.certificate.audit.upper <= eps + 1e-9
 
 
-def test_cvxpy_route_linear_gain_equals_independent_lp(rng):
+@pytest.mark.parametrize("route", ["lp", "cvxpy"])
+def test_linear_gain_equals_independent_lp(rng, route):
     p = rng.dirichlet(np.ones(4))
     gain = rng.random((4, 3))
     utility = po.ExpectedGain(p, gain)
     eps = 0.9
-    solution = po.Problem(po.LDP(eps), utility).solve()
-    assert solution.route == "cvxpy"
+    problem = po.Problem(po.LDP(eps), utility)
+    assert problem.plan()[0] == "lp"  # an affine utility: one linear program
+    solution = problem.solve(route=route)
+    assert solution.route == route
+    assert solution.status is po.Status.OPTIMAL
+    assert solution.certificate.checked
     # Independent route: the same LP written by hand for scipy (variables W[x, y] row-major).
     n, k = 4, 3
     c = -(p[:, None] * gain).ravel()
@@ -423,7 +428,8 @@ def test_metric_ldp_matches_an_lp_written_by_hand():
     assert po.Problem(po.LDP(eps), mi).solve().value < solution.value
 
 
-def test_cvxpy_route_drops_solver_noise_and_matches_an_lp():
+@pytest.mark.parametrize("route", ["lp", "cvxpy"])
+def test_interior_point_noise_is_dropped_and_the_design_matches_an_lp(route):
     # Interior-point solvers leave ~1e-11 in outputs the optimum does not use; read as probabilities,
     # their ratios broke the exact audit (realized 0.52 for ε = 0.5). The same problem as an LP over the
     # entries of W (scipy/HiGHS) gives the reference value.
@@ -432,8 +438,8 @@ def test_cvxpy_route_drops_solver_noise_and_matches_an_lp():
     n, eps = 5, 0.5
     d = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
     p = np.full(n, 1.0 / n)
-    solution = po.Problem(po.LDP(eps), po.ExpectedDistortion(p, d)).solve()
-    assert solution.route == "cvxpy"
+    solution = po.Problem(po.LDP(eps), po.ExpectedDistortion(p, d)).solve(route=route)
+    assert solution.route == route
     assert solution.certificate.audit.eps <= eps + 1e-7
     rows = []  # W[x, y] <= e^eps W[x', y] for every y, x != x'
     for y in range(n):

@@ -34,7 +34,7 @@ def test_utility_route_mismatch():
     with pytest.raises(po.ValidationError, match="utility: expected a concave utility on the cvxpy route"):
         po.Problem(po.LDP(1.0), po.MutualInformation(p)).solve(route="cvxpy")
     with pytest.raises(
-        po.ValidationError, match="route: expected one of 'auto', 'vertex', 'colgen', 'cvxpy'"
+        po.ValidationError, match="route: expected one of 'auto', 'vertex', 'colgen', 'lp', 'cvxpy'"
     ):
         po.Problem(po.LDP(1.0), po.MutualInformation(p)).solve(route="simplex")
 

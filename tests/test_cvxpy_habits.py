@@ -62,7 +62,7 @@ def test_verbose_prints_the_problem_the_route_the_solver_log_and_the_result(mi_p
     assert "Model status        : Optimal" in out  # HiGHS's own log of the vertex LP
     assert f"value {solution.value:.10g}" in out
     assert "audit: PASS" in out
-    gain_problem.solve(solver="CLARABEL", verbose=True)
+    gain_problem.solve(route="cvxpy", solver="CLARABEL", verbose=True)
     out = capfd.readouterr().out
     assert "Clarabel" in out  # the cvxpy solver's own log
     assert "route: cvxpy" in out

@@ -241,10 +241,14 @@ def _nmi(P: po.JointDistribution, utility: Any, mechanism: po.Mechanism, on: Inp
     else under the data's."""
     if isinstance(utility, po.MutualInformation | po.SibsonMutualInformation):
         information = po.MutualInformation(utility.distribution, on=utility.on)
-        return information.value(mechanism) / po.entropy(information.p)
-    if P.input_size(on) != mechanism.n_inputs:
+    elif P.input_size(on) != mechanism.n_inputs:
         return math.nan
-    return po.MutualInformation(P, on=on).value(mechanism) / po.entropy(P.marginal(on))
+    else:
+        information = po.MutualInformation(P, on=on)
+    entropy = po.entropy(information.p)
+    if entropy <= 0.0:  # a single input of positive probability: I(X;Y) = H(X) = 0, no ratio
+        return math.nan
+    return information.value(mechanism) / entropy
 
 
 def _print_json(value: Any) -> None:

@@ -69,7 +69,7 @@ SetKind = Annotated[
 UtilityKind = Annotated[
     Literal["mi", "nmi", "sibson", "fdivergence", "gain", "distortion", "custom", "concave"], _LOWER
 ]
-Route = Annotated[Literal["auto", "vertex", "colgen", "cvxpy", "closed_form"], _LOWER]
+Route = Annotated[Literal["auto", "vertex", "colgen", "lp", "cvxpy", "closed_form"], _LOWER]
 Backend = Annotated[Literal["auto", "cdd", "ppl"], _LOWER]
 
 Label = str | int

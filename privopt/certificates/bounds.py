@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from privopt.errors import ValidationError
 from privopt.utilities import ConcaveUtility, SubConvexUtility
@@ -107,24 +108,31 @@ class LinearBound:
     Attributes
     ----------
     cone_duals:
-        ``β`` of shape ``(cone rows, outputs)``, one column of multipliers per output.
+        ``β`` of shape ``(cone rows, outputs)``, one column of multipliers per output: a dense array (the
+        cvxpy route) or a scipy sparse matrix (the LP route, whose multipliers vanish off the tight rows).
     upper:
         The claimed bound ``U(W*) − ⟨G, W*⟩ + Σ_x max_y (G_y − Rᵀβ_y)_x``.
     method:
         The solver that produced ``β``.
     """
 
-    cone_duals: FloatArray
+    cone_duals: FloatArray | sp.spmatrix
     upper: float
     method: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": "linear",
-            "cone_duals": np.asarray(self.cone_duals, dtype=np.float64).tolist(),
-            "upper": float(self.upper),
-            "method": self.method,
-        }
+        duals: Any
+        if sp.issparse(self.cone_duals):
+            coo = sp.coo_matrix(self.cone_duals)
+            duals = {
+                "shape": list(coo.shape),
+                "rows": coo.row.tolist(),
+                "cols": coo.col.tolist(),
+                "values": coo.data.tolist(),
+            }
+        else:
+            duals = np.asarray(self.cone_duals, dtype=np.float64).tolist()
+        return {"kind": "linear", "cone_duals": duals, "upper": float(self.upper), "method": self.method}
 
 
 @dataclass(frozen=True, eq=False)
@@ -186,9 +194,16 @@ def bound_from_dict(data: dict[str, Any]) -> Bound:
             str(data["method"]),
         )
     if kind == "linear":
-        return LinearBound(
-            np.array(data["cone_duals"], dtype=np.float64), float(data["upper"]), str(data["method"])
-        )
+        given = data["cone_duals"]
+        duals: FloatArray | sp.spmatrix
+        if isinstance(given, dict):  # sparse, as to_dict writes it
+            duals = sp.csr_matrix(
+                (np.array(given["values"], dtype=np.float64), (given["rows"], given["cols"])),
+                shape=tuple(given["shape"]),
+            )
+        else:
+            duals = np.array(given, dtype=np.float64)
+        return LinearBound(duals, float(data["upper"]), str(data["method"]))
     if kind == "theorem":
         return TheoremBound(
             str(data["name"]),

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from privopt.certificates import envelope, fdivergence, lagrangian, lip, piecewise, staircase, tree, vertices
 from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
@@ -384,8 +385,9 @@ def _check_linear(
         return _refuse("a linear bound needs a concave utility", method, start)
     if mechanism is None:
         return _refuse("the design is needed to check a linear bound", method, start)
-    duals = np.asarray(bound.cone_duals, dtype=np.float64)
-    if not (np.all(np.isfinite(duals)) and np.isfinite(bound.upper)):
+    duals = bound.cone_duals
+    entries = duals.data if sp.issparse(duals) else np.asarray(duals, dtype=np.float64)
+    if not (np.all(np.isfinite(entries)) and np.isfinite(bound.upper)):
         return _refuse("the certificate holds a value that is not finite (NaN or ±inf)", method, start)
     found = linear_bound(cone, utility, np.asarray(mechanism, dtype=np.float64), duals)
     seconds = time.perf_counter() - start

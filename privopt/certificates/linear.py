@@ -12,6 +12,7 @@ a valid bound), and computes ``G`` and ``α`` itself.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_ROUNDING_RTOL
@@ -29,26 +30,36 @@ def supergradient(utility: ConcaveUtility, mechanism: FloatArray) -> tuple[Float
     gradient = expression.grad.get(W)
     if gradient is None:
         return "the utility is not differentiable at the design (cvxpy gives no gradient there)"
-    G = np.asarray(gradient.toarray(), dtype=np.float64).reshape(mechanism.shape, order="F")
+    dense = gradient.toarray() if sp.issparse(gradient) else gradient  # a number for a 1 × 1 channel
+    G = np.asarray(dense, dtype=np.float64).reshape(mechanism.shape, order="F")
     return G, float(expression.value)
 
 
 def linear_bound(
-    cone: RowCone, utility: ConcaveUtility, mechanism: FloatArray, cone_duals: FloatArray
+    cone: RowCone, utility: ConcaveUtility, mechanism: FloatArray, cone_duals: FloatArray | sp.spmatrix
 ) -> tuple[float, float] | str:
-    """``(bound, rounding margin)`` proved from ``β`` (module docstring), or why it cannot be."""
+    """``(bound, rounding margin)`` proved from ``β`` (module docstring; dense or sparse, as the LP route
+    gives it), or why it cannot be."""
     found = supergradient(utility, mechanism)
     if isinstance(found, str):
         return found
     G, value = found
     n, k = mechanism.shape
-    R = cone.matrix()
-    if cone_duals.shape != (R.shape[0], k):
-        return f"cone multipliers of shape {(R.shape[0], k)} expected, got {cone_duals.shape}"
-    beta = np.clip(cone_duals, 0.0, None)
-    reduced = G - np.asarray(R.T @ beta) if R.shape[0] else G
-    alpha = reduced.max(axis=1)
+    if cone_duals.shape != (cone.n_rows, k):
+        return f"cone multipliers of shape {(cone.n_rows, k)} expected, got {cone_duals.shape}"
     offset = value - float(np.sum(G * mechanism))
+    if cone.n_rows == 0:
+        return offset + float(G.max(axis=1).sum()), CHECK_ROUNDING_RTOL * (
+            abs(value) + float(np.abs(G).sum()) + 1.0
+        )
+    R = cone.matrix()
+    if sp.issparse(cone_duals):
+        beta = sp.csr_matrix(cone_duals).maximum(0.0)
+        pushed, size = np.asarray((R.T @ beta).todense()), np.asarray((abs(R).T @ beta).todense())
+    else:
+        beta = np.clip(cone_duals, 0.0, None)
+        pushed, size = np.asarray(R.T @ beta), np.asarray(abs(R).T @ beta)
+    alpha = (G - pushed).max(axis=1)
     bound = offset + float(alpha.sum())
-    magnitude = abs(value) + float(np.abs(G).sum()) + float(np.abs(np.asarray(abs(R).T @ beta)).sum())
+    magnitude = abs(value) + float(np.abs(G).sum()) + float(np.abs(size).sum())
     return bound, CHECK_ROUNDING_RTOL * (magnitude + 1.0) * max(n, k)

@@ -173,6 +173,15 @@ class RowCone:
         entries = b_nonzeros.size * int(a_nonzeros.sum()) + a_nonzeros.size * int(b_nonzeros.sum())
         return rows, entries - int(a_nonzeros[i].sum() + b_nonzeros[j].sum())
 
+    def block_starts(self) -> np.ndarray:
+        """The first row of each block in :meth:`matrix` (counted, without expanding the cone)."""
+        sizes = [self._block_size(block)[0] for block in self.blocks]
+        return np.concatenate([[0], np.cumsum(sizes[:-1])]).astype(int) if sizes else np.zeros(0, dtype=int)
+
+    def kept_pairs(self, block: RatioBlock) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs ``(i, j)`` of a block's vectors that are rows of :meth:`matrix`, in its row order."""
+        return self._kept(block)
+
     def _kept(self, block: RatioBlock) -> tuple[np.ndarray, np.ndarray]:
         """The rows ``(i, j)`` of a block: every pair of its groups' vectors but the vacuous ones."""
         shape = (len(self.groups[block.numerator].terms), len(self.groups[block.denominator].terms))

@@ -61,9 +61,10 @@ def _statistic(
             return given(s=s)
     if len(event) == 1:
         (record,) = event
-        if on == "x":
-            return given(x=record)
-        return given(x=u_labels[records.index(record) % n_u])
+        index = records.index(record)
+        if on == "x":  # the mechanism's input: the record itself, or its index when F has no labels
+            return given(x=record if reference is not None else index)
+        return given(x=u_labels[index % n_u])
     return given(event=sorted(event, key=records.index))
 
 

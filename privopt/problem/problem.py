@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import time
 import warnings
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -60,6 +61,7 @@ from privopt.routes import ROUTES
 from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, remaining, status_for
 from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
 from privopt.routes.colgen_route import require_master_memory
+from privopt.routes.linear_program import LP_SOLVERS
 from privopt.routes.pricing.certificate import certified_pricer
 from privopt.routes.vertex_cost import AUTO_VERTEX_SHARE, predicted_vertex_seconds
 from privopt.solvers.errors import BackendError
@@ -69,7 +71,7 @@ from privopt.utilities import ConcaveUtility, SubConvexUtility, as_utility
 from privopt.validation import FloatArray
 
 #: Route names accepted by :meth:`Problem.solve` (``"auto"`` plans one).
-ROUTE_NAMES = ("auto", "vertex", "colgen", "cvxpy", "closed_form")
+ROUTE_NAMES = ("auto", "vertex", "colgen", "lp", "cvxpy", "closed_form")
 
 #: ``"auto"`` prefers certified column generation to vertex enumeration predicted to take longer than
 #: this, on cones with a certified pricing bound (measured: 3×4 Rényi ball, n = 1,000, ε = 0.5:
@@ -178,6 +180,11 @@ def _check_colgen(colgen: Any) -> ColumnGenerationOptions:
             raise ValidationError("colgen", f"keys among {', '.join(known)}", f"unknown key {unknown[0]!r}")
         return ColumnGenerationOptions(**colgen)
     raise ValidationError("colgen", "ColumnGenerationOptions or a dict of its fields", type(colgen).__name__)
+
+
+class _AuditFailure(SolverError):
+    """A route's design failed its audit (:meth:`Problem._finish`): :meth:`Problem._run` enumerates a
+    floating-point vertex route's cone again exactly, then raises a :class:`SolverError`."""
 
 
 @contextlib.contextmanager
@@ -369,6 +376,14 @@ class Problem:
                 f"a sub-convex utility on the {route} route (the LP over columns is exact only for those)",
                 f"{self.utility!r}, which is concave: use route='cvxpy'",
             )
+        if route == "lp" and not (
+            isinstance(self.utility, ConcaveUtility) and self.utility.linear_coefficients() is not None
+        ):
+            raise ValidationError(
+                "utility",
+                "a utility affine in the mechanism on the lp route (expected gain, minus expected distortion)",
+                f"{self.utility!r}: use route='cvxpy' for a concave utility, 'vertex' or 'colgen' for a sub-convex one",
+            )
         if route == "cvxpy" and not isinstance(self.utility, ConcaveUtility):
             raise ValidationError(
                 "utility",
@@ -384,7 +399,7 @@ class Problem:
             if route == "closed_form" and not accepted:
                 raise ValidationError("route", "a route that applies to the problem", f"'closed_form': {why}")
             return route, "requested"
-        for name in ("closed_form", "cvxpy"):
+        for name in ("closed_form", "lp", "cvxpy"):
             accepted, why = ROUTES[name].accepts(data)
             if accepted:
                 return name, why
@@ -458,6 +473,11 @@ class Problem:
                 # before compiling: auto may fall back to it
                 require_master_memory(self.n_inputs, self.colgen)
             planned, reason = self.plan(route)
+            if route == "auto" and planned == "lp" and options.solver not in (None, *LP_SOLVERS):
+                planned, reason = (
+                    "cvxpy",
+                    f"the solver {options.solver!r} is a cvxpy solver: one convex program",
+                )
             data = self.get_problem_data()
             if options != data.options or warm_columns is not None or warm_master is not None:
                 data = replace(data, options=options, warm_columns=warm_columns, warm_master=warm_master)
@@ -478,10 +498,29 @@ class Problem:
                         result = ROUTES["colgen"].solve(data, deadline)
                 else:
                     result = ROUTES[planned].solve(data, deadline)
-            solution = replace(
-                self._finish(data, planned, reason, result, compile_seconds, deadline, audit_lower_end),
-                problem=self,
+            finish = functools.partial(
+                self._finish,
+                compile_seconds=compile_seconds,
+                deadline=deadline,
+                audit_lower_end=audit_lower_end,
             )
+            try:
+                try:
+                    finished = finish(data, planned, reason, result)
+                except _AuditFailure:
+                    if planned != "vertex" or data.options.backend == "ppl":
+                        raise
+                    # A floating-point enumeration can keep a point just outside the cone (a row
+                    # coefficient near 1e-12, below the back ends' tolerances) whose ratio the audit finds
+                    # infinite: such an enumeration never yields a mechanism, so enumerate exactly.
+                    data = replace(data, options=replace(data.options, backend="ppl"))
+                    with _backend_errors(planned):
+                        result = ROUTES["vertex"].solve(data, deadline)
+                    reason += "; the floating-point enumeration's design failed its audit: enumerated exactly"
+                    finished = finish(data, planned, reason, result)
+            except _AuditFailure as exc:
+                raise SolverError(str(exc)) from None
+            solution = replace(finished, problem=self)
             if verbose:
                 footer(solution)
             return solution, result
@@ -555,7 +594,7 @@ class Problem:
         )
         audit_seconds = time.perf_counter() - start
         if not report.satisfied:
-            raise SolverError(f"the designed mechanism fails its own audit — {report}")
+            raise _AuditFailure(f"the designed mechanism fails its own audit — {report}")
         value = self.utility.value(mechanism)
         floor = value - BOUND_ORDER_RTOL * max(1.0, abs(value))
         for claimed in [result.upper, *(upper_in_units(b, self.utility) for b in result.bounds)]:

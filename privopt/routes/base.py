@@ -26,7 +26,7 @@ from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import ValidationError
 from privopt.memory import default_memory_limit
 from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
-from privopt.tolerances import GAP_OPTIMAL_RTOL
+from privopt.tolerances import GAP_OPTIMAL_RTOL, SOLVER_COLUMN_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -156,6 +156,13 @@ class ProblemData:
             raise ValidationError("utility", "a sub-convex utility", repr(self.utility))
         return self.utility
 
+    def affine_utility(self) -> tuple[FloatArray, float] | None:
+        """``(C, c₀)`` with ``U(W) = Σ C[x, y] W[x, y] + c₀`` when the utility is affine in the mechanism
+        (:meth:`~privopt.utilities.ConcaveUtility.linear_coefficients`), else ``None``."""
+        if not isinstance(self.utility, ConcaveUtility):
+            return None
+        return self.utility.linear_coefficients()
+
     def concave(self) -> ConcaveUtility:
         """The utility, which must be concave (the cvxpy route)."""
         if not isinstance(self.utility, ConcaveUtility):
@@ -245,4 +252,17 @@ def matrix_from_columns(columns: FloatArray, weights: FloatArray) -> FloatArray:
         weights = polished
     matrix = columns * weights[None, :]
     normalised: FloatArray = matrix / matrix.sum(axis=1, keepdims=True)
+    return normalised
+
+
+def clean_channel(matrix: FloatArray) -> FloatArray:
+    """A solver's channel read off as a mechanism: negative entries (solver noise) set to 0, outputs whose
+    total probability is below :data:`~privopt.tolerances.SOLVER_COLUMN_RTOL` times the number of inputs
+    (interior-point noise of an unused output, which an exact audit would read as a leaky ratio) set to
+    0, and the rows renormalised."""
+    cleaned = np.clip(matrix, 0.0, None)
+    unused = cleaned.sum(axis=0) <= SOLVER_COLUMN_RTOL * cleaned.shape[0]
+    if not np.all(unused):
+        cleaned[:, unused] = 0.0
+    normalised: FloatArray = cleaned / cleaned.sum(axis=1, keepdims=True)
     return normalised

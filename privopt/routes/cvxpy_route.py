@@ -12,13 +12,13 @@ import time
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from privopt.certificates import LinearBound
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
 from privopt.memory import require
-from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status
+from privopt.routes.base import ProblemData, RouteResult, SolveStats, Status, clean_channel
 from privopt.solvers.errors import BackendError, BackendTimeout
-from privopt.tolerances import SOLVER_COLUMN_RTOL
 from privopt.utilities import ConcaveUtility
 from privopt.validation import FloatArray
 
@@ -41,7 +41,7 @@ class CvxpyRoute:
     def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
         import cvxpy as cp
 
-        from privopt.solvers.conic import DEFAULT_SOLVERS, solve
+        from privopt.solvers.conic import DEFAULT_SOLVERS, LP_SOLVERS, solve
 
         requested = data.options.solver
         if requested is not None and requested not in cp.installed_solvers():
@@ -51,7 +51,6 @@ class CvxpyRoute:
                 "on the cvxpy route",
                 repr(requested),
             )
-        solvers = DEFAULT_SOLVERS if requested is None else (requested,)
         utility = data.concave()
         n, k = data.n_inputs, utility.n_outputs
         G = data.cone.matrix()
@@ -65,6 +64,10 @@ class CvxpyRoute:
         if data.cone.n_rows:
             constraints.append(G @ W <= 0)
         problem = cp.Problem(cp.Maximize(utility.expression(W)), constraints)
+        if requested is not None:
+            solvers: tuple[str, ...] = (requested,)
+        else:  # a linear utility: a simplex solver first (solvers.conic.LP_SOLVERS)
+            solvers = (*LP_SOLVERS, *DEFAULT_SOLVERS) if problem.is_lp() else DEFAULT_SOLVERS
         start = time.perf_counter()
         try:
             solver = solve(
@@ -83,11 +86,7 @@ class CvxpyRoute:
                 ) from exc
             raise SolverError(str(exc)) from exc
         seconds = {"solve": time.perf_counter() - start}
-        matrix = np.clip(np.asarray(W.value), 0.0, None)
-        unused = matrix.sum(axis=0) <= SOLVER_COLUMN_RTOL * n
-        if not np.all(unused):  # outputs the optimum does not use carry only the solver's noise
-            matrix[:, unused] = 0.0
-        matrix = matrix / matrix.sum(axis=1, keepdims=True)
+        matrix = clean_channel(np.asarray(W.value))
         value = utility.value(matrix)
         bound = self._dual_bound(data, utility, matrix, constraints, solver)
         return RouteResult(
@@ -125,7 +124,9 @@ class CvxpyRoute:
         gradient = expression.grad.get(W)
         if gradient is None:  # not differentiable at the design: the multipliers alone prove nothing
             return LinearBound(beta, np.inf, f"{solver} (no gradient at the design)")
-        G = np.asarray(gradient.toarray(), dtype=np.float64).reshape(matrix.shape, order="F")
+        # cvxpy gives a sparse matrix, or a plain number for a 1 × 1 channel
+        dense = gradient.toarray() if sparse.issparse(gradient) else gradient
+        G = np.asarray(dense, dtype=np.float64).reshape(matrix.shape, order="F")
         reduced = G - np.asarray(rows.T @ beta) if data.cone.n_rows else G
         upper = float(expression.value) - float(np.sum(G * matrix)) + float(reduced.max(axis=1).sum())
         return LinearBound(beta, upper, solver)

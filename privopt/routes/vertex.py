@@ -510,6 +510,8 @@ class VertexRoute:
                 if isinstance(exc, BackendTimeout | BackendMemoryError) or backend != "cdd" or auxiliary:
                     raise
                 result = run("ppl")  # a failed floating-point enumeration never yields a mechanism
+            if len(result.vertices) == 0 and not result.backend.startswith("ppl"):
+                result = run("ppl")  # nor does an empty one prove infeasibility (factors e^{εd} ~ 1e15)
         except (BackendTimeout, BackendMemoryError) as exc:
             raise LimitError(f"{exc}. {REMEDIES}") from exc
         except BackendError as exc:

@@ -194,6 +194,8 @@ class L1Ball(UncertaintySet):
         self.check_paper_condition()
         p = self.center.p_x
         n = p.size
+        if n == 1:  # one symbol: the centre is the only distribution (no pair i != j moves mass)
+            return p[None, :].copy()
         i, j = np.nonzero(~np.eye(n, dtype=bool))
         out = np.tile(p, (i.size, 1))
         out[np.arange(i.size), j] += self.radius / 2.0

@@ -161,10 +161,10 @@ class RenyiBall(UncertaintySet):
         alpha, B = self.order, self.radius
         if is_order(alpha, 1.0):
             return B / p_s
-        inner = np.exp((alpha - 1.0) * B / alpha) - (1.0 - p_s)
-        if inner <= 0.0:
+        grown = np.expm1((alpha - 1.0) * B / alpha)  # e^{(α−1)B/α} − 1, exact near B = 0 (B_s = 0 at B = 0)
+        if grown + p_s <= 0.0:
             return np.inf
-        return float(alpha / (alpha - 1.0) * np.log(inner / p_s))
+        return float(alpha / (alpha - 1.0) * np.log1p(grown / p_s))
 
     def projection_radii(self) -> FloatArray:
         return np.array([self.projection_radius(s) for s in range(self.n_s)])
@@ -380,6 +380,8 @@ class RenyiBall(UncertaintySet):
         is vectorised over all subset masses; other orders solve the subset maxima directly.
         """
         cond = self.center.conditional_u_given_s()[s]
+        if self.n_u == 1:  # F_{U|s} is the single point mass: no subset U1 other than ∅ and U
+            return 0.0
         b_s = self.projection_radius(s)
         positive = cond[cond > 0]
         has_zeros = positive.size < cond.size
@@ -459,6 +461,8 @@ class RenyiBall(UncertaintySet):
         return self._cache[key]
 
     def _envelope(self, s: int, envelope: str) -> FloatArray:
+        if self.lower_bounds()[s].sum() >= 1.0 - 1e-12:  # F_{U|s} is the point P̂(·|s) (B = 0 or |U| = 1)
+            return self.center.conditional_u_given_s()[s][None, :].copy()
         if envelope == "lower":
             return lower_envelope_vertices(self.lower_bounds()[s], s)
         if envelope == "box":
@@ -564,8 +568,11 @@ def facet_count(envelope: str) -> int:
 
 def _xi_order2(rho: FloatArray, b_s: float | FloatArray) -> tuple[FloatArray, FloatArray]:
     """Lemma 1: ``ξ± = (e^{B_s} + 2ρ − 1 ± √((e^{B_s} − 1)(e^{B_s} − (2ρ − 1)²))) / (2 e^{B_s} ρ)``."""
-    e = np.exp(b_s)
-    root = np.sqrt(np.maximum((e - 1.0) * (e - (2 * rho - 1) ** 2), 0.0))
-    minus = (e + 2 * rho - 1 - root) / (2 * e * rho)
-    plus = (e + 2 * rho - 1 + root) / (2 * e * rho)
+    # With e^{B_s} − 1 = expm1(B_s) and e^{B_s} − (2ρ − 1)² = expm1(B_s) + 4ρ(1 − ρ): no cancellation for
+    # small B_s or ρ (at B_s = 0, ξ± = 1 exactly; (e + 2ρ − 1) lost ρ's digits when ρ ~ 1e-11).
+    em1 = np.expm1(b_s)
+    e = em1 + 1.0
+    root = np.sqrt(np.maximum(em1 * (em1 + 4 * rho * (1 - rho)), 0.0))
+    minus = (em1 + 2 * rho - root) / (2 * e * rho)
+    plus = (em1 + 2 * rho + root) / (2 * e * rho)
     return np.clip(minus, 0.0, 1.0), np.clip(plus, 1.0, 1.0 / rho)

@@ -23,12 +23,17 @@ from collections.abc import Callable
 
 import numpy as np
 
+from privopt.errors import NotSupportedError
 from privopt.tolerances import ORDER_ATOL
 from privopt.validation import FloatArray
 
 _FIRST_STEP = 0.5  # the bracket around the first guess of log(λ − max c) widens by this, doubled each time
 _ILLINOIS_STEPS = 60  # then regula falsi (Illinois), which converges superlinearly, to the bracket's end
-_LOG_GAP_RANGE = (-60.0, 60.0)  # log(λ − max c) is searched in this range (scaled by the spread of c)
+# log(λ − max c) is searched in this range (scaled by the spread of c). The low end must reach
+# λ − max c ≈ (p_min / R_max)^α, which for a centre entry of 1e-12 at order 3 is 1e-33 (a range
+# ending at −60 capped that coordinate's mass at 1e-3 instead of 0.17): down to the double range.
+_LOG_GAP_RANGE = (-690.0, 60.0)
+_LOW_END_RTOL = 1e-12  # at the range's low end, a maximum short of max c by more than this (× its spread)
 
 
 def is_order(order: float, value: float) -> bool:
@@ -166,6 +171,19 @@ def _full_support_max(
     lam[rest] = topr + delta
     R = _tilted_at(pr, cr, delta, alpha)
     value[rest] = np.einsum("ku,ku->k", cr, R)
+    gap = topr - value[rest]
+    short = (
+        (hi <= _LOG_GAP_RANGE[0]) & (g_hi < 0.0) & (gap > _LOW_END_RTOL * np.maximum(scaler, np.abs(topr)))
+    )
+    if alpha >= 1.0 and np.any(short):
+        # For α >= 1 the divergence grows without bound as λ ↓ max c: still slack at the range's end, the
+        # maximum lies further (its λ − max c is below double precision: centre entries ~1e-300^(1/α)).
+        # Refuse rather than under-report it. (For α < 1 the limit itself can be feasible: see above.)
+        raise NotSupportedError(
+            f"Rényi ball of order {alpha:g}: a linear extreme lies beyond double precision (λ − max c < "
+            f"e^{_LOG_GAP_RANGE[0]:g}; centre entries as small as {float(pr[pr > 0].min()):.3g}); "
+            "set the near-zero entries of the centre to 0 or raise them"
+        )
     value[~rest] = c[~rest, 0]
     arg[rest] = R
     return value, arg, lam
@@ -190,7 +208,10 @@ def linear_maximum(
     budgets = np.broadcast_to(np.asarray(budget, dtype=np.float64), (k,))
     value, arg = c.max(axis=1), np.zeros_like(c)
     arg[np.arange(k), np.argmax(c, axis=1)] = 1.0  # an infinite budget: the best coordinate
-    finite = np.isfinite(budgets)
+    point = budgets <= 0.0  # the ball is its centre
+    value[point] = np.einsum("ku,ku->k", c[point], centres[point])
+    arg[point] = centres[point]
+    finite = np.isfinite(budgets) & ~point
     if not np.any(finite):
         return value, arg
     c, budgets, centres = c[finite], budgets[finite], centres[finite]

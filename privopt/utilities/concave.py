@@ -6,6 +6,7 @@ plain convex program (docs/design.md, "One solve", item 4).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +57,31 @@ class ConcaveUtility:
         self.input_size = check_positive_int(input_size, "input_size")
         self.name = str(name)
         _check_concave(builder, self.input_size, self.n_outputs)
+
+    @functools.cached_property
+    def _affine_form(self) -> tuple[FloatArray, float] | None:
+        import cvxpy as cp
+
+        W = cp.Variable((self.input_size, self.n_outputs))
+        expression = self.expression(W)
+        if not expression.is_affine():
+            return None
+        W.value = np.zeros((self.input_size, self.n_outputs))
+        gradient = expression.grad.get(W)
+        offset = float(expression.value)
+        if gradient is None:  # an affine expression that does not depend on W after all
+            return np.zeros((self.input_size, self.n_outputs)), offset
+        dense = gradient.toarray() if hasattr(gradient, "toarray") else gradient  # a number for a 1 × 1 W
+        coefficients = np.asarray(dense, dtype=np.float64).reshape(W.shape, order="F")
+        coefficients.setflags(write=False)
+        return coefficients, offset
+
+    def linear_coefficients(self) -> tuple[FloatArray, float] | None:
+        """``(C, c₀)`` with ``U(W) = Σ_{x,y} C[x, y] W[x, y] + c₀`` when the utility is affine in ``W`` (cvxpy's
+        curvature analysis of the builder's expression: expected gain, minus expected distortion, any
+        affine builder), else ``None``. An affine utility makes the design a linear program over the
+        cone (the ``"lp"`` route, docs/compiler.md, "Linear utilities")."""
+        return self._affine_form
 
     def expression(self, W: Any) -> Any:
         """The builder's expression of ``W`` (what it raises names it: :mod:`privopt.callables`)."""

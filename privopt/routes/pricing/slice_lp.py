@@ -16,16 +16,16 @@ from scipy.optimize import linprog
 from privopt.compiler.cone import RowCone
 from privopt.errors import InfeasibleError, SolverError
 from privopt.solvers.lp import new_highs
-from privopt.tolerances import DUAL_BOUND_RTOL
+from privopt.tolerances import DUAL_BOUND_RTOL, REPAIR_MARGIN, REPAIR_RTOL
 from privopt.validation import FloatArray
 
 #: ``scipy.optimize.linprog``'s status for an infeasible problem.
 _LINPROG_INFEASIBLE = 2
 
 #: Largest step towards the uniform column that :class:`ConeRepair` takes to bring a priced column
-#: into the cone (a larger one is not rounding: the column is dropped), and the margin added to it.
+#: into the cone (a larger one is not rounding: the column is dropped); the margin added to it is
+#: :data:`~privopt.tolerances.REPAIR_MARGIN`.
 REPAIR_MAX_STEP = 1e-3
-REPAIR_MARGIN = 1e-6
 
 
 class SliceLP:
@@ -97,7 +97,9 @@ class SliceLP:
             status = self.highs.getModelStatus()
             if status == highspy.HighsModelStatus.kOptimal:
                 v = np.clip(np.asarray(self.highs.getSolution().col_value[: self.n]), 0.0, None)
-                return v / v.sum()
+                if v.sum() > 0.0:  # HiGHS can call a point optimal that misses νᵀv = 1 (badly scaled rows)
+                    return v / v.sum()
+                status = highspy.HighsModelStatus.kSolveError
             if status == highspy.HighsModelStatus.kInfeasible:
                 raise InfeasibleError(f"the {what} is infeasible: the cone contains no non-zero column")
             if attempt == 0:
@@ -143,9 +145,12 @@ class ConeRepair:
     def __call__(self, columns: FloatArray) -> FloatArray:
         columns = columns / columns.sum(axis=0, keepdims=True)
         rows = self.matrix @ columns
+        # A row violated by rounding only is met (at ε = 0, a cone of equalities, the uniform column
+        # cannot repair such a column: it meets the rows with equality).
+        rounding = REPAIR_RTOL * (abs(self.matrix) @ columns)
         kept = []
         for j in range(columns.shape[1]):
-            violated = rows[:, j] > 0.0
+            violated = rows[:, j] > rounding[:, j]
             if not violated.any():
                 kept.append(columns[:, j])
                 continue

@@ -90,6 +90,8 @@ def ldp_factor(cone: RowCone) -> float | str:
         or np.any(structure.lower[0] > 0.0)
     ):
         return "not an LDP cone (the staircase pricer needs one group {e_x} with its self pair)"
+    if structure.factor <= 1.0:  # its bounds divide by F − 1 and by ε
+        return "ε = 0: the LDP cone is the ray of the constant column"
     return float(structure.factor)
 
 

@@ -1,0 +1,225 @@
+"""The LP route for affine utilities and the implied pairs it leaves out (docs/compiler.md, "Linear
+utilities"): against the cvxpy route, against LPs written here over every pair, and faults injected."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+import privopt as po
+from privopt.certificates import LinearBound, bound_from_dict, check_bound
+from privopt.compiler import implied as implied_module
+from privopt.compiler.implied import implied_blocks, pair_endpoints
+
+#: Two routes' optima agree to this (relative to max(1, |value|)): both are certified to 1e-6 or better.
+ROUTES_RTOL = 1e-6
+
+
+def _grid(n: int, metric: str) -> np.ndarray:
+    points = np.array([(i, j) for i in range(n) for j in range(n)], dtype=float)
+    difference = np.abs(points[:, None, :] - points[None, :, :])
+    return np.sqrt((difference**2).sum(-1)) if metric == "euclidean" else difference.sum(-1)
+
+
+def _cone(definition: po.PrivacyDefinition, n: int):
+    return po.Problem(definition, po.ExpectedGain(np.full(n, 1.0 / n), np.eye(n))).get_problem_data().cone
+
+
+def _kept_pairs(cone) -> set[tuple[int, int]]:
+    blocks, a, b, _ = pair_endpoints(cone)
+    implied = implied_blocks(cone)
+    return {(int(x), int(y)) for index, x, y in zip(blocks, a, b, strict=True) if not implied[index]}
+
+
+# ----------------------------------------------------------------- implied pairs
+def test_a_manhattan_grid_keeps_the_four_neighbours_and_a_path_its_consecutive_inputs():
+    kept = _kept_pairs(_cone(po.MetricLDP(0.5, _grid(4, "manhattan")), 16))
+    points = [(i, j) for i in range(4) for j in range(4)]
+    neighbours = {
+        (a, b)
+        for a, p in enumerate(points)
+        for b, q in enumerate(points)
+        if abs(p[0] - q[0]) + abs(p[1] - q[1]) == 1
+    }
+    assert kept == neighbours
+    line = np.abs(np.subtract.outer(np.arange(6), np.arange(6))).astype(float)
+    assert _kept_pairs(_cone(po.MetricLDP(0.5, line), 6)) == {
+        (a, b) for a in range(6) for b in range(6) if abs(a - b) == 1
+    }
+
+
+def test_a_euclidean_grid_keeps_the_pairs_with_no_lattice_point_between_them():
+    # d(x, z) = d(x, y) + d(y, z) only for y on the segment [x, z]: a lattice point inside it exists
+    # exactly when gcd(|dx|, |dy|) > 1.
+    n = 5
+    kept = _kept_pairs(_cone(po.MetricLDP(0.5, _grid(n, "euclidean")), n * n))
+    points = [(i, j) for i in range(n) for j in range(n)]
+    expected = {
+        (a, b)
+        for a, p in enumerate(points)
+        for b, q in enumerate(points)
+        if a != b and math.gcd(abs(p[0] - q[0]), abs(p[1] - q[1])) == 1
+    }
+    assert kept == expected
+
+
+def _slice_maximum(rows: list[tuple[int, int, float]], n: int, objective: np.ndarray) -> float:
+    """``max gᵀw`` over ``{w >= 0, Σw = 1, w_a <= e^L w_b}`` by scipy, from the rows given."""
+    a_ub = np.zeros((len(rows), n))
+    for r, (a, b, length) in enumerate(rows):
+        a_ub[r, a], a_ub[r, b] = 1.0, -math.exp(length)
+    result = linprog(
+        -objective, A_ub=a_ub if rows else None, b_ub=np.zeros(len(rows)) if rows else None,
+        A_eq=np.ones((1, n)), b_eq=[1.0], bounds=(0, None), method="highs",
+    )  # fmt: skip
+    assert result.status == 0
+    return float(-result.fun)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_leaving_out_the_implied_pairs_keeps_the_cone(seed):
+    # Random metrics (points in the plane), per-input budgets (levels min(ε_a, ε_b): ID-LDP) and sparse
+    # policy graphs with random levels: every linear function has the same maximum over the slice with
+    # every pair and with the kept ones only (an independent LP over each row set).
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 8))
+    kind = seed % 3
+    if kind == 0:
+        points = rng.random((n, 2))
+        levels = np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1)) * 3.0
+    elif kind == 1:
+        budgets = rng.uniform(0.2, 2.0, n)
+        levels = np.minimum.outer(budgets, budgets)
+    else:
+        levels = rng.uniform(0.1, 1.5, (n, n))
+        levels = (levels + levels.T) / 2
+        levels[rng.random((n, n)) < 0.4] = np.inf  # not a pair of the policy
+        levels = np.minimum(levels, levels.T)
+    np.fill_diagonal(levels, 0.0)
+    pairs = [
+        (a, b, float(levels[a, b]))
+        for a in range(n)
+        for b in range(n)
+        if a != b and np.isfinite(levels[a, b])
+    ]
+    definition = po.RatioConstraints(
+        [(po.given(x=a), po.given(x=b), length) for a, b, length in pairs], eps=1.0
+    )
+    cone = _cone(definition, n)
+    blocks, left, right, lengths = pair_endpoints(cone)
+    implied = implied_blocks(cone)
+    assert blocks.size == len(pairs)
+    kept = [
+        (int(a), int(b), float(length))
+        for index, a, b, length in zip(blocks, left, right, lengths, strict=True)
+        if not implied[index]
+    ]
+    for _ in range(5):
+        objective = rng.normal(size=n)
+        full = _slice_maximum(pairs, n, objective)
+        assert _slice_maximum(kept, n, objective) == pytest.approx(full, rel=1e-9, abs=1e-9)
+
+
+def test_pairs_of_length_zero_never_drop_each_other():
+    # At ε = 0 every pair has length 0 (w_a = w_b): chaining through another input proves nothing
+    # shorter, so every pair is kept, and the LP's design is the constant mechanism.
+    d = _grid(3, "manhattan")
+    cone = _cone(po.MetricLDP(0.0, d), 9)
+    assert not implied_blocks(cone).any()
+    prior = np.random.default_rng(1).dirichlet(np.ones(9))
+    solution = po.Problem(po.MetricLDP(0.0, d), po.ExpectedDistortion(prior, d)).solve(route="lp")
+    assert solution.status is po.Status.OPTIMAL
+    matrix = solution.mechanism.matrix
+    np.testing.assert_allclose(matrix, np.broadcast_to(matrix[0], matrix.shape), atol=1e-9)
+
+
+# ----------------------------------------------------------------- the route
+def _instances() -> list[tuple[str, po.Problem]]:
+    rng = np.random.default_rng(7)
+    P = po.JointDistribution(rng.dirichlet(np.ones(6)).reshape(2, 3))
+    ball = po.RenyiBall.confidence(
+        po.JointDistribution.from_counts(rng.multinomial(300, P.probabilities.ravel()).reshape(2, 3) + 1)
+    )
+    d = _grid(3, "euclidean")
+    prior = rng.dirichlet(np.ones(9))
+    points = rng.random((5, 2))
+    metric = np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1)) * 4.0
+    affine = po.ConcaveUtility(
+        lambda W: 2.0 * W[0, 1] - W[3, 0] + 0.5, n_outputs=2, input_size=6, name="a user's affine utility"
+    )
+    return [
+        ("LDP, gain", po.Problem(po.LDP(0.8), po.ExpectedGain(P.p_x, rng.random((6, 4))))),
+        ("LDP w.r.t. S, point, distortion", po.Problem(po.SensitiveLDP(1.0, P), po.ExpectedDistortion(P.p_x))),
+        ("LDP w.r.t. S, Rényi ball, gain", po.Problem(po.SensitiveLDP(1.0, ball), po.ExpectedGain(P.p_x, np.eye(6)))),
+        ("grid metric, distortion", po.Problem(po.MetricLDP(0.5, d), po.ExpectedDistortion(prior, d))),
+        ("random metric, distortion", po.Problem(po.MetricLDP(0.7, metric), po.ExpectedDistortion(np.full(5, 0.2), metric))),
+        ("LIP, a user's affine utility", po.Problem(po.LIP(1.0, P), affine)),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("solver", ["HIGHS", "CLARABEL"])
+def test_the_lp_route_agrees_with_the_cvxpy_route_and_is_certified(solver):
+    for name, problem in _instances():
+        assert problem.plan()[0] == "lp", name
+        linear = problem.solve(route="lp", solver=solver)
+        conic = problem.solve(route="cvxpy")
+        assert linear.route == "lp"
+        assert linear.status is po.Status.OPTIMAL, (name, linear.reason)
+        assert linear.certificate.checked, (name, linear.certificate.checked_by)
+        assert linear.certificate.audit.satisfied, name
+        assert linear.value == pytest.approx(conic.value, rel=ROUTES_RTOL, abs=ROUTES_RTOL), name
+        assert isinstance(linear.certificate.bound, LinearBound)
+        again = po.check_certificate(problem, linear)
+        assert again.valid, (name, again.reason)
+
+
+def test_the_sparse_certificate_survives_json_and_is_proved_again():
+    _, problem = _instances()[3]
+    solution = problem.solve(route="lp")
+    bound = solution.certificate.bound
+    back = bound_from_dict(bound.to_dict())
+    assert back.upper == bound.upper
+    assert (back.cone_duals != bound.cone_duals).nnz == 0
+    cone = problem.get_problem_data().cone
+    check = check_bound(cone, problem.utility, back, mechanism=solution.mechanism.matrix)
+    assert check.valid, check.reason
+
+
+def test_a_pair_wrongly_left_out_is_caught_by_the_audit(monkeypatch):
+    # The reduction made to drop a pair that is not implied (every pair of w[0]): the LP is then a
+    # relaxation whose optimum leaks through that pair, and the independent audit refuses the design.
+    d = _grid(3, "manhattan")
+    prior = np.random.default_rng(2).dirichlet(np.ones(9))
+    real = implied_module.implied_blocks
+
+    def wrong(cone):
+        implied = real(cone).copy()
+        blocks, a, _, _ = pair_endpoints(cone)
+        implied[blocks[a == 0]] = True
+        return implied
+
+    import privopt.routes.linear_program as route_module
+
+    monkeypatch.setattr(route_module, "implied_blocks", wrong)
+    with pytest.raises(po.SolverError, match="fails its own audit"):
+        po.Problem(po.MetricLDP(0.5, d), po.ExpectedDistortion(prior, d)).solve(route="lp")
+
+
+def test_solver_names_and_limits():
+    _, problem = _instances()[0]
+    with pytest.raises(
+        po.ValidationError, match="solver: expected one of 'HIGHS', 'CLARABEL' on the lp route"
+    ):
+        problem.solve(route="lp", solver="ECOS")
+    assert problem.solve(solver="ECOS").route == "cvxpy"  # a cvxpy solver asked for: auto takes cvxpy
+    with pytest.raises(po.ValidationError, match="affine in the mechanism on the lp route"):
+        po.Problem(po.LDP(1.0), po.MutualInformation(np.full(3, 1 / 3))).solve(route="lp")
+    d = _grid(6, "euclidean")
+    tight = po.Problem(
+        po.MetricLDP(0.5, d), po.ExpectedDistortion(np.full(36, 1 / 36), d), memory_limit="4 MiB"
+    )
+    with pytest.raises(po.LimitError, match="the linear program over 36 × 36 mechanisms"):
+        tight.solve(route="lp")
