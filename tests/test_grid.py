@@ -55,6 +55,10 @@ def test_matching_refuses_what_is_not_a_grid():
     assert po.Grid.matching(shuffled) is None
     assert po.Grid.matching(1.0 - np.eye(4)) is None  # the discrete metric
     assert po.Grid.matching(np.zeros((1, 1))) is None
+    infinite = d.copy()
+    infinite[0, 8] = infinite[8, 0] = np.inf  # MetricLDP's "no constraint"
+    assert po.Grid.matching(infinite) is None
+    assert po.Grid.matching(np.ones((2, 3))) is None
 
 
 def test_bad_input():

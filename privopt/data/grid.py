@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from privopt.errors import ValidationError
 from privopt.tolerances import GRID_MATCH_RTOL
-from privopt.validation import FloatArray, as_float_array, check_positive_int, check_real
+from privopt.validation import FloatArray, check_positive_int, check_real
 
 #: The distances a grid offers: straight-line (ℓ2) and city-block (ℓ1).
 GridMetric = Literal["euclidean", "manhattan"]
@@ -101,9 +101,15 @@ class Grid:
         Every factorisation ``rows · cols = len(d)`` is tried, at the step ``d[0, 1]`` (the distance of
         the first two cells); a single row is tried before a single column, Euclidean before Manhattan
         (they coincide on a line)."""
-        matrix = as_float_array(d, "d", 2)
+        try:
+            matrix = np.asarray(d, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError("d", "a matrix of distances", type(d).__name__) from exc
+        if matrix.ndim != 2:
+            raise ValidationError("d", "a 2-D array", f"shape {matrix.shape}")
         n = matrix.shape[0]
-        if matrix.shape != (n, n) or n < 2 or not matrix[0, 1] > 0.0:
+        # A grid's distances are finite (MetricLDP's inf, "no constraint", is no grid's).
+        if matrix.shape != (n, n) or n < 2 or not np.all(np.isfinite(matrix)) or not matrix[0, 1] > 0.0:
             return None
         step = float(matrix[0, 1])
         tolerance = GRID_MATCH_RTOL * float(np.max(np.abs(matrix)))
