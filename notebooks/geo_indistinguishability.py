@@ -51,17 +51,11 @@ def line(n: int) -> np.ndarray:
     return np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
 
 
-def grid(side: int, metric: str) -> np.ndarray:
-    """Manhattan or Euclidean distances between the places of a side × side grid (row-major)."""
-    points = np.array([(i, j) for i in range(side) for j in range(side)], dtype=float)
-    gaps = np.abs(points[:, None, :] - points[None, :, :])
-    return gaps.sum(axis=-1) if metric == "manhattan" else np.sqrt((gaps**2).sum(axis=-1))
-
-
+GRID = po.Grid(GRID_SIDE, GRID_SIDE)  # places in row-major order, unit step
 MAPS = {
     f"line of {LINE_SIZE}": line(LINE_SIZE),
-    f"{GRID_SIDE}×{GRID_SIDE} grid, Manhattan": grid(GRID_SIDE, "manhattan"),
-    f"{GRID_SIDE}×{GRID_SIDE} grid, Euclidean": grid(GRID_SIDE, "euclidean"),
+    f"{GRID_SIDE}×{GRID_SIDE} grid, Manhattan": GRID.distances("manhattan"),
+    f"{GRID_SIDE}×{GRID_SIDE} grid, Euclidean": GRID.distances("euclidean"),
 }
 for name, d in MAPS.items():
     print(f"{name}: {len(d)} places, distances from {d[d > 0].min():.3g} to {d.max():.3g}")

@@ -17,6 +17,7 @@ from privopt.audit.exact import realized_eps
 from privopt.certificates import CertificateCheck
 from privopt.data import datasets, statistics
 from privopt.data.distribution import JointDistribution
+from privopt.data.grid import Grid
 from privopt.data.information import entropy, mutual_information
 from privopt.data.mechanism import Mechanism
 from privopt.data.statistics import given, joint, marginal, weights
@@ -80,6 +81,7 @@ __all__ = [
     "ExpectedGain",
     "FDivergence",
     "FiniteSet",
+    "Grid",
     "InfeasibleError",
     "JointDistribution",
     "L1Ball",

@@ -169,3 +169,21 @@ REPAIR_MARGIN: float = 1e-6
 #: A row ``gᵀw`` above 0 by at most this times ``|g|ᵀw`` is met: an LP's rounding, an excess of about
 #: twice this on the pair's ratio, far below the audit's slack on ε (``AUDIT_EPS_ATOL``).
 REPAIR_RTOL: float = 1e-12
+
+#: A distance matrix is a grid's (privopt.data.grid.Grid.matching) when every entry is within this times
+#: the largest distance of the grid's own (the grid's distances are exact to a few ulps).
+GRID_MATCH_RTOL: float = 1e-9
+
+#: Relative accuracy asked of the adaptive quadrature (scipy's QUADPACK) that integrates the planar
+#: Laplace density over a cell of a grid (privopt.mechanisms.planar_laplace): each cell is one or a few
+#: 1-D integrals of smooth functions, on which QUADPACK's error estimate is reliable.
+PLANAR_QUAD_RTOL: float = 1e-12
+
+#: The planar geometric's lattice sums over unbounded cells are truncated where the discarded mass is
+#: below this times the cell's own mass (privopt.mechanisms.planar_geometric): far below a double's
+#: resolution, so the sums are exact in floating point.
+LATTICE_TAIL_RTOL: float = 2.0**-60
+
+#: Largest ``ε·(a grid's diameter)`` for which a grid mechanism is built: beyond it the probability of
+#: the farthest cell, about ``e^{−ε·diameter}``, leaves the range of doubles (``e^{−700} ≈ 1e−304``).
+GRID_EXPONENT_MAX: float = 700.0

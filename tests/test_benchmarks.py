@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+from scipy import sparse
+from scipy.optimize import linprog
+
 import privopt as po
 from benchmarks.bench_colgen import certified_result
 from benchmarks.bench_compiler import polyopt_instances
@@ -25,3 +30,58 @@ def test_certified_table_row_agrees_with_the_exact_optimum() -> None:
     assert result["gap"] <= GAP_TOLERANCE
     assert result["stopped"] == "converged"
     assert result["peak"] > 0
+
+
+def _geo_lp_loss(prior: np.ndarray, d: np.ndarray, eps: float) -> float:
+    """Bordenabe et al.'s LP solved here with scipy's HiGHS: min Σ p_x W[x,y] d[x,y] over channels with
+    W[x,y] <= e^{ε d(x,x')} W[x',y] for all x != x' and y."""
+    n = len(prior)
+    index = np.arange(n * n).reshape(n, n)  # W[x, y] at index[x, y]
+    rows, cols, values = [], [], []
+    row = 0
+    for x in range(n):
+        for x2 in range(n):
+            if x == x2:
+                continue
+            for y in range(n):
+                rows += [row, row]
+                cols += [index[x, y], index[x2, y]]
+                values += [1.0, -np.exp(eps * d[x, x2])]
+                row += 1
+    A_ub = sparse.csr_array((values, (rows, cols)), shape=(row, n * n))
+    A_eq = sparse.kron(sparse.eye(n), np.ones((1, n)))
+    lp = linprog(
+        (prior[:, None] * d).ravel(),
+        A_ub=A_ub,
+        b_ub=np.zeros(row),
+        A_eq=A_eq,
+        b_eq=np.ones(n),
+        method="highs",
+    )
+    assert lp.status == 0
+    return float(lp.fun)
+
+
+def test_bench_geo_quick_row_on_the_smallest_grid(monkeypatch):
+    """``bench_geo --quick``'s row (4 × 4, ε = 0.5): privopt's certified optimum is the LP's optimum,
+    libqif (when installed) finds the same loss, and the planar Laplace's losses are ordered around it."""
+    from benchmarks import bench_geo
+
+    instance = bench_geo.Instance(4)
+    row = bench_geo.run(instance, libqif_seconds=600.0)
+    expected = _geo_lp_loss(instance.prior, instance.distances, 0.5)
+    ours = row["privopt"]
+    assert ours["status"] == "optimal"
+    assert ours["checked"]
+    assert ours["loss"] == pytest.approx(expected, rel=1e-8)
+    assert ours["least_loss_bound"] <= expected + 1e-9
+    if bench_geo.libqif_available():
+        assert row["libqif"]["loss"] == pytest.approx(expected, rel=1e-8)
+    else:
+        assert row["libqif"]["error"].startswith("skipped: libqif")
+    base = row["baselines"]
+    assert expected <= base["remapped"] + 1e-9
+    assert base["remapped"] < base["planar_laplace"]
+    # Without qif the benchmark says so by name and goes on.
+    monkeypatch.setattr(bench_geo, "libqif_available", lambda: False)
+    assert bench_geo.run(instance)["libqif"] == {"error": "skipped: libqif (PyPI 'qif') is not installed"}

@@ -134,3 +134,62 @@ def test_named_mechanisms_for_lip_and_ldp(example1):
     other = po.JointDistribution([[0.1, 0.1], [0.3, 0.5]])
     robust_lip = po.Problem(po.LIP(1.0, po.FiniteSet([example1, other])), po.MutualInformation(example1))
     assert available(robust_lip) == {}  # the calibrations hold at one known distribution only
+
+
+def test_compare_builds_named_mechanisms_for_geo_indistinguishability():
+    # MetricLDP on a grid's distances names the planar Laplace and geometric, and with a linear utility
+    # their remapped variants; po.compare builds (and times) them by name beside the optimum.
+    grid = po.Grid(3, 3)
+    d = grid.distances()
+    prior = np.random.default_rng(1).dirichlet(np.ones(grid.n))
+    definition, utility = po.MetricLDP(1.0, d), po.ExpectedDistortion(prior, d)
+    names = ["planar_laplace", "planar_laplace+remap", "planar_geometric", "planar_geometric+remap"]
+    table = po.compare(definition, utility, names).set_index("mechanism")
+    assert list(table.index) == [*names, "optimal"]
+    assert table["satisfied"].all()
+    assert (table.loc[names, "seconds"] > 0).all()
+    for name in ("planar_laplace", "planar_geometric"):
+        W = getattr(po.mechanisms, name)(grid, 1.0)
+        assert table.loc[name, "utility"] == pytest.approx(utility.value(W), rel=1e-12)
+        remapped = po.mechanisms.optimal_remap(W, prior, d).expected_loss
+        assert table.loc[f"{name}+remap", "utility"] == pytest.approx(-remapped, rel=1e-12)
+        assert table.loc[name, "utility"] <= table.loc[f"{name}+remap", "utility"] + 1e-12
+        assert table.loc[f"{name}+remap", "utility"] <= table.loc["optimal", "utility"] + 1e-9
+    # The planar geometric meets ε exactly (neighbouring interior cells); the planar Laplace stays below.
+    assert table.loc["planar_geometric", "eps"] == pytest.approx(1.0, rel=1e-12)
+    assert table.loc["planar_laplace", "eps"] < 1.0
+    # Names, mechanisms and the optimum by name mix in one call; labels of a mapping are kept.
+    mixed = po.compare(
+        definition, utility, {"PL": "planar_laplace", "GRR": po.mechanisms.grr(9, 1.0)}, optimum=False
+    )
+    assert list(mixed["mechanism"]) == ["PL", "GRR"]
+    only = po.compare(definition, utility, ["planar_laplace", "optimal"], optimum=False)
+    assert list(only["mechanism"]) == ["planar_laplace", "optimal"]
+
+
+def test_named_mechanisms_for_metric_ldp_and_linear_utilities(example1):
+    from privopt.designs.named import available
+
+    grid = po.Grid(2, 3, step=0.5)
+    d = grid.distances("manhattan")
+    uniform = np.full(grid.n, 1 / grid.n)
+    on_grid = po.Problem(po.MetricLDP(1.0, d), po.MutualInformation(uniform))
+    assert set(available(on_grid)) == {"planar_laplace", "planar_geometric"}  # no remap: MI is not linear
+    line = np.abs(np.subtract.outer(np.arange(4), np.arange(4))) ** 2  # not a grid's distances
+    assert available(po.Problem(po.MetricLDP(1.0, line), po.MutualInformation(np.full(4, 0.25)))) == {}
+    # Any named mechanism has its remapped variant under a linear utility (here the Hamming loss).
+    ldp = po.Problem(po.LDP(1.0), po.ExpectedDistortion(example1.p_x))
+    assert set(available(ldp)) == {"grr", "oue", "grr+remap", "oue+remap"}
+    table = po.compare(ldp.definition, ldp.utility, ["oue+remap"], optimum=False)
+    assert table.loc[0, "outputs"] == 4  # OUE's 2⁴ reports remapped onto the 4 estimates
+    assert table.loc[0, "satisfied"]
+
+
+def test_compare_refuses_an_unknown_name():
+    grid = po.Grid(2, 2)
+    d = grid.distances()
+    pattern = (
+        r"mechanisms\['planar_lapalce'\]: expected a mechanism or one of the names among planar_laplace, "
+    )
+    with pytest.raises(po.ValidationError, match=pattern):
+        po.compare(po.MetricLDP(1.0, d), po.ExpectedDistortion(np.full(4, 0.25), d), ["planar_lapalce"])

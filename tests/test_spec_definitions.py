@@ -192,6 +192,42 @@ distances = [[0, 1, 2, 3], [1, 0, 1, 2], [2, 1, 0, inf], [3, 2, 1, 0]]
     assert value == pytest.approx(optimum(expected), abs=1e-12)
 
 
+def test_metric_spec_on_a_grid_compares_the_planar_mechanisms_by_name(tmp_path: Path):
+    # The data's four inputs on a 2 × 2 grid (step 0.5): [compare] names the planar Laplace and its
+    # optimal remapping for the distortion's prior and loss, as po.compare does in Python.
+    grid = po.Grid(2, 2, step=0.5)
+    d = grid.distances()
+    rows = ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in d)
+    spec = tmp_path / "geo.toml"
+    spec.write_text(
+        DATA
+        + f"""
+[definition]
+kind = "metric"
+eps = 2.0
+distances = [{rows}]
+
+[utility]
+kind = "distortion"
+loss = [{rows}]
+
+[compare]
+mechanisms = ["planar_laplace", "planar_laplace+remap", "optimal"]
+"""
+    )
+    result = CliRunner().invoke(app, ["compare", str(spec), "--json"])
+    assert result.exit_code == 0, result.output
+    found = {row["mechanism"]: row for row in json.loads(result.output)}
+    assert list(found) == ["planar_laplace", "planar_laplace+remap", "optimal"]
+    W = po.mechanisms.planar_laplace(grid, 2.0)
+    assert found["planar_laplace"]["utility"] == pytest.approx(
+        -float(np.sum(P.p_x[:, None] * W.matrix * d)), rel=1e-12
+    )
+    remapped = po.mechanisms.optimal_remap(W, P.p_x, d).expected_loss
+    assert found["planar_laplace+remap"]["utility"] == pytest.approx(-remapped, rel=1e-12)
+    assert all(row["satisfied"] for row in found.values())
+
+
 def _write_factory(folder: Path, module: str, body: str) -> None:
     (folder / f"{module}.py").write_text("import privopt as po\n\n" + body)
 

@@ -3,7 +3,8 @@
 The site shows each notebook with the outputs stored in its ``.ipynb`` (mkdocs-jupyter does not run
 them, so ``make docs`` stays fast); ``make notebooks`` refreshes them after a change. Third-party
 banners that say nothing about the result (HiGHS's licence line, tqdm's note about ipywidgets, which
-also shows a local path) are dropped from the stored streams.
+also shows a local path, the kernel's note that it talks over local TCP) are dropped from the stored
+streams.
 
 Usage: ``python tools/run_notebooks.py [NAME ...]`` (default: every notebook in ``notebooks/``).
 """
@@ -24,7 +25,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 #: Lines of third-party noise in the stored streams.
 NOISE = re.compile(
     r"^(Running HiGHS .*|Includes third-party software components.*"
-    r"|.*TqdmWarning: IProgress not found.*|\s+from \.autonotebook import tqdm as notebook_tqdm)\n?",
+    r"|.*TqdmWarning: IProgress not found.*|\s+from \.autonotebook import tqdm as notebook_tqdm"
+    r"|\[IPKernelApp\] WARNING \| Kernel is running over TCP without encryption.*)\n?",
     flags=re.M,
 )
 

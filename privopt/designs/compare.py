@@ -20,13 +20,15 @@ from privopt.data.distribution import JointDistribution
 from privopt.data.information import entropy
 from privopt.data.mechanism import Mechanism, as_mechanism
 from privopt.definitions.base import PrivacyDefinition
+from privopt.designs.named import OPTIMUM_NAMES, resolve
 from privopt.errors import PrivoptError, ValidationError, failure_status, failure_text
 from privopt.problem import Problem
 from privopt.utilities import ConcaveUtility, MutualInformation, SubConvexUtility, as_utility
 
-#: A mechanism, something holding one (``.mechanism``: a Solution or a design), or a zero-argument
-#: callable returning either (then its run time is measured).
-MechanismLike = Mechanism | Any | Callable[[], Any]
+#: A mechanism, something holding one (``.mechanism``: a Solution or a design), a zero-argument
+#: callable returning either (then its run time is measured), or the name of a mechanism that
+#: :mod:`privopt.designs.named` builds for the definition (``"grr"``, ``"planar_laplace+remap"``, ...).
+MechanismLike = Mechanism | Any | Callable[[], Any] | str
 
 COLUMNS = [
     "mechanism",
@@ -60,6 +62,8 @@ def _entries(mechanisms: Iterable[Any] | Mapping[str, Any]) -> list[tuple[str, A
     for i, item in enumerate(mechanisms):
         if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
             out.append(item)
+        elif isinstance(item, str):  # a name: its row is named by it
+            out.append((item, item))
         else:
             name = (
                 getattr(item, "name", "") or getattr(getattr(item, "mechanism", None), "name", "") or f"#{i}"
@@ -100,7 +104,11 @@ def compare(
         :class:`~privopt.Mechanism`. Each
         entry is a :class:`~privopt.Mechanism`, an object with a ``.mechanism`` (a
         :class:`~privopt.Solution`, an IR/CR design), or a zero-argument callable returning one — then
-        ``seconds`` is the time to build it.
+        ``seconds`` is the time to build it — or the name of a mechanism the papers pair with the
+        definition (:mod:`privopt.mechanisms.catalog`: ``"grr"``, ``"cr"``, ``"planar_laplace"``, and
+        ``"<name>+remap"``, its optimal remapping, for a linear utility; ``"nr"``), built and timed here;
+        ``"optimal"`` asks for the optimum's row (as ``optimum=True`` does). An unknown name is a
+        :class:`~privopt.ValidationError` that lists the names there are.
     optimum:
         Add a row ``"optimal"`` from ``Problem(definition, utility, **problem_options).solve()``.
         No row is ever dropped: a mechanism that cannot be built (its callable raised), solved (the
@@ -127,12 +135,43 @@ def compare(
     ...                    {"SRR": po.mechanisms.srr(2, 2, np.log(2))})
     >>> list(table["mechanism"])
     ['SRR', 'optimal']
+
+    Named mechanisms: geo-indistinguishability on a grid, the planar Laplace with and without the
+    optimal remapping for the prior and the loss (Bordenabe et al., CCS 2014):
+
+    >>> grid = po.Grid(3, 3)
+    >>> d = grid.distances()
+    >>> prior = np.full(9, 1 / 9)
+    >>> table = po.compare(po.MetricLDP(1.0, d), po.ExpectedDistortion(prior, d),
+    ...                    ["planar_laplace", "planar_laplace+remap"])
+    >>> list(table["mechanism"])
+    ['planar_laplace', 'planar_laplace+remap', 'optimal']
     """
     if not isinstance(definition, PrivacyDefinition):
         raise ValidationError(
             "definition", "a privacy definition such as po.LDP(eps)", type(definition).__name__
         )
     utility = as_utility(utility)
+    entries = _entries(mechanisms)
+    problem: Problem | None = None
+    names = [item for _, item in entries if isinstance(item, str)]
+    if names:  # built by name for this problem (privopt.designs.named)
+        problem = Problem(definition, utility, **problem_options)
+        for label, item in entries:
+            if isinstance(item, str):
+                try:
+                    resolve([item], problem)
+                except ValidationError as exc:
+                    raise ValidationError(
+                        f"mechanisms[{label!r}]", f"a mechanism or one of the {exc.expected}", exc.got
+                    ) from None
+        builders, wanted = resolve(names, problem)
+        optimum = optimum or wanted
+        entries = [
+            (label, builders[item.lower()] if isinstance(item, str) else item)
+            for label, item in entries
+            if not (isinstance(item, str) and item.lower() in OPTIMUM_NAMES)
+        ]
     distribution = _nmi_distribution(definition, utility)
     h = entropy(distribution) if distribution is not None else 0.0
     rows = []
@@ -173,7 +212,7 @@ def compare(
         )
         return values
 
-    for name, item in _entries(mechanisms):
+    for name, item in entries:
         seconds = np.nan
         start = time.perf_counter()
         factory = callable(item) and not isinstance(item, Mechanism)
@@ -206,7 +245,7 @@ def compare(
     if optimum:
         start = time.perf_counter()
         try:
-            solution = Problem(definition, utility, **problem_options).solve()
+            solution = (problem or Problem(definition, utility, **problem_options)).solve()
             rows.append(
                 row(
                     "optimal",

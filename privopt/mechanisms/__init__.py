@@ -1,5 +1,6 @@
 """Explicit mechanisms: randomized response, unary encodings, SRR, k-singular, LIP calibrations, IR, CR,
-additive noise, the binary PML closed form.
+additive noise, the binary PML closed form, the planar Laplace and geometric on a grid, and the optimal
+remapping of any mechanism's output.
 
 The optimisation-based designs (``nr``, ``optimal``, ``polyopt``, ``srlip_product``) live in
 :mod:`privopt.designs`; their old names here still work, with a :class:`DeprecationWarning`.
@@ -81,17 +82,21 @@ from privopt.mechanisms.independent_reporting import (
     independent_reporting_d,
     projection_l1_radii,
 )
+from privopt.mechanisms.planar_geometric import planar_geometric
+from privopt.mechanisms.planar_laplace import planar_laplace
 from privopt.mechanisms.pml_binary import (
     binary_pml_mechanism,
     binary_pml_valid_range,
     randomized_response_limit,
 )
+from privopt.mechanisms.remap import Remap, optimal_remap, remap_for
 
 __all__ += [
     "ConditionalReporting",
     "ContinuousMechanism",
     "GaussianGuarantee",
     "IndependentReporting",
+    "Remap",
     "binary_pml_mechanism",
     "binary_pml_valid_range",
     "calibrate_cr_lip",
@@ -110,8 +115,12 @@ __all__ += [
     "laplace_pml_estimated",
     "laplace_scale",
     "laplace_scale_estimated",
+    "optimal_remap",
+    "planar_geometric",
+    "planar_laplace",
     "projection_l1_radii",
     "randomized_response_limit",
+    "remap_for",
 ]
 
 #: Deprecated names → their new home, filled by ``privopt/__init__.py`` (the API layer): this package
