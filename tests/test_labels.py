@@ -174,3 +174,15 @@ def test_audit_sampler_counts_in_all_or_per_input():
         po.ValidationError, match=r"^n_per_input: expected at least 32 reports in all \(8 per input\)"
     ):
         po.audit_sampler(sampler, po.LDP(1.0), n_per_input=4, progress=False)
+
+
+def test_a_labelled_mechanism_is_audited_by_position_against_a_definition_without_labels():
+    # MetricLDP's default labels are 0, 1, ...: a mechanism with labels of its own keeps its rows'
+    # positions (it raised a bare KeyError inside the definition's pairs).
+    d = np.abs(np.subtract.outer(np.arange(3), np.arange(3))).astype(float)
+    W = po.Mechanism(np.eye(3) * 0.5 + 0.5 / 3, input_labels=["a", "b", "c"])
+    report = po.audit(W, po.MetricLDP(1.0, d))
+    # Neighbours (d = 1) have the ratio (2/3)/(1/6) = 4 > e^1: realized ε = log 4 (per unit of d).
+    assert report.eps == pytest.approx(np.log(4.0), rel=1e-12)
+    assert not report.satisfied
+    assert po.audit(W, po.MetricLDP(1.5, d)).satisfied

@@ -47,8 +47,8 @@ def align_rows(mechanism: Mechanism, labels: tuple[Hashable, ...], argument: str
         raise ShapeError(
             argument, f"{len(labels)} inputs ({_preview(labels)})", f"{mechanism.n_inputs} inputs"
         )
-    if unlabelled(own) or unlabelled(labels):
-        return mechanism
+    if unlabelled(own) or unlabelled(labels):  # positions are kept; the rows take the requested labels
+        return Mechanism(mechanism.matrix, labels, mechanism.output_labels, name=mechanism.name)
     index = {label: i for i, label in enumerate(own)}
     if set(index) != set(labels):
         text = {str(label): i for i, label in enumerate(own)}
