@@ -434,7 +434,7 @@ def test_heuristic_colgen_honours_max_columns_and_gap_tolerance(example1):
 def test_a_failed_lp_keeps_its_piece_in_the_simplicial_bound():
     # An LP that fails (numerical difficulties) proves nothing: the piece must stay, or the bound could
     # fall below the maximum.
-    from privopt.routes.convex_bound import convex_max_over_slice
+    from privopt.routes.simplicial_bound import convex_max_over_slice
 
     rng = np.random.default_rng(0)
     target = rng.normal(size=4)

@@ -8,10 +8,10 @@ import pytest
 
 import privopt as po
 from privopt.certificates import SliceBound
-from privopt.routes.bounds import chain_rule_bound, ldp_mutual_information_max
 from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster
 from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing.slice_lp import SliceLP
+from privopt.routes.theorem_bounds import chain_rule_bound, ldp_mutual_information_max
 from tests.test_independent_reporting import random_ball
 
 #: Options shared by the comparisons: a small node budget keeps the bound quick (it stays valid).
@@ -358,9 +358,9 @@ def test_a_cover_too_large_to_return_leaves_the_root_simplex_bound(monkeypatch):
 
     from privopt.solvers.lp import solve_lp
 
-    from privopt.routes import colgen, convex_bound
+    from privopt.routes import colgen, simplicial_bound
 
-    monkeypatch.setattr(convex_bound, "COVER_MAX_ROWS", 0)
+    monkeypatch.setattr(simplicial_bound, "COVER_MAX_ROWS", 0)
     rng = np.random.default_rng(3)
     p = rng.dirichlet(np.ones(12))
     line = np.abs(np.subtract.outer(np.arange(12), np.arange(12))).astype(float)

@@ -12,8 +12,8 @@ from privopt.solvers.lp import solve_lp
 import privopt as po
 from privopt.certificates import lip as checker_lip
 from privopt.certificates import vertices
-from privopt.certificates.bounds import SliceBound
 from privopt.certificates.check import check_bound
+from privopt.certificates.claims import SliceBound
 from privopt.routes import vertex as vertex_route
 from privopt.routes.pricing.lip import LipPricer
 

@@ -20,8 +20,8 @@ from privopt.solvers.subprocess_call import call_with_timeout
 
 import privopt as po
 from privopt import memory
-from privopt.routes.convex_bound import convex_max_over_slice, distinct_rows
 from privopt.routes.pricing.slice_lp import SliceLP
+from privopt.routes.simplicial_bound import convex_max_over_slice, distinct_rows
 
 GiB = 2**30
 

@@ -26,7 +26,7 @@ from privopt.routes.pricing import (
     envelope_structure,
 )
 from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull, window_hull
-from privopt.routes.pricing.certified import (
+from privopt.routes.pricing.certified_generation import (
     DUAL_WINDOW,
     STALL_GROWTH,
     DualAverage,
@@ -661,7 +661,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     # Made to look settled from the start (any growth counts as settled, from the first round): the
     # search stops there, and the bound phase's exact box steps — which a run converging in its search
     # never reaches — take the run to the exact optimum, both bounds.
-    certified = importlib.import_module("privopt.routes.pricing.certified")
+    certified = importlib.import_module("privopt.routes.pricing.certified_generation")
     monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
     monkeypatch.setattr(certified, "SETTLED_GROWTH", np.inf)
     phases = _record_phases(monkeypatch, certified)
@@ -703,7 +703,7 @@ def test_after_stabilised_rounds_the_bound_phase_starts_from_the_box_centre_alon
     # Made to stabilise from the first round and to settle at the third: the bound phase then starts
     # from the stabilised box's centre (the mean duals, which lost to it in every measured run, are
     # not priced), and the bound it ends with holds (weak duality against the exact optimum).
-    certified = importlib.import_module("privopt.routes.pricing.certified")
+    certified = importlib.import_module("privopt.routes.pricing.certified_generation")
     monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
     monkeypatch.setattr(certified, "_box_due", lambda trace, best: True)
     monkeypatch.setattr(certified, "_stalled", lambda trace, growth: len(trace) >= 3)
@@ -740,7 +740,7 @@ def test_a_search_without_a_complete_bound_hands_the_bound_phase_its_share(monke
     # all of it) with its steps, and its bound still holds (weak duality). Once a search has completed
     # (the same pricing with the whole node budget), it does not start early: the run converges in its
     # search.
-    certified = importlib.import_module("privopt.routes.pricing.certified")
+    certified = importlib.import_module("privopt.routes.pricing.certified_generation")
     monkeypatch.setattr(certified, "INCOMPLETE_BOUND_FRACTION", 0.98)
     phases = _record_phases(monkeypatch, certified)
     cone, utility, pricer, exact = _envelope_case()
@@ -799,7 +799,7 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     assert len(calls) == 1
     assert calls[0][2] == pytest.approx(end - pricer.traits.check_ratio * 1.0)
     # Half of STEP_SHARE of a 1 s pricing left before the reserve: nothing is priced.
-    certified = importlib.import_module("privopt.routes.pricing.certified")
+    certified = importlib.import_module("privopt.routes.pricing.certified_generation")
     left = pricer.traits.check_ratio * 1.0 + 0.5 * certified.STEP_SHARE
     phase = _BoundPhase(utility, state, master, box, time.perf_counter() + left, options.max_columns)
     phase.run(master.solve()[2], 1e-6, steps=False)
@@ -811,7 +811,7 @@ def test_a_coarse_certificate_is_re_proved_finer_at_the_end_of_the_bound_phase(m
     # sit 2 % above U at its duals, which the run keeps when its time runs out with the gap open. The
     # bound phase keeps FINAL_RESERVE pricing times for re-proving its best certificate to FINAL_SHARE
     # of the master's value, once, stopping early only where the bound closes the gap.
-    certified = importlib.import_module("privopt.routes.pricing.certified")
+    certified = importlib.import_module("privopt.routes.pricing.certified_generation")
     cone, utility, pricer, exact = _envelope_case()
     tight = ColumnGenerationOptions(progress=False, time_limit=60.0)
     solved = certified_column_generation(

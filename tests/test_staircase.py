@@ -14,8 +14,8 @@ import pytest
 import privopt as po
 from privopt.certificates import envelope
 from privopt.certificates import staircase as checker
-from privopt.certificates.bounds import SliceBound
 from privopt.certificates.check import check_bound
+from privopt.certificates.claims import SliceBound
 from privopt.routes.pricing.staircase import STAIRCASE_METHOD, prior_free_bound, staircase_pricer
 
 CHECKER_METHOD = "LDP cone: every staircase column"

@@ -54,7 +54,7 @@ from privopt.definitions import (
 from privopt.errors import ValidationError
 from privopt.memory import default_memory_limit
 from privopt.problem import Problem
-from privopt.routes.colgen import MACHINE_OPTIONS, ColumnGenerationOptions
+from privopt.routes.colgen_options import MACHINE_OPTIONS, ColumnGenerationOptions
 from privopt.sets import (
     ConditionalBounds,
     FiniteSet,

@@ -55,7 +55,7 @@ from privopt.errors import ValidationError
 from privopt.memory import default_memory_limit
 from privopt.problem import Problem
 from privopt.problem.problem import DEFAULT_TIME_LIMIT
-from privopt.routes.colgen import MACHINE_OPTIONS, ColumnGenerationOptions
+from privopt.routes.colgen_options import MACHINE_OPTIONS, ColumnGenerationOptions
 from privopt.sets import (
     ConditionalBounds,
     FiniteSet,

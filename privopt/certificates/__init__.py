@@ -7,7 +7,8 @@ cone and the utility alone, by its own methods, and returns a :class:`Certificat
 none of them (docs/design.md, "Layers").
 """
 
-from privopt.certificates.bounds import (
+from privopt.certificates.check import CertificateCheck, check_bound, weaker_claim
+from privopt.certificates.claims import (
     Bound,
     LinearBound,
     SliceBound,
@@ -15,7 +16,6 @@ from privopt.certificates.bounds import (
     bound_from_dict,
     upper_in_units,
 )
-from privopt.certificates.check import CertificateCheck, check_bound, weaker_claim
 
 __all__ = [
     "Bound",

@@ -1,10 +1,10 @@
 """The independent certificate checker: re-derive a route's bound from the problem data alone.
 
 :func:`check_bound` receives the compiled cone, the utility and a bound a route claims
-(:mod:`privopt.certificates.bounds`), never the route's code or its intermediate results, and proves
+(:mod:`privopt.certificates.claims`), never the route's code or its intermediate results, and proves
 the bound by methods of its own (docs/compiler.md, "Certificates"):
 
-- :class:`~privopt.certificates.bounds.SliceBound` — the largest ratio ``(μ(w) − λᵀw)/νᵀw`` over the
+- :class:`~privopt.certificates.claims.SliceBound` — the largest ratio ``(μ(w) − λᵀw)/νᵀw`` over the
   cone, by the first registered method that applies (:mod:`privopt.certificates.methods`): on envelope cones through their union-of-products structure and its finite
   event set (:mod:`privopt.certificates.envelope`); on LDP cones too large for that by a search over
   their staircase columns (:mod:`privopt.certificates.staircase`); on other envelope cones too large to
@@ -14,9 +14,9 @@ the bound by methods of its own (docs/compiler.md, "Certificates"):
   f-divergences on any cone by the upper hull of a two-dimensional projection, each of its lines
   proved by LP duals (:mod:`privopt.certificates.fdivergence`); on any
   cone by exact rational enumeration (:mod:`privopt.certificates.vertices`);
-- :class:`~privopt.certificates.bounds.LinearBound` — weak Lagrangian duality with the checker's own
+- :class:`~privopt.certificates.claims.LinearBound` — weak Lagrangian duality with the checker's own
   supergradient (:mod:`privopt.certificates.linear`);
-- :class:`~privopt.certificates.bounds.TheoremBound` — the chain rule, re-derived
+- :class:`~privopt.certificates.claims.TheoremBound` — the chain rule, re-derived
   (:mod:`privopt.certificates.theorem`).
 
 Floating-point values are compared with a rounding margin computed from the magnitudes involved
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from privopt.certificates.bounds import Bound, LinearBound, SliceBound, TheoremBound
+from privopt.certificates.claims import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
 from privopt.certificates.methods import Proof, SliceContext, method_for
 from privopt.certificates.objective import core_mu

@@ -169,7 +169,7 @@ class PrivacyDefinition(ABC):
     def sensitive_ldp_eps(self) -> float | None:
         """An ``ε`` such that every mechanism satisfying this definition is ε-LDP w.r.t. S, over X = S × U,
         for every distribution of its uncertainty set (``None``: none is declared); the chain-rule bound
-        reads it (``routes/bounds.py``)."""
+        reads it (``routes/theorem_bounds.py``)."""
         return None
 
     def check_compilable(self) -> None:

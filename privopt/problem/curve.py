@@ -60,8 +60,8 @@ from privopt.errors import (
 )
 from privopt.mechanisms.catalog import available
 from privopt.problem.solution import Solution
-from privopt.routes.base import ProblemData, RouteResult, Status, status_for
-from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
+from privopt.routes.base import ProblemData, RouteResult, Status, WarmMaster, status_for
+from privopt.routes.colgen_options import ColumnGenerationOptions, relative_gap
 from privopt.sets.l1 import L1Ball
 from privopt.sets.renyi import RenyiBall
 from privopt.tolerances import BOUND_ORDER_RTOL, EPS_MAX
@@ -99,7 +99,7 @@ class CurveProblem(Protocol):
 
     def _run(
         self, route: str = "auto", *, solver: str | None = None, verbose: bool = False,
-        warm_columns: FloatArray | None = None, warm_master: RestrictedMaster | None = None,
+        warm_columns: FloatArray | None = None, warm_master: WarmMaster | None = None,
         audit_lower_end: LowerEnd = "search", time_limit: float | None = None,
         memory_limit: int | None = None,
     ) -> tuple[Solution, RouteResult]: ...  # fmt: skip
@@ -206,7 +206,7 @@ def _solve_chunk(
     order = range(len(values)) if _growing(axis) else range(len(values) - 1, -1, -1)
     points: dict[int, _Point] = {}
     design: FloatArray | None = None
-    master: RestrictedMaster | None = None
+    master: WarmMaster | None = None
     at = problem
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     for left, index in zip(range(len(values), 0, -1), order, strict=True):

@@ -58,8 +58,16 @@ from privopt.memory import budgeted, limited, parse_memory_limit
 from privopt.problem.solution import Certificate, Solution
 from privopt.problem.solve_log import footer, header
 from privopt.routes import ROUTES
-from privopt.routes.base import ProblemData, RouteResult, SolveOptions, Status, remaining, status_for
-from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
+from privopt.routes.base import (
+    ProblemData,
+    RouteResult,
+    SolveOptions,
+    Status,
+    WarmMaster,
+    remaining,
+    status_for,
+)
+from privopt.routes.colgen_options import ColumnGenerationOptions, relative_gap
 from privopt.routes.colgen_route import require_master_memory
 from privopt.routes.linear_program import LP_SOLVERS
 from privopt.routes.pricing import Refusal, certified_pricer
@@ -449,7 +457,7 @@ class Problem:
         solver: str | None = None,
         verbose: bool = False,
         warm_columns: FloatArray | None = None,
-        warm_master: RestrictedMaster | None = None,
+        warm_master: WarmMaster | None = None,
         audit_lower_end: LowerEnd = "search",
         time_limit: float | None = None,
         memory_limit: int | None = None,

@@ -20,7 +20,7 @@ from privopt.certificates import Bound, CertificateCheck, SliceBound
 from privopt.data.display import fields_html, frame_html
 from privopt.data.mechanism import Mechanism
 from privopt.routes.base import SolveStats, Status
-from privopt.routes.colgen import relative_gap
+from privopt.routes.colgen_options import relative_gap
 from privopt.tolerances import AUDIT_EPS_ATOL, GAP_OPTIMAL_RTOL
 
 
@@ -35,7 +35,7 @@ class Certificate:
     cone_violation:
         Largest relative violation of the compiled cone's rows by the mechanism's columns.
     bound:
-        The route's proof of ``solution.upper`` (:mod:`privopt.certificates.bounds`): the vertex LP's
+        The route's proof of ``solution.upper`` (:mod:`privopt.certificates.claims`): the vertex LP's
         or column generation's duals with a bound on their reduced costs (:class:`SliceBound`), the
         cvxpy route's Lagrange multipliers (:class:`LinearBound`), or a theorem (:class:`TheoremBound`).
     check:

@@ -2,7 +2,7 @@
 
 Each route module holds one route with ``accepts(data) -> (bool, reason)`` and
 ``solve(data, deadline) -> RouteResult`` (:mod:`privopt.routes.base`): the closed forms
-(:mod:`~privopt.routes.closed_form`, with Theorem 5 registered from :mod:`~privopt.routes.theorem5`
+(:mod:`~privopt.routes.closed_form`, with Theorem 5 registered from :mod:`~privopt.routes.binary_pml_closed_form`
 and the identity from :mod:`~privopt.routes.identity`),
 vertex enumeration + LP (:mod:`~privopt.routes.vertex`), column generation
 (:mod:`~privopt.routes.colgen_route` over the algorithm of :mod:`~privopt.routes.colgen`), one linear
@@ -10,7 +10,7 @@ program for affine utilities (:mod:`~privopt.routes.linear_program`) and cvxpy
 (:mod:`~privopt.routes.cvxpy_route`).
 """
 
-from privopt.routes import identity, theorem5
+from privopt.routes import binary_pml_closed_form, identity
 from privopt.routes.base import ProblemData, Route, RouteResult, SolveOptions, SolveStats, Status
 from privopt.routes.closed_form import ClosedFormRoute, register_closed_form
 from privopt.routes.colgen_route import ColumnGenerationRoute
@@ -43,7 +43,7 @@ __all__ = [
     "SolveStats",
     "Status",
     "VertexRoute",
+    "binary_pml_closed_form",
     "identity",
     "register_closed_form",
-    "theorem5",
 ]

@@ -25,10 +25,23 @@ from privopt.compiler.estimate import VertexEstimate
 from privopt.definitions.base import PrivacyDefinition
 from privopt.errors import ValidationError
 from privopt.memory import default_memory_limit
-from privopt.routes.colgen import ColumnGenerationOptions, RestrictedMaster, relative_gap
+from privopt.routes.colgen_options import ColumnGenerationOptions, relative_gap
 from privopt.tolerances import GAP_OPTIMAL_RTOL, SOLVER_COLUMN_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
+
+
+class WarmMaster(Protocol):
+    """A restricted master a route can continue (column generation's, :class:`~privopt.routes.colgen.RestrictedMaster`):
+    its inputs ``n``, ``solve() -> (value, θ, duals)``, ``add(columns, values)`` and ``support(θ)``."""
+
+    n: int
+
+    def solve(self) -> tuple[float, FloatArray, FloatArray]: ...
+
+    def add(self, columns: list[FloatArray], values: list[float]) -> None: ...
+
+    def support(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]: ...
 
 
 class Status(StrEnum):
@@ -148,7 +161,7 @@ class ProblemData:
     warm_columns: FloatArray | None = None
     #: A restricted master whose columns all lie in this cone, for the same utility, to continue from
     #: (a curve passes the previous point's: its optimal basis stays feasible); ``None``: a new one.
-    warm_master: RestrictedMaster | None = None
+    warm_master: WarmMaster | None = None
 
     def sub_convex(self) -> SubConvexUtility:
         """The utility, which must be sub-convex (the vertex and column-generation routes)."""
@@ -185,7 +198,7 @@ class RouteResult:
     yet renormalised), its status and bounds, why, and the route's counts.
 
     ``bounds`` are the route's claims ``OPT <= upper`` with their evidence
-    (:mod:`privopt.certificates.bounds`), best first; ``upper`` is the first one's. ``check`` is the
+    (:mod:`privopt.certificates.claims`), best first; ``upper`` is the first one's. ``check`` is the
     independent checker's verdict on ``bounds[0]`` when the route already ran it (the vertex route
     does, to recover from a lost vertex); otherwise :meth:`privopt.Problem.solve` runs it.
     """
@@ -200,7 +213,7 @@ class RouteResult:
     bounds: tuple[Bound, ...] = ()
     check: CertificateCheck | None = None
     #: The restricted master the route's LP ended in, when the next point of a curve can continue it.
-    master: RestrictedMaster | None = None
+    master: WarmMaster | None = None
 
 
 class Route(Protocol):

@@ -2,7 +2,7 @@
 
 A closed form is a function ``(data) -> (matrix, explanation) | None`` of the compiled problem
 (:class:`~privopt.routes.base.ProblemData`), registered with :func:`register_closed_form` from its own
-module (the binary PML mechanism of the PML paper's Theorem 5: :mod:`privopt.routes.theorem5`). Its
+module (the binary PML mechanism of the PML paper's Theorem 5: :mod:`privopt.routes.binary_pml_closed_form`). Its
 mechanism is audited like any other and reported optimal: the theorem is the certificate.
 """
 

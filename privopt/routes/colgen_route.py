@@ -4,7 +4,7 @@ The vertex LP needs at most ``|X|`` columns, so the full vertex set is never nee
 Thm. 3): :func:`~privopt.routes.colgen.column_generation` keeps a restricted master over the columns
 found so far and prices new ones; its duals give a certified upper bound. The route seeds it with the
 columns of the papers' low-complexity mechanisms (:mod:`privopt.mechanisms.catalog`) and tightens the
-bound with the theorem bounds of :mod:`privopt.routes.bounds`. The status says whether the bound closed
+bound with the theorem bounds of :mod:`privopt.routes.theorem_bounds`. The status says whether the bound closed
 the gap (optimal), closed it to ``gap_tolerance`` (optimal within the gap), or a budget stopped the run.
 """
 
@@ -30,7 +30,6 @@ from privopt.routes.base import (
     remaining,
     status_for,
 )
-from privopt.routes.bounds import best_upper_bound
 from privopt.routes.colgen import (
     ColumnGenerationOptions,
     ColumnGenerationResult,
@@ -38,7 +37,8 @@ from privopt.routes.colgen import (
     starting_columns,
 )
 from privopt.routes.pricing import Refusal, certified_pricer
-from privopt.routes.pricing.certified import EARLY_PHASE_STOPS, certified_column_generation
+from privopt.routes.pricing.certified_generation import EARLY_PHASE_STOPS, certified_column_generation
+from privopt.routes.theorem_bounds import best_upper_bound
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 

@@ -45,7 +45,7 @@ from privopt.routes.base import (
     remaining,
     status_for,
 )
-from privopt.routes.colgen import relative_gap
+from privopt.routes.colgen_options import relative_gap
 from privopt.solvers.lp import new_highs
 from privopt.tolerances import GAP_OPTIMAL_RTOL, REPAIR_MARGIN, REPAIR_RTOL
 from privopt.validation import FloatArray

@@ -50,7 +50,7 @@ class PricingCertificate:
     complete:
         Whether the search closed to ``tolerance`` (``False``: stopped by a budget; ``δ̄`` is still valid).
     normalisation:
-        The name of ``ν`` (:data:`privopt.certificates.bounds.NORMALISATIONS`): ``"prior"`` (``ν = p``)
+        The name of ``ν`` (:data:`privopt.certificates.claims.NORMALISATIONS`): ``"prior"`` (``ν = p``)
         or ``"mixture"`` (``ν = (P0 + P1)/2``).
     """
 

@@ -10,7 +10,7 @@ an estimate of ``U``; if the estimate falls by a share of what the model predict
 the centre (a serious step) and the box grows, otherwise the new columns refine the model and the box
 shrinks (a null step). With an inexact oracle (the stabilised rounds) the certificate is then priced
 exactly at the final centre; with an exact one (the bound phase of
-:func:`~privopt.routes.pricing.certified.certified_column_generation`) every point is a certificate.
+:func:`~privopt.routes.pricing.certified_generation.certified_column_generation`) every point is a certificate.
 
 The stabilised rounds' ∞-norm box is at most ``MEAN_DUAL_RADII`` mean duals (``Û_c/n``) wide: its
 absolute radii were tuned where the duals are large, and a curve's small-ε points, whose duals are a

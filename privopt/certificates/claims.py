@@ -14,7 +14,7 @@ Every route ends with a *claim* ``OPT <= upper`` and the evidence for it, as one
   supergradient ``G`` at the design ``W*``, ``U(W) <= U(W*) + ⟨G, W − W*⟩``, and for multipliers
   ``β_y >= 0`` of the cone rows, ``max ⟨G, W⟩ <= Σ_x max_y (G_y − Rᵀβ_y)_x`` over channels with
   columns in ``{R w <= 0}`` (weak LP duality).
-- :class:`TheoremBound` — a bound a theorem gives (the chain rule of :mod:`privopt.routes.bounds`),
+- :class:`TheoremBound` — a bound a theorem gives (the chain rule of :mod:`privopt.routes.theorem_bounds`),
   with the data the checker needs to re-derive it.
 
 Values are in the utility's *core* units (``Σ_y μ(w_y)`` before an increasing transform such as
