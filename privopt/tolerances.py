@@ -187,3 +187,63 @@ LATTICE_TAIL_RTOL: float = 2.0**-60
 #: Largest ``ε·(a grid's diameter)`` for which a grid mechanism is built: beyond it the probability of
 #: the farthest cell, about ``e^{−ε·diameter}``, leaves the range of doubles (``e^{−700} ≈ 1e−304``).
 GRID_EXPONENT_MAX: float = 700.0
+
+#: (routes/pricing/structure.py) Two statistics of a group agree (``V[r, u] = L_u`` off the diagonal, one common ``c``) when they
+#: differ by at most this, relative to the group's largest entry.
+ENVELOPE_STRUCTURE_RTOL: float = 1e-12
+
+#: (routes/pricing/tree.py) Relative tolerance of the structure: a pair implied by its path, a factor a multiple of the unit.
+TREE_STRUCTURE_RTOL: float = 1e-12
+
+#: (routes/pricing/lip.py) Relative agreement required between the marginal and ``Σ_s P(s) q_s``.
+LIP_STRUCTURE_RTOL: float = 1e-10
+
+#: (certificates/check.py) A theorem bound passes when the checker's rigorous value is within this (relative) of the claimed
+#: one: routes compute it by an LP whose feasibility tolerance is ~1e-7, the checker bounds that LP by
+#: its duals and every reduced cost (the solution then reports the larger, proved value).
+CHECK_THEOREM_RTOL: float = 1e-6
+
+#: (certificates/piecewise.py) Relative agreement required between declared pieces and ``μ`` at those columns.
+CHECK_PIECES_RTOL: float = 1e-9
+
+#: (certificates/lagrangian.py) The normalisation ``ν`` may differ from the utility's ``p`` by this (relative, with the same zeros):
+#: the limit is then tightened so that the proof for ``p`` covers ``ν``.
+CHECK_LAGRANGIAN_WEIGHTS_RTOL: float = 1e-9
+
+#: (certificates/envelope.py) Relative agreement required between a group's statistics for it to read as ``L + c e_u``.
+CHECK_ENVELOPE_FORM_RTOL: float = 1e-12
+
+#: (certificates/tree.py) Relative tolerance of the form: essential pairs, closed bounds equal to path sums, the unit.
+CHECK_TREE_FORM_RTOL: float = 1e-12
+
+#: (certificates/tree.py) The normalisation must be ``p`` to this relative accuracy.
+CHECK_TREE_WEIGHTS_RTOL: float = 1e-12
+
+#: (certificates/fdivergence.py) The refinement stops when the envelope's maximum exceeds the best column by at most this
+#: (relative to ``1 + |value|``).
+CHECK_HULL_CLOSE_RTOL: float = 1e-10
+
+#: (certificates/fdivergence.py) Agreement required between the claim's ``ν`` and ``(P0 + P1)/2``.
+CHECK_HULL_WEIGHTS_RTOL: float = 1e-12
+
+#: (certificates/lip.py) Relative agreement required between the read statistics and the LIP shape.
+CHECK_LIP_FORM_RTOL: float = 1e-10
+
+#: (problem/check.py) Largest relative violation of the cone's rows by a solution's columns that still counts as inside.
+SOLUTION_CONE_RTOL: float = 1e-7
+
+#: (problem/curve.py) A neighbour's design lies in a point's cone when its columns violate the rows by at most this.
+CURVE_CONE_RTOL: float = 1e-9
+
+#: (routes/vertex.py) Vertices closer than this (max norm, on Σw = 1) are one vertex (rounding splits a degenerate one).
+VERTEX_MERGE_ATOL: float = 1e-9
+
+#: (routes/colgen.py) Reduced costs at or below this are treated as zero (no improving column).
+REDUCED_COST_TOL: float = 1e-9
+
+#: (routes/colgen.py) The restricted master's dual feasibility tolerance: below ``REDUCED_COST_TOL``, so that every column
+#: priced as improving can enter its basis.
+MASTER_DUAL_TOL: float = 1e-10
+
+#: (routes/pricing/fdivergence.py) A point is above a segment when it exceeds it by more than this (relative to the values' scale).
+HULL_RTOL: float = 1e-9

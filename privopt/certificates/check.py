@@ -38,14 +38,15 @@ from privopt.certificates.methods import Proof, SliceContext, method_for
 from privopt.certificates.objective import core_mu
 from privopt.certificates.theorem import chain_rule_bound
 from privopt.compiler.cone import RowCone
-from privopt.tolerances import CERTIFICATE_ATOL, CHECK_COLUMN_RTOL, CHECK_ROUNDING_RTOL, CHECK_SECONDS
+from privopt.tolerances import (
+    CERTIFICATE_ATOL,
+    CHECK_COLUMN_RTOL,
+    CHECK_ROUNDING_RTOL,
+    CHECK_SECONDS,
+    CHECK_THEOREM_RTOL,
+)
 from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
-
-#: A theorem bound passes when the checker's rigorous value is within this (relative) of the claimed
-#: one: routes compute it by an LP whose feasibility tolerance is ~1e-7, the checker bounds that LP by
-#: its duals and every reduced cost (the solution then reports the larger, proved value).
-THEOREM_RTOL = 1e-6
 
 
 @dataclass(frozen=True, eq=False)
@@ -304,7 +305,7 @@ def _check_theorem(
     seconds = time.perf_counter() - start
     if isinstance(found, str):
         return CertificateCheck(False, f"not proved: {found}", method, seconds)
-    if not found <= bound.value + THEOREM_RTOL * max(1.0, abs(bound.value)):
+    if not found <= bound.value + CHECK_THEOREM_RTOL * max(1.0, abs(bound.value)):
         return CertificateCheck(
             False, f"not proved: the theorem gives only {found:.9g} > the claimed {bound.value:.9g}",
             method, seconds, found,

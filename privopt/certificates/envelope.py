@@ -58,12 +58,9 @@ import numpy as np
 
 from privopt.certificates.objective import core_mu, entropy_prior, entropy_scale, xlogx
 from privopt.compiler.cone import RowCone
-from privopt.tolerances import CHECK_FEASIBILITY_ATOL, CHECK_ROUNDING_RTOL
+from privopt.tolerances import CHECK_ENVELOPE_FORM_RTOL, CHECK_FEASIBILITY_ATOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
-
-#: Relative agreement required between a group's statistics for it to read as ``L + c e_u``.
-FORM_RTOL = 1e-12
 
 #: Largest block the checker enumerates (``2^k`` subsets, ``k·2^(k−1)`` fractional candidates).
 MAX_BLOCK = 14
@@ -110,7 +107,7 @@ def envelope_form(cone: RowCone) -> EnvelopeForm | str:
     if not cone.blocks:
         return "the cone has no ratio blocks"
     factors = np.array([block.factor for block in cone.blocks])
-    if np.ptp(factors) > FORM_RTOL * factors.max():
+    if np.ptp(factors) > CHECK_ENVELOPE_FORM_RTOL * factors.max():
         return "its blocks do not share one factor"
     groups = sorted({block.numerator for block in cone.blocks} | {block.denominator for block in cone.blocks})
     ordered = {(block.numerator, block.denominator) for block in cone.blocks}
@@ -146,8 +143,8 @@ def envelope_form(cone: RowCone) -> EnvelopeForm | str:
         expected[np.arange(support.size), where] = c
         if (
             np.unique(where).size != support.size
-            or not c > FORM_RTOL * scale
-            or np.abs(excess - expected).max() > FORM_RTOL * scale
+            or not c > CHECK_ENVELOPE_FORM_RTOL * scale
+            or np.abs(excess - expected).max() > CHECK_ENVELOPE_FORM_RTOL * scale
         ):
             return f"group {g} is not of the form L + c·e_u"
         if np.any(owner[support] >= 0):

@@ -27,19 +27,12 @@ import numpy as np
 
 from privopt.certificates.piecewise import SliceMaximiser
 from privopt.compiler.cone import RowCone
-from privopt.tolerances import CHECK_ROUNDING_RTOL
+from privopt.tolerances import CHECK_HULL_CLOSE_RTOL, CHECK_HULL_WEIGHTS_RTOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import PerspectiveForm, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: LPs the checker solves at most for one claim.
 MAX_LPS = 600
-
-#: The refinement stops when the envelope's maximum exceeds the best column by at most this
-#: (relative to ``1 + |value|``).
-CLOSE_RTOL = 1e-10
-
-#: Agreement required between the claim's ``ν`` and ``(P0 + P1)/2``.
-WEIGHTS_RTOL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -62,7 +55,7 @@ def applicable(utility: SubConvexUtility, weights: FloatArray) -> str | None:
     mixture = 0.5 * (np.asarray(form.a, dtype=np.float64) + np.asarray(form.b, dtype=np.float64))
     if not np.all(mixture > 0.0):
         return "both priors give some input no mass (the slice is unbounded along it)"
-    if np.max(np.abs(np.asarray(weights) - mixture)) > WEIGHTS_RTOL:
+    if np.max(np.abs(np.asarray(weights) - mixture)) > CHECK_HULL_WEIGHTS_RTOL:
         return "the normalisation is not ν = (P0 + P1)/2"
     return None
 
@@ -132,7 +125,7 @@ def maximise_ratio(
         a, envelope = _envelope(lines, low, high)
         total = phi(a) + envelope
         k = int(np.argmax(total))
-        if total[k] - best[0] <= CLOSE_RTOL * (1.0 + abs(best[0])):
+        if total[k] - best[0] <= CHECK_HULL_CLOSE_RTOL * (1.0 + abs(best[0])):
             break
         theta = _next_slope(lines, maximisers, float(a[k]), low, high)
     a, envelope = _envelope(lines, low, high)

@@ -79,7 +79,7 @@ maximisers prove nothing against the claim; where the event bound (below) does n
 the checker tries it for a few nodes (:data:`NESTED_NODES`) before splitting.
 
 **Normalisation.** If ``ν = p(1 + e)`` with ``|e_x| <= η`` (the same zeros; ``η`` at most
-:data:`WEIGHTS_RTOL`), then ``νᵀw`` is within ``1 ± η`` of ``pᵀw``, so ``R_ν <= R_p/(1 − η)`` where
+:data:`CHECK_LAGRANGIAN_WEIGHTS_RTOL`), then ``νᵀw`` is within ``1 ± η`` of ``pᵀw``, so ``R_ν <= R_p/(1 − η)`` where
 ``R >= 0`` and ``R_ν <= R_p/(1 + η)`` where ``R < 0``: proving ``R_p <= δ(1 ∓ η)`` (by the sign of
 ``δ``) proves ``R_ν <= δ``.
 
@@ -137,7 +137,7 @@ from joblib import Parallel, delayed
 from privopt.certificates.envelope import EnvelopeForm, free_rays
 from privopt.certificates.objective import entropy_prior, entropy_scale, xlogx
 from privopt.memory import current_limit, limited
-from privopt.tolerances import CHECK_ROUNDING_RTOL
+from privopt.tolerances import CHECK_LAGRANGIAN_WEIGHTS_RTOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -155,9 +155,6 @@ CACHE_BYTES, CACHE_SHARE = 2**29, 0.125
 #: Lagrangian bound to count as exact (else the node branches on that block's mass).
 TIE_WINDOW = 1e-12
 
-#: The normalisation ``ν`` may differ from the utility's ``p`` by this (relative, with the same zeros):
-#: the limit is then tightened so that the proof for ``p`` covers ``ν``.
-WEIGHTS_RTOL = 1e-9
 
 #: Nodes of the nested product's branch and bound per interval (module docstring, "Nested intervals").
 NESTED_NODES = 50
@@ -661,7 +658,7 @@ def applicability(form: EnvelopeForm, utility: SubConvexUtility, weights: FloatA
     p = entropy_prior(utility)
     if p is None:
         return "the Lagrangian method needs an entropy form (mutual information: μ separable on pᵀw = 1)"
-    if not _weight_error(p, np.asarray(weights)) <= WEIGHTS_RTOL:
+    if not _weight_error(p, np.asarray(weights)) <= CHECK_LAGRANGIAN_WEIGHTS_RTOL:
         return "the Lagrangian method needs the normalisation ν = p (the utility's prior)"
     largest = max(block.size for block in form.blocks)
     if largest > MAX_BLOCK:

@@ -27,15 +27,17 @@ import numpy as np
 
 from privopt.certificates.objective import entropy_prior, entropy_scale, xlogx
 from privopt.compiler.cone import RowCone
-from privopt.tolerances import CHECK_FEASIBILITY_ATOL, CHECK_ROUNDING_RTOL, PROBABILITY_ATOL
+from privopt.tolerances import (
+    CHECK_FEASIBILITY_ATOL,
+    CHECK_LIP_FORM_RTOL,
+    CHECK_ROUNDING_RTOL,
+    PROBABILITY_ATOL,
+)
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Largest ``|S|`` whose box vertices the checker enumerates.
 MAX_SENSITIVE = 20
-
-#: Relative agreement required between the read statistics and the LIP shape.
-FORM_RTOL = 1e-10
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,7 +57,7 @@ def lip_form(cone: RowCone) -> LipForm | str:
     if len(groups) < 2 or any(group.vectors.shape[0] != 1 for group in groups):
         return "its groups are not single statistics"
     factors = [block.factor for block in cone.blocks]
-    if not factors or max(factors) - min(factors) > FORM_RTOL * max(factors):
+    if not factors or max(factors) - min(factors) > CHECK_LIP_FORM_RTOL * max(factors):
         return "its blocks do not share one factor"
     pairs = [(block.numerator, block.denominator) for block in cone.blocks]
     degree = np.zeros(len(groups), dtype=int)
@@ -78,7 +80,7 @@ def lip_form(cone: RowCone) -> LipForm | str:
         mass = float(np.sum(r[inputs]))
         if not mass > 0.0 or abs(float(np.sum(q[inputs])) - 1.0) > PROBABILITY_ATOL:
             return "a conditional is not a distribution of positive probability"
-        if np.max(np.abs(r[inputs] - mass * q[inputs])) > FORM_RTOL * max(1.0, float(np.max(r))):
+        if np.max(np.abs(r[inputs] - mass * q[inputs])) > CHECK_LIP_FORM_RTOL * max(1.0, float(np.max(r))):
             return "the marginal is not the mixture of the conditionals"
         blocks.append(inputs)
         conditionals.append(q[inputs])

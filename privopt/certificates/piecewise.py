@@ -23,15 +23,12 @@ import scipy.sparse as sp
 
 from privopt.certificates.objective import core_mu
 from privopt.compiler.cone import RowCone
-from privopt.tolerances import CHECK_ROUNDING_RTOL
+from privopt.tolerances import CHECK_PIECES_RTOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: Random columns at which declared pieces are compared with ``μ``.
 SPOT_CHECKS = 64
-
-#: Relative agreement required between declared pieces and ``μ`` at those columns.
-PIECES_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -62,7 +59,7 @@ def pieces(utility: SubConvexUtility, n: int) -> FloatArray | str:
     columns = np.hstack([np.eye(n), rng.dirichlet(np.full(n, 0.5), size=SPOT_CHECKS).T])
     expected = core_mu(utility, columns)
     declared_values = (found @ columns).max(axis=0)
-    if np.any(np.abs(expected - declared_values) > PIECES_RTOL * (1.0 + np.abs(expected))):
+    if np.any(np.abs(expected - declared_values) > CHECK_PIECES_RTOL * (1.0 + np.abs(expected))):
         return "its declared pieces disagree with μ"
     return found
 

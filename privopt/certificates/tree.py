@@ -32,7 +32,7 @@ import numpy as np
 
 from privopt.certificates.objective import entropy_prior, entropy_scale
 from privopt.compiler.cone import RowCone
-from privopt.tolerances import CHECK_ROUNDING_RTOL
+from privopt.tolerances import CHECK_ROUNDING_RTOL, CHECK_TREE_FORM_RTOL, CHECK_TREE_WEIGHTS_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -45,11 +45,6 @@ MAX_LEVELS = 4096
 #: Largest denominator of an edge bound over the smallest one.
 MAX_DENOMINATOR = 16
 
-#: Relative tolerance of the form: essential pairs, closed bounds equal to path sums, the unit.
-FORM_RTOL = 1e-12
-
-#: The normalisation must be ``p`` to this relative accuracy.
-WEIGHTS_RTOL = 1e-12
 
 #: Golden-section steps per node.
 GOLDEN_STEPS = 48
@@ -93,7 +88,7 @@ def tree_form(cone: RowCone) -> TreeForm | str:
         return "it has no ratio pairs, or one that bounds an input below itself"
     for c in range(n):
         closed = np.minimum(closed, closed[:, c : c + 1] + closed[c : c + 1, :])
-    if np.any(np.diag(closed) < -FORM_RTOL):
+    if np.any(np.diag(closed) < -CHECK_TREE_FORM_RTOL):
         return "its pairs admit only the zero column"
     if np.any(np.isfinite(closed) != np.isfinite(closed.T)):
         return "a pair is bounded one way only"
@@ -103,7 +98,7 @@ def tree_form(cone: RowCone) -> TreeForm | str:
         through[c, :] = np.inf
         through[:, c] = np.inf
         detour = np.minimum(detour, through)
-    margin = FORM_RTOL * (1.0 + np.abs(np.where(np.isfinite(closed), closed, 0.0)))
+    margin = CHECK_TREE_FORM_RTOL * (1.0 + np.abs(np.where(np.isfinite(closed), closed, 0.0)))
     essential = np.isfinite(closed) & (detour > closed + margin) & (detour.T > closed.T + margin.T)
     np.fill_diagonal(essential, False)
     return _forest(closed, essential)
@@ -160,7 +155,7 @@ def _lattice_unit(bounds: FloatArray) -> float | None:
         denominator = denominator * fraction.denominator // math.gcd(denominator, fraction.denominator)
     unit = smallest / denominator
     multiples = bounds / unit
-    ok = np.abs(multiples - np.rint(multiples)) <= FORM_RTOL * np.maximum(1.0, np.abs(multiples))
+    ok = np.abs(multiples - np.rint(multiples)) <= CHECK_TREE_FORM_RTOL * np.maximum(1.0, np.abs(multiples))
     return unit if bool(np.all(ok)) else None
 
 
@@ -188,7 +183,7 @@ def _paths_agree(form: TreeForm, closed: FloatArray) -> bool:
             found = form.unit * np.array(list(rise.values()), dtype=np.float64)
             if np.any(
                 np.abs(found - expected)
-                > FORM_RTOL * (1.0 + np.abs(expected)) * (1.0 + np.abs(found / form.unit))
+                > CHECK_TREE_FORM_RTOL * (1.0 + np.abs(expected)) * (1.0 + np.abs(found / form.unit))
             ):
                 return False
     return True
@@ -212,7 +207,10 @@ def applicability(utility: SubConvexUtility, weights: FloatArray) -> str | None:
     p = entropy_prior(utility)
     if p is None:
         return "the tree method needs an entropy form (mutual information: μ separable on pᵀw = 1)"
-    if p.shape != np.shape(weights) or np.max(np.abs(np.asarray(weights) - p)) > WEIGHTS_RTOL * p.max():
+    if (
+        p.shape != np.shape(weights)
+        or np.max(np.abs(np.asarray(weights) - p)) > CHECK_TREE_WEIGHTS_RTOL * p.max()
+    ):
         return "the tree method needs the normalisation ν = p (the utility's prior)"
     return None
 

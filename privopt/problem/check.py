@@ -18,10 +18,13 @@ from privopt.data.labels import align_rows
 from privopt.errors import ValidationError
 from privopt.problem.problem import Problem
 from privopt.problem.solution import Solution
-from privopt.tolerances import BOUND_ORDER_RTOL, CERTIFICATE_ATOL, CHECK_SECONDS, PROBABILITY_ATOL
-
-#: Largest relative violation of the cone's rows by a solution's columns that still counts as inside.
-CONE_RTOL = 1e-7
+from privopt.tolerances import (
+    BOUND_ORDER_RTOL,
+    CERTIFICATE_ATOL,
+    CHECK_SECONDS,
+    PROBABILITY_ATOL,
+    SOLUTION_CONE_RTOL,
+)
 
 
 def check_certificate(
@@ -43,7 +46,7 @@ def check_certificate(
     if not np.allclose(matrix.sum(axis=1), 1.0, rtol=0.0, atol=PROBABILITY_ATOL) or matrix.min() < 0.0:
         return refuse("the mechanism is not a channel (rows of non-negative entries summing to 1)")
     violation = data.cone.violation(matrix)
-    if violation > CONE_RTOL:
+    if violation > SOLUTION_CONE_RTOL:
         return refuse(f"the mechanism's columns violate the cone by {violation:.3g} (relative)")
     value = problem.utility.value(matrix)
     if not abs(value - solution.value) <= BOUND_ORDER_RTOL * max(1.0, abs(value)):

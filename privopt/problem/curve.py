@@ -64,15 +64,13 @@ from privopt.routes.base import ProblemData, RouteResult, Status, WarmMaster, st
 from privopt.routes.colgen_options import ColumnGenerationOptions, relative_gap
 from privopt.sets.l1 import L1Ball
 from privopt.sets.renyi import RenyiBall
-from privopt.tolerances import BOUND_ORDER_RTOL, EPS_MAX
+from privopt.tolerances import BOUND_ORDER_RTOL, CURVE_CONE_RTOL, EPS_MAX
 from privopt.utilities import ConcaveUtility, SubConvexUtility
 from privopt.validation import FloatArray
 
 #: The parameters a curve can run along.
 AXES = ("eps", "level", "n")
 
-#: A neighbour's design lies in a point's cone when its columns violate the rows by at most this.
-CONE_RTOL = 1e-9
 
 #: The least time a point of a curve with a ``time_limit`` gets, when its chunk's time has run out.
 MIN_POINT_SECONDS = 1.0
@@ -493,4 +491,4 @@ def _cone(solution: Solution, problem: CurveProblem, definition: PrivacyDefiniti
 def _feasible(mechanism: Mechanism, cone: RowCone, definition: PrivacyDefinition) -> bool:
     """Whether a neighbour's design is a design here: its columns in this point's cone, and its audit
     against this point's definition passing."""
-    return cone.violation(mechanism.matrix) <= CONE_RTOL and audit(mechanism, definition).satisfied
+    return cone.violation(mechanism.matrix) <= CURVE_CONE_RTOL and audit(mechanism, definition).satisfied

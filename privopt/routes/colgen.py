@@ -44,18 +44,12 @@ from privopt.routes.simplicial_bound import convex_max_over_slice
 from privopt.solvers.errors import BackendError
 from privopt.solvers.lp import new_highs, solve_lp
 from privopt.solvers.progress import Progress
-from privopt.tolerances import THETA_RTOL
+from privopt.tolerances import MASTER_DUAL_TOL, REDUCED_COST_TOL, THETA_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 #: ``scipy.optimize.linprog``'s status for a problem proved infeasible.
 
-#: Reduced costs at or below this are treated as zero (no improving column).
-REDUCED_COST_TOL = 1e-9
-
-#: The restricted master's dual feasibility tolerance: below ``REDUCED_COST_TOL``, so that every column
-#: priced as improving can enter its basis.
-MASTER_DUAL_TOL = 1e-10
 
 #: The starting basis steps this fraction short of the largest δ that keeps it in the cone, so that
 #: rounding never puts a column outside it.

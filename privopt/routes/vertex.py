@@ -32,7 +32,7 @@ from privopt.routes.base import (
     remaining,
     status_for,
 )
-from privopt.routes.colgen import REDUCED_COST_TOL, start_master, starting_columns
+from privopt.routes.colgen import start_master, starting_columns
 from privopt.routes.pricing import Refusal, envelope_pricer
 from privopt.routes.pricing.fdivergence import FDivergencePricer
 from privopt.routes.pricing.piecewise import piecewise_delta, piecewise_design
@@ -49,7 +49,14 @@ from privopt.routes.vertex_cost import (
 from privopt.solvers.errors import BackendError, BackendMemoryError, BackendTimeout
 from privopt.solvers.lp import solve_equality_lp, solve_lp
 from privopt.solvers.vertex_enumeration import VertexResult, merge_close, polytope_vertices
-from privopt.tolerances import CHECK_SECONDS, LIFT_TIGHT_RTOL, THETA_RTOL, VERTEX_NEGATIVE_ATOL
+from privopt.tolerances import (
+    CHECK_SECONDS,
+    LIFT_TIGHT_RTOL,
+    REDUCED_COST_TOL,
+    THETA_RTOL,
+    VERTEX_MERGE_ATOL,
+    VERTEX_NEGATIVE_ATOL,
+)
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -63,8 +70,6 @@ PRODUCT_COLUMNS = 16
 #: The product pricing's master keeps every column (it needs few).
 MASTER_CAP = 10**6
 
-#: Vertices closer than this (max norm, on Σw = 1) are one vertex (rounding splits a degenerate one).
-MERGE_ATOL = 1e-9
 
 #: Copies of the vertex set the vertex LP holds besides it (its transpose, HiGHS's matrix: a value and
 #: an index per entry, the products with the duals).
@@ -458,9 +463,9 @@ class VertexRoute:
         # vector when releasing the input is allowed). Any other lifted vertex projects into the slice.
         top, bottom = (vertices @ A.T).max(axis=1), factor * (vertices @ B.T).min(axis=1)
         tight = bottom - top <= LIFT_TIGHT_RTOL * np.maximum(np.abs(top), np.abs(bottom))
-        unit = vertices.max(axis=1) >= 1.0 - MERGE_ATOL
+        unit = vertices.max(axis=1) >= 1.0 - VERTEX_MERGE_ATOL
         vertices = merge_close(
-            vertices[tight | unit], MERGE_ATOL
+            vertices[tight | unit], VERTEX_MERGE_ATOL
         )  # lifted vertices can share their projection
         return vertices, VertexResult(vertices, "cdd (lifted slice)", result.seconds, result.raw_count)
 
@@ -492,7 +497,7 @@ class VertexRoute:
                 description=description,
                 memory_limit=current_limit(),
                 validate=validate,
-                merge_atol=0.0 if auxiliary else MERGE_ATOL,  # a lifted slice is merged once projected
+                merge_atol=0.0 if auxiliary else VERTEX_MERGE_ATOL,  # a lifted slice is merged once projected
             )
 
         try:

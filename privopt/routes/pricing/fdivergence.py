@@ -44,7 +44,7 @@ from privopt.routes.pricing.contract import (
     single_session,
 )
 from privopt.routes.pricing.slice_lp import ConeRepair, SliceLP
-from privopt.tolerances import DUAL_BOUND_RTOL
+from privopt.tolerances import DUAL_BOUND_RTOL, HULL_RTOL
 from privopt.utilities import PerspectiveForm, SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -57,8 +57,6 @@ HULL_LPS_PER_UNIT = 10
 #: How certified column generation's hull pricer proves ``δ̄`` (kept in certificates).
 HULL_METHOD = "f-divergence hull: the upper hull of (P0ᵀw, −λᵀw), its lines bounded by LP duals"
 
-#: A point is above a segment when it exceeds it by more than this (relative to the values' scale).
-HULL_RTOL = 1e-9
 
 #: The first slopes ``±T`` that look for the ends of the hull, as multiples of ``1 + max|λ|/min ν``;
 #: each try multiplies them by ``END_GROWTH``, at most ``END_STEPS`` times.

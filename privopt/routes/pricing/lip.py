@@ -28,14 +28,11 @@ from privopt.compiler.cone import RowCone
 from privopt.routes.pricing.blocks import xlogx
 from privopt.routes.pricing.columns import distinct_columns
 from privopt.routes.pricing.envelope import SliceObjective
-from privopt.tolerances import PROBABILITY_ATOL
+from privopt.tolerances import LIP_STRUCTURE_RTOL, PROBABILITY_ATOL
 from privopt.validation import FloatArray
 
 #: Largest ``|S|`` priced by enumeration (``|S|·2^(|S|−1)`` points: 1.9 million at 17).
 MAX_SENSITIVE = 17
-
-#: Relative agreement required between the marginal and ``Σ_s P(s) q_s``.
-STRUCTURE_RTOL = 1e-10
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,7 +51,7 @@ def lip_structure(cone: RowCone) -> LipCone | str:
     if any(len(group.vectors) != 1 for group in cone.groups) or len(cone.groups) < 2:
         return "its groups are not single statistics"
     factors = np.array([block.factor for block in cone.blocks])
-    if not len(factors) or np.ptp(factors) > STRUCTURE_RTOL * factors.max():
+    if not len(factors) or np.ptp(factors) > LIP_STRUCTURE_RTOL * factors.max():
         return "its blocks do not share one factor"
     pairs = {(block.numerator, block.denominator) for block in cone.blocks}
     marginals = [
@@ -79,7 +76,7 @@ def lip_structure(cone: RowCone) -> LipCone | str:
         mass = float(r[support].sum())
         if abs(q[support].sum() - 1.0) > PROBABILITY_ATOL or not mass > 0.0:
             return "a conditional is not a distribution with positive probability"
-        if np.max(np.abs(r[support] - mass * q[support])) > STRUCTURE_RTOL * max(1.0, float(r.max())):
+        if np.max(np.abs(r[support] - mass * q[support])) > LIP_STRUCTURE_RTOL * max(1.0, float(r.max())):
             return "the marginal is not the mixture of the conditionals"
         blocks.append(support)
         conditionals.append(q[support])

@@ -15,7 +15,7 @@ of a Rényi ball with the ``"lower"`` envelope is the case of one group per sens
 relatives are recognised too: a *star* (one hub group paired both ways with every other group, and no
 other pairs: Pufferfish's discriminative pairs against one secret), and inputs in no group (*free*
 inputs, unconstrained: Pufferfish's non-secret values).
-:func:`envelope_structure` recognises these cones exactly (within :data:`STRUCTURE_RTOL`) and says
+:func:`envelope_structure` recognises these cones exactly (within :data:`ENVELOPE_STRUCTURE_RTOL`) and says
 why when a cone is not one of them.
 """
 
@@ -26,12 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privopt.compiler.cone import RowCone
-from privopt.tolerances import PROBABILITY_ATOL
+from privopt.tolerances import ENVELOPE_STRUCTURE_RTOL, PROBABILITY_ATOL
 from privopt.validation import FloatArray
-
-#: Two statistics of a group agree (``V[r, u] = L_u`` off the diagonal, one common ``c``) when they
-#: differ by at most this, relative to the group's largest entry.
-STRUCTURE_RTOL = 1e-12
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,7 +87,7 @@ def envelope_structure(cone: RowCone) -> EnvelopeCone | str:
     if not cone.blocks:
         return "the cone has no ratio blocks"
     factors = {block.factor for block in cone.blocks}
-    if max(factors) - min(factors) > STRUCTURE_RTOL * max(factors):
+    if max(factors) - min(factors) > ENVELOPE_STRUCTURE_RTOL * max(factors):
         return "its blocks have different privacy factors e^{ε+shift}"
     used = sorted({b.numerator for b in cone.blocks} | {b.denominator for b in cone.blocks})
     pairs = {(b.numerator, b.denominator) for b in cone.blocks}
@@ -143,9 +139,9 @@ def _envelope_group(vectors: FloatArray) -> tuple[np.ndarray, FloatArray, float]
     order = np.argsort(diagonal)
     excess = excess[order]
     slack = float(np.mean(np.diag(excess)))
-    if not slack > STRUCTURE_RTOL * scale:
+    if not slack > ENVELOPE_STRUCTURE_RTOL * scale:
         return "has c_s = 0 (a point distribution): not handled by the envelope bound"
-    if np.max(np.abs(excess - slack * np.eye(support.size))) > STRUCTURE_RTOL * max(scale, 1.0):
+    if np.max(np.abs(excess - slack * np.eye(support.size))) > ENVELOPE_STRUCTURE_RTOL * max(scale, 1.0):
         return "is not of the form L_s + c_s e_u"
     if abs(lower.sum() + slack - 1.0) > PROBABILITY_ATOL:
         return "is not a lower envelope of distributions (Σ L_s + c_s != 1)"

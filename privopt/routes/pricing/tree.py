@@ -59,7 +59,7 @@ from privopt.routes.pricing.envelope import (
     slice_objective,
 )
 from privopt.routes.pricing.slice_lp import ConeRepair
-from privopt.tolerances import DUAL_BOUND_RTOL
+from privopt.tolerances import DUAL_BOUND_RTOL, TREE_STRUCTURE_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -75,8 +75,6 @@ MAX_LEVELS = 4096
 #: The unit is the smallest ``|L|`` divided by at most this.
 MAX_DIVISOR = 12
 
-#: Relative tolerance of the structure: a pair implied by its path, a factor a multiple of the unit.
-STRUCTURE_RTOL = 1e-12
 
 #: Largest ``|h|`` on the lattice (``e^h`` must stay finite with room for sums).
 MAX_EXPONENT = 600.0
@@ -187,7 +185,7 @@ def _implied(limit: FloatArray, neighbours: list[list[int]], labels: np.ndarray)
                     path[y] = path[x] + limit[x, y]
                     queue.append(y)
         allowed = limit[source, targets]
-        if np.any(path[targets] > allowed + STRUCTURE_RTOL * (1.0 + np.abs(allowed))):
+        if np.any(path[targets] > allowed + TREE_STRUCTURE_RTOL * (1.0 + np.abs(allowed))):
             return "its pairs do not form a forest (a pair is tighter than the path joining its inputs)"
     return None
 
@@ -201,7 +199,7 @@ def _unit(values: FloatArray) -> float | None:
     for divisor in range(1, MAX_DIVISOR + 1):
         unit = float(magnitudes.min()) / divisor
         steps = values / unit
-        if np.all(np.abs(steps - np.rint(steps)) <= STRUCTURE_RTOL * np.maximum(1.0, np.abs(steps))):
+        if np.all(np.abs(steps - np.rint(steps)) <= TREE_STRUCTURE_RTOL * np.maximum(1.0, np.abs(steps))):
             return unit
     return None
 
