@@ -10,7 +10,7 @@ PYTEST  := $(BIN)/python -m pytest
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,docs,dist,ldp]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,docs,dist,ldp,bench]'
 	touch $(STAMP)
 
 setup: $(STAMP)
