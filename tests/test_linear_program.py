@@ -223,3 +223,20 @@ def test_solver_names_and_limits():
     )
     with pytest.raises(po.LimitError, match="the linear program over 36 × 36 mechanisms"):
         tight.solve(route="lp")
+
+
+def test_a_matrix_that_is_not_a_metric_is_its_shortest_path_closure():
+    # MetricLDP takes any positive levels on purpose: a pair longer than a chain is implied by it, so the
+    # problem equals the one over the closure of d (here d(0,2) = 5 > d(0,1) + d(1,2) = 2, asymmetric
+    # entries, and an absent pair), on both the LP route and the vertex route.
+    from scipy.sparse.csgraph import shortest_path
+
+    d = np.array([[0, 1, 5, np.inf], [1, 0, 1, 2], [4, 1, 0, 1], [np.inf, 3, 1, 0]], dtype=float)
+    closure = shortest_path(np.where(np.isfinite(d), d, 0.0), directed=True)
+    prior = np.array([0.1, 0.2, 0.3, 0.4])
+    for utility in (po.ExpectedDistortion(prior, closure), po.MutualInformation(prior)):
+        given = po.Problem(po.MetricLDP(0.7, d), utility).solve()
+        closed = po.Problem(po.MetricLDP(0.7, closure), utility).solve()
+        assert given.status is po.Status.OPTIMAL
+        assert given.value == pytest.approx(closed.value, rel=1e-9, abs=1e-12)
+        assert po.audit(given.mechanism, po.MetricLDP(0.7, closure)).satisfied

@@ -74,7 +74,12 @@ class MetricLDP(RatioConstraints):
     d:
         The distances between inputs: a square matrix (rows and columns in the order of ``labels``) or a
         function of two labels. Distinct inputs need ``d > 0``; ``inf`` leaves a pair unconstrained. It
-        need not be symmetric.
+        need not be symmetric, nor a metric: every pair is imposed at its own level, so a pair longer
+        than a chain of pairs through other inputs is implied by the chain, and the mechanisms allowed
+        are those of the shortest-path closure of ``d`` (a policy graph's ``inf`` entries included).
+        This is on purpose — per-pair levels that are not distances (policy graphs, per-input budgets)
+        are definitions researchers state — and the solvers leave such implied pairs out
+        (docs/compiler.md, "LP route").
     labels:
         The input labels (default ``0, 1, ...``; required when ``d`` is a function).
 
