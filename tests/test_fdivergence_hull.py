@@ -62,7 +62,9 @@ def test_hull_pricing_and_the_checker_bracket_exact_enumeration(seed):
 def test_metric_kl_past_enumeration_equals_the_enumerated_optimum():
     rng = np.random.default_rng(9)
     utility = po.FDivergence("kl", rng.dirichlet(np.ones(9)), rng.dirichlet(np.ones(9)))
-    definition = po.MetricLDP(0.5, _line(9))  # enumeration predicted above 0.15 s: the hull prices
+    points = rng.random((9, 2))  # generic points: no pair is implied by another, every pair is a row
+    distances = 3.0 * np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1))
+    definition = po.MetricLDP(0.5, distances)  # enumeration predicted above 0.15 s: the hull prices
     priced = po.Problem(definition, utility).solve()
     assert priced.stats.backend == "f-divergence hull (exact pricing)"
     assert priced.status is po.Status.OPTIMAL

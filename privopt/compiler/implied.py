@@ -25,6 +25,7 @@ from scipy.sparse.csgraph import shortest_path
 from privopt.compiler.cone import RowCone
 from privopt.memory import require
 from privopt.tolerances import IMPLIED_PAIR_RTOL
+from privopt.validation import FloatArray
 
 #: Inputs handled per step of the vectorised search for an intermediate input (``CHUNK · n²`` floats).
 CHUNK_INPUTS = 16
@@ -57,34 +58,26 @@ def pair_endpoints(cone: RowCone) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     )
 
 
-def implied_blocks(cone: RowCone) -> np.ndarray:
-    """A boolean per block of ``cone``: ``True`` where the block is a single-input pair implied by the
-    pairs that are kept (module docstring). Blocks of any other form are never implied; nor is any pair
-    of a cone with a negative length (its pairs may force inputs to 0, where chaining says nothing)."""
-    implied = np.zeros(len(cone.blocks), dtype=bool)
-    blocks, left, right, lengths = pair_endpoints(cone)
-    n = cone.n_inputs
-    if blocks.size == 0 or np.any(lengths < 0.0) or np.any(left == right):
-        return implied
+def implied_pairs(lengths: FloatArray) -> np.ndarray:
+    """A boolean ``n × n`` mask of the pairs ``w_a <= e^{L_ab} w_b`` implied by the others (module
+    docstring), for the lengths ``L`` (``inf``: no pair; the diagonal is ignored; every length >= 0).
+    Implied-ness does not depend on a common factor of the lengths (``ε``), so a definition can ask it of
+    its levels once."""
+    n = lengths.shape[0]
     require(
         TABLE_BYTES * n * n,
-        f"the search for implied pairs among {blocks.size:,} pairs of {n:,} inputs",
+        f"the search for implied pairs among the pairs of {n:,} inputs",
         "route='cvxpy' (no pair is removed there)",
     )
-    # The shortest copy of each pair stands for it; longer copies are implied by it.
-    order = np.lexsort((lengths, right, left))
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = (left[order][1:] != left[order][:-1]) | (right[order][1:] != right[order][:-1])
-    implied[blocks[order[~first]]] = True
-    kept = order[first]
-    a, b, length = left[kept], right[kept], lengths[kept]
-    direct = np.full((n, n), np.inf)
-    direct[a, b] = length
-    graph = sp.csr_matrix((length, (a, b)), shape=(n, n))
-    zero = length <= 0.0
-    if np.any(zero):  # a pair of length 0 is an edge of csgraph only if stored explicitly
-        graph = sp.csr_matrix((np.where(zero, np.finfo(float).tiny, length), (a, b)), shape=(n, n))
-    distance = shortest_path(graph, method="FW" if kept.size > n * n // 4 else "D", directed=True)
+    direct = np.array(lengths, dtype=np.float64)
+    np.fill_diagonal(direct, np.inf)
+    a, b = np.nonzero(np.isfinite(direct))
+    if a.size == 0:
+        return np.zeros((n, n), dtype=bool)
+    length = direct[a, b]
+    # csgraph drops explicit zeros: a pair of length 0 is stored as the smallest positive double.
+    graph = sp.csr_matrix((np.where(length <= 0.0, np.finfo(float).tiny, length), (a, b)), shape=(n, n))
+    distance = shortest_path(graph, method="FW" if a.size > n * n // 4 else "D", directed=True)
     np.fill_diagonal(distance, np.inf)  # an intermediate input differs from both ends
     # Legs of length 0 (or within rounding of it) do not count: each leg must be shorter than the pair.
     floor = 2.0 * IMPLIED_PAIR_RTOL * max(float(length.max()), 1.0)
@@ -94,6 +87,26 @@ def implied_blocks(cone: RowCone) -> np.ndarray:
     for start in range(0, n, CHUNK_INPUTS):
         rows = slice(start, min(start + CHUNK_INPUTS, n))
         shortest_via[rows] = (legs_in[rows, :, None] + legs_out[None, :, :]).min(axis=1)
-    limit = length * (1.0 + IMPLIED_PAIR_RTOL) + IMPLIED_PAIR_RTOL
-    implied[blocks[kept]] = shortest_via[a, b] <= limit
+    implied = np.zeros((n, n), dtype=bool)
+    implied[a, b] = shortest_via[a, b] <= length * (1.0 + IMPLIED_PAIR_RTOL) + IMPLIED_PAIR_RTOL
+    return implied
+
+
+def implied_blocks(cone: RowCone) -> np.ndarray:
+    """A boolean per block of ``cone``: ``True`` where the block is a single-input pair implied by the
+    pairs that are kept (module docstring). Blocks of any other form are never implied; nor is any pair
+    of a cone with a negative length (its pairs may force inputs to 0, where chaining says nothing)."""
+    implied = np.zeros(len(cone.blocks), dtype=bool)
+    blocks, left, right, lengths = pair_endpoints(cone)
+    if blocks.size == 0 or np.any(lengths < 0.0) or np.any(left == right):
+        return implied
+    # The shortest copy of each pair stands for it; longer copies are implied by it.
+    order = np.lexsort((lengths, right, left))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = (left[order][1:] != left[order][:-1]) | (right[order][1:] != right[order][:-1])
+    implied[blocks[order[~first]]] = True
+    kept = order[first]
+    table = np.full((cone.n_inputs, cone.n_inputs), np.inf)
+    table[left[kept], right[kept]] = lengths[kept]
+    implied[blocks[kept]] = implied_pairs(table)[left[kept], right[kept]]
     return implied

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from privopt.callables import call, returned
 from privopt.compiler.cone import CompileOptions
+from privopt.compiler.implied import implied_pairs
 from privopt.compiler.ratio_pairs import RatioPair
 from privopt.data.statistics import given
 from privopt.definitions.ratio_constraints import RatioConstraints
@@ -109,12 +110,19 @@ class MetricLDP(RatioConstraints):
         return self.labels
 
     def pairs_for(self, labels: tuple[Hashable, ...], options: CompileOptions) -> tuple[RatioPair, ...]:
-        position = {label: i for i, label in enumerate(self.labels)}
+        """The pair ``(x, x')`` for every finite ``d(x, x')`` but those implied by a chain of other pairs
+        (:func:`~privopt.compiler.implied.implied_pairs`: ``d(x, x') >= d(x, y) + d(y, x')`` along shorter
+        legs): they add nothing to the cone, nor to the audit — a ratio over a chain is at most the
+        product of its legs' ratios, so ``log ratio / d`` of an implied pair is at most its legs' largest.
+        On a Manhattan grid only the four neighbours remain, on a path the consecutive inputs."""
+        position = [self.labels.index(label) for label in labels]
+        distances = self.distances[np.ix_(position, position)]
+        implied = implied_pairs(distances)
         pairs = []
-        for a in labels:
-            for b in labels:
-                distance = float(self.distances[position[a], position[b]])
-                if a != b and np.isfinite(distance):
+        for i, a in enumerate(labels):
+            for j, b in enumerate(labels):
+                distance = float(distances[i, j])
+                if i != j and np.isfinite(distance) and not implied[i, j]:
                     pairs.append(
                         RatioPair.of(
                             given(x=a), given(x=b), f"w[{a!r}] <= e^(ε·{distance:.6g}) w[{b!r}]", distance
