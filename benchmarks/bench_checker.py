@@ -24,6 +24,7 @@ from privopt.certificates import SliceBound, check_bound, envelope
 from privopt.experiments.figures.adult import adult_available, adult_joint
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation, seed_columns
+from privopt.routes.pricing import PricingRequest
 from privopt.routes.pricing.certificate import envelope_pricer
 from privopt.tolerances import GAP_TOLERANCE
 
@@ -66,7 +67,9 @@ def _rows(sensitive: str, public: str, eps: float, colgen_seconds: float) -> lis
     pricer = envelope_pricer(data.utility, data.cone)
     assert not isinstance(pricer, str)
     start = time.perf_counter()
-    outcome = pricer.price(duals, tolerance=0.5 * GAP_TOLERANCE * max(abs(value), 1e-3), max_nodes=10**7)
+    outcome = pricer.price(
+        duals, PricingRequest(tolerance=0.5 * GAP_TOLERANCE * max(abs(value), 1e-3), max_nodes=10**7)
+    )
     pricer_seconds = time.perf_counter() - start
     rows = [
         (

@@ -24,6 +24,7 @@ from benchmarks.timing import peak_mib, report
 from privopt.certificates import SliceBound, check_bound
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation
+from privopt.routes.pricing import PricingRequest
 from privopt.routes.pricing.certificate import certified_pricer
 from privopt.routes.pricing.staircase import prior_free_bound
 from privopt.tolerances import GAP_TOLERANCE
@@ -71,7 +72,7 @@ def _dual_row(n: int) -> tuple[str, str]:
     assert not isinstance(pricer, str)
     start = time.perf_counter()
     tolerance = 0.5 * GAP_TOLERANCE * max(abs(result.lower), 1e-3)
-    outcome = pricer.price(result.duals, tolerance=tolerance, max_nodes=10**8)
+    outcome = pricer.price(result.duals, PricingRequest(tolerance=tolerance, max_nodes=10**8))
     pricer_seconds = time.perf_counter() - start
     proof = check_bound(
         data.cone, utility, SliceBound.build(result.duals, outcome.upper, "prior", utility.p, "b")

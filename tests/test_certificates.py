@@ -14,7 +14,7 @@ from privopt.certificates.envelope import block_points
 from privopt.certificates.vertices import enumerate_slice, exact_rows
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation
-from privopt.routes.pricing import PricingCertificate, envelope_pricer
+from privopt.routes.pricing import PricingCertificate, PricingRequest, envelope_pricer
 from privopt.routes.pricing import envelope as pricing_envelope
 from privopt.routes.pricing.blocks import BlockGeometry, BlockTable
 from tests.test_independent_reporting import random_ball
@@ -158,9 +158,9 @@ def test_a_pricer_that_under_reports_its_bound_is_caught(monkeypatch):
     # the upper bound contradicts the mechanism's value or the checker refutes it — a SolverError.
     price = pricing_envelope.EnvelopePricer.price
 
-    def under_reporting(self, duals, **kwargs):
+    def under_reporting(self, duals, request, **kwargs):
         return dataclasses.replace(
-            price(self, duals, **kwargs), upper=price(self, duals, **kwargs).upper - 0.2
+            price(self, duals, request, **kwargs), upper=price(self, duals, request, **kwargs).upper - 0.2
         )
 
     F = random_ball(np.random.default_rng(3), (3, 3), 1000)
@@ -174,8 +174,8 @@ def test_a_slightly_under_reported_bound_is_refuted_not_clipped(monkeypatch):
     # Small enough that upper stays above the value: only the independent checker can tell.
     price = pricing_envelope.EnvelopePricer.price
 
-    def under_reporting(self, duals, **kwargs):
-        outcome = price(self, duals, **kwargs)
+    def under_reporting(self, duals, request, **kwargs):
+        outcome = price(self, duals, request, **kwargs)
         return dataclasses.replace(outcome, upper=outcome.upper - 2e-3)
 
     F = random_ball(np.random.default_rng(6), (3, 3), 1000)
@@ -258,7 +258,9 @@ def test_dropping_the_fractional_block_vertices_in_the_pricer_is_caught(monkeypa
         cone, utility = _cone(problem), problem.utility
         pricer = envelope_pricer(utility, cone)
         duals = utility.p * rng.uniform(0.2, 1.5) + rng.normal(scale=0.02, size=cone.n_inputs)
-        certificate = PricingCertificate.from_outcome(duals, pricer.price(duals, tolerance=1e-10))
+        certificate = PricingCertificate.from_outcome(
+            duals, pricer.price(duals, PricingRequest(tolerance=1e-10))
+        )
         true = vertices.maximise_ratio(cone, utility, duals, utility.p, 60.0)
         assert not isinstance(true, str)
         check = check_bound(cone, utility, certificate.to_bound(utility.p))

@@ -15,7 +15,7 @@ from privopt.certificates.envelope import EnvelopeForm
 from privopt.certificates.objective import core_mu
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation
-from privopt.routes.pricing import envelope_pricer
+from privopt.routes.pricing import PricingRequest, envelope_pricer
 
 
 def _random_form(rng: np.random.Generator, sizes: list[int], self_pairs: bool) -> EnvelopeForm:
@@ -335,7 +335,9 @@ def test_adult_occupation_education_tight_claims_are_proved_and_lowered_ones_ref
     pricer = envelope_pricer(problem.utility, cone)
     assert not isinstance(pricer, str)
     duals = result.certificate.duals
-    outcome = pricer.price(duals, tolerance=0.5e-6 * result.lower, deadline=time.perf_counter() + 600.0)
+    outcome = pricer.price(
+        duals, PricingRequest(tolerance=0.5e-6 * result.lower, deadline=time.perf_counter() + 600.0)
+    )
     assert outcome.complete
     tight = SliceBound.build(duals, outcome.upper, "prior", problem.utility.p, "the pricer's tight claim")
     check = check_bound(cone, problem.utility, tight, time_limit=600.0)

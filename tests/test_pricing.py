@@ -20,6 +20,7 @@ from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing import (
     EnvelopePricer,
     PricingCertificate,
+    PricingRequest,
     Refusal,
     check_pricing_certificate,
     envelope_pricer,
@@ -283,7 +284,7 @@ def test_bound_is_above_the_brute_force_delta_and_tight(shape, eps, monkeypatch)
     result = column_generation(utility, cone, ColumnGenerationOptions(max_iterations=3, progress=False))
     for duals in (result.duals, result.duals * 0.9, result.duals + 0.05 * rng.normal(size=result.duals.size)):
         exact = _brute_delta(utility, vertices, duals)
-        outcome = pricer.price(duals, tolerance=1e-8)
+        outcome = pricer.price(duals, PricingRequest(tolerance=1e-8))
         assert outcome.complete
         assert outcome.upper >= exact - 1e-12, (shape, exact, outcome.upper)
         assert outcome.upper <= exact + 1e-7, (shape, exact, outcome.upper)
@@ -310,7 +311,7 @@ def test_bound_with_self_pairs_and_for_normalized_mi():
         pricer = envelope_pricer(utility, cone)
         assert isinstance(pricer, EnvelopePricer)
         exact = float(np.max((utility.mu(vertices.T) - vertices @ duals) / (vertices @ F.center.p_x)))
-        outcome = pricer.price(duals, tolerance=1e-9)
+        outcome = pricer.price(duals, PricingRequest(tolerance=1e-9))
         assert exact - 1e-12 <= outcome.upper <= exact + 1e-8
 
 
@@ -337,9 +338,12 @@ def test_the_geometry_kept_across_pricings_changes_no_result():
     for lam in duals:
         fresh = _build_pricer(utility, cone)  # keeps nothing after its pricing
         assert isinstance(fresh, EnvelopePricer)
-        outcomes = [kept.price(lam, tolerance=1e-9), fresh.price(lam, tolerance=1e-9)]
+        outcomes = [
+            kept.price(lam, PricingRequest(tolerance=1e-9)),
+            fresh.price(lam, PricingRequest(tolerance=1e-9)),
+        ]
         with limited(4096):
-            outcomes.append(starved.price(lam, tolerance=1e-9))
+            outcomes.append(starved.price(lam, PricingRequest(tolerance=1e-9)))
         for other in outcomes[1:]:
             assert other.upper == pytest.approx(outcomes[0].upper, abs=1e-13)
             assert (other.nodes, other.point_nodes) == (outcomes[0].nodes, outcomes[0].point_nodes)
@@ -360,15 +364,15 @@ def test_node_budget_and_ceiling_stop_the_search_and_an_unfinished_bound_stays_v
     duals = np.full(9, 0.02)
     exact = _brute_delta(utility, _slice_vertices(cone), duals)
     for budget in (1, 5, 20):
-        outcome = pricer.price(duals, tolerance=0.0, max_nodes=budget)
+        outcome = pricer.price(duals, PricingRequest(tolerance=0.0, max_nodes=budget))
         # Each pop adds at most two children (and the roots are always evaluated).
         assert outcome.nodes <= max(budget, 3) + 2
         assert outcome.upper >= exact - 1e-12
     # A ceiling stops the search once a column reaches it: fewer nodes, incomplete, still a bound.
-    full = pricer.price(duals, tolerance=1e-9)
+    full = pricer.price(duals, PricingRequest(tolerance=1e-9))
     assert full.complete
     assert full.lower == pytest.approx(exact, abs=1e-9)
-    early = pricer.price(duals, tolerance=1e-9, ceiling=0.5 * exact)
+    early = pricer.price(duals, PricingRequest(tolerance=1e-9, ceiling=0.5 * exact))
     assert early.lower >= 0.5 * exact
     assert early.nodes < full.nodes
     assert not early.complete
@@ -421,7 +425,7 @@ def test_certificate_recheck_passes_and_fails_when_tampered():
     result = column_generation(utility, cone, ColumnGenerationOptions(max_iterations=2, progress=False))
     pricer = envelope_pricer(utility, cone)
     assert isinstance(pricer, EnvelopePricer)
-    outcome = pricer.price(result.duals, tolerance=1e-9)
+    outcome = pricer.price(result.duals, PricingRequest(tolerance=1e-9))
     assert outcome.upper > 1e-4  # a non-trivial claim: the run was stopped early
     good = PricingCertificate.from_outcome(result.duals, outcome)
     assert check_pricing_certificate(good, cone, utility).valid
@@ -489,7 +493,7 @@ def test_vertex_route_is_certified_and_a_lost_vertex_is_detected():
     lp = solve_lp(mu, a_eq=vertices[keep].T, b_eq=np.ones(9), bounds=(0.0, None))
     pricer = envelope_pricer(utility, cone)
     assert isinstance(pricer, EnvelopePricer)
-    outcome = pricer.price(lp.eq_duals, tolerance=1e-9)
+    outcome = pricer.price(lp.eq_duals, PricingRequest(tolerance=1e-9))
     assert lp.objective < solution.value - 1e-6
     assert float(np.sum(lp.eq_duals)) + max(0.0, outcome.upper) >= solution.value - 1e-9
     assert outcome.upper > 1e-6  # not certified: a better column exists
@@ -574,9 +578,9 @@ def test_bound_phase_prices_the_averaged_duals_with_zeros_on_inputs_of_zero_weig
     priced = []
     price = bound.EnvelopePricer.price
 
-    def recording(self, duals, **kwargs):
+    def recording(self, duals, request, **kwargs):
         priced.append(np.array(duals))
-        return price(self, duals, **kwargs)
+        return price(self, duals, request, **kwargs)
 
     monkeypatch.setattr(bound.EnvelopePricer, "price", recording)
     cone = _cone(F, 1.0)
@@ -587,7 +591,7 @@ def test_bound_phase_prices_the_averaged_duals_with_zeros_on_inputs_of_zero_weig
     assert np.any(result.duals[zero])  # the master's own duals are not what was priced
     assert not np.allclose(averaged, np.where(zero, 0.0, result.duals))  # three rounds' mean
     assert check_pricing_certificate(result.certificate, cone, utility).valid
-    at_averaged = price(envelope_pricer(utility, cone), averaged, tolerance=1e-9)
+    at_averaged = price(envelope_pricer(utility, cone), averaged, PricingRequest(tolerance=1e-9))
     assert result.upper <= float(np.sum(averaged)) + max(0.0, at_averaged.upper) + 1e-7
 
 

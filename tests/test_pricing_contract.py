@@ -29,6 +29,7 @@ from privopt.routes.pricing import (
     PricerEntry,
     PricerTraits,
     PricingOutcome,
+    PricingRequest,
     Refusal,
     RefusalReason,
     certified_pricer,
@@ -94,15 +95,15 @@ class ToyCyclePricer:
     def weights(self) -> np.ndarray:
         return self.utility.p
 
-    def price(self, duals, *, tolerance, max_columns=16, **limits) -> PricingOutcome:
+    def price(self, duals, request: PricingRequest) -> PricingOutcome:
         self.calls += 1
         columns = self.vertices.T
         ratios = self.utility.mu(columns) - duals @ columns  # νᵀw = 1 on the slice
         margin = TOY_MARGIN * float(np.abs(ratios).max() + 1.0)
-        order = np.argsort(-ratios)[:max_columns]
+        order = np.argsort(-ratios)[: request.max_columns]
         found = tuple(PricedColumn(columns[:, k] / columns[:, k].sum(), float(ratios[k])) for k in order)
         best = float(ratios.max())
-        return PricingOutcome(best + margin, best, found, len(ratios), 0, True, tolerance, 0.0)
+        return PricingOutcome(best + margin, best, found, len(ratios), 0, True, request.tolerance, 0.0)
 
     def prior_free_duals(self) -> list[np.ndarray]:
         return []

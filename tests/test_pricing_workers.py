@@ -14,7 +14,7 @@ from joblib import Parallel, delayed
 import privopt as po
 from privopt.errors import ValidationError
 from privopt.routes.colgen import ColumnGenerationOptions
-from privopt.routes.pricing import EnvelopePricer, envelope_pricer
+from privopt.routes.pricing import EnvelopePricer, PricingRequest, envelope_pricer
 from privopt.routes.pricing import workers as workers_module
 from privopt.routes.pricing.workers import StarWorkers, deal, pricing_processes
 from tests.test_independent_reporting import random_ball
@@ -62,7 +62,7 @@ def test_the_workers_prove_the_serial_bound_with_columns_of_the_cone(wide_cone):
     rng = np.random.default_rng(5)
     with StarWorkers(pricer, 2) as workers:
         first = pricer.price(
-            np.full(9, 0.05), tolerance=1e-9, parallel=workers
+            np.full(9, 0.05), PricingRequest(tolerance=1e-9), parallel=workers
         )  # here: the workers are not up yet
         assert workers.parallel_pricings == 0
         assert workers.pool is None  # a quick pricing does not start them
@@ -73,9 +73,9 @@ def test_the_workers_prove_the_serial_bound_with_columns_of_the_cone(wide_cone):
         for _ in range(4):
             duals = rng.uniform(-0.05, 0.15, size=9)
             exact = _brute_delta(utility, vertices, duals)
-            serial = pricer.price(duals, tolerance=1e-9)
+            serial = pricer.price(duals, PricingRequest(tolerance=1e-9))
             parallel = pricer.price(
-                duals, tolerance=1e-9, deadline=time.perf_counter() + 120, parallel=workers
+                duals, PricingRequest(tolerance=1e-9, deadline=time.perf_counter() + 120), parallel=workers
             )
             assert parallel.complete
             assert exact - 1e-12 <= parallel.upper <= exact + 1e-7
@@ -96,11 +96,11 @@ def test_a_long_pricing_starts_the_workers(wide_cone, monkeypatch):
     _, _, pricer, _ = wide_cone
     monkeypatch.setattr(workers_module, "PARALLEL_SECONDS", 0.0)
     with StarWorkers(pricer, 2) as workers:
-        pricer.price(np.full(9, 0.05), tolerance=1e-9, parallel=workers)
+        pricer.price(np.full(9, 0.05), PricingRequest(tolerance=1e-9), parallel=workers)
         assert workers.parallel_pricings == 0  # that pricing ran here
         assert workers.pool is not None
         _wait_until_up(workers)
-        pricer.price(np.full(9, 0.05), tolerance=1e-9, parallel=workers)
+        pricer.price(np.full(9, 0.05), PricingRequest(tolerance=1e-9), parallel=workers)
         assert workers.parallel_pricings == 1
 
 
@@ -122,12 +122,16 @@ def test_a_killed_worker_costs_the_time_not_the_bound(wide_cone):
             os.kill(pid, signal.SIGKILL)
         time.sleep(1.0)
         with pytest.warns(RuntimeWarning, match="pricing goes on in this process"):
-            outcome = pricer.price(duals, tolerance=1e-9, deadline=time.perf_counter() + 60, parallel=workers)
+            outcome = pricer.price(
+                duals, PricingRequest(tolerance=1e-9, deadline=time.perf_counter() + 60), parallel=workers
+            )
         assert exact - 1e-12 <= outcome.upper <= exact + 1e-7
         assert workers.failure is not None
         assert workers.pool is None
         assert not os.path.exists(path)
-        again = pricer.price(duals, tolerance=1e-9, parallel=workers)  # here, and the workers stay given up
+        again = pricer.price(
+            duals, PricingRequest(tolerance=1e-9), parallel=workers
+        )  # here, and the workers stay given up
         assert again.upper == pytest.approx(outcome.upper, abs=1e-7)
         assert workers.pool is None
         assert workers.parallel_pricings == 0

@@ -16,6 +16,7 @@ from privopt.certificates import envelope
 from privopt.certificates import staircase as checker
 from privopt.certificates.check import check_bound
 from privopt.certificates.claims import SliceBound
+from privopt.routes.pricing import PricingRequest
 from privopt.routes.pricing.staircase import STAIRCASE_METHOD, prior_free_bound, staircase_pricer
 
 CHECKER_METHOD = "LDP cone: every staircase column"
@@ -106,7 +107,7 @@ def test_the_staircase_pricer_finds_the_brute_force_maximum(name, seed):
         level = prior_free_bound(math.exp(eps)) if name in ("mi", "nmi") else 0.05
         duals = _duals(rng, weights, level, kind)
         exact, _ = _brute_force(utility, math.exp(eps), duals, weights)
-        outcome = pricer.price(duals, tolerance=1e-12)
+        outcome = pricer.price(duals, PricingRequest(tolerance=1e-12))
         assert outcome.complete
         # δ̄ is a proved upper bound, tight; the best column attains the maximum.
         assert outcome.upper >= exact

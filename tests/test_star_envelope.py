@@ -13,7 +13,7 @@ import pytest
 
 import privopt as po
 from privopt.certificates import envelope, lagrangian, vertices
-from privopt.routes.pricing import certified_pricer
+from privopt.routes.pricing import PricingRequest, certified_pricer
 from privopt.routes.pricing.envelope import EnvelopePricer
 from privopt.routes.pricing.structure import envelope_structure
 
@@ -70,7 +70,7 @@ def test_star_pricing_and_the_checker_match_exact_enumeration(seed):
         assert not isinstance(exact, str)
         pricer = certified_pricer(problem.utility, cone)
         assert isinstance(pricer, EnvelopePricer)
-        outcome = pricer.price(duals, tolerance=1e-11)
+        outcome = pricer.price(duals, PricingRequest(tolerance=1e-11))
         assert exact.value - 1e-9 <= outcome.upper <= exact.value + 1e-7 * (1.0 + abs(exact.value))
         assert outcome.lower == pytest.approx(exact.value, abs=1e-8)
         assert cone.violation(np.column_stack([c.column for c in outcome.columns])) <= 1e-9
@@ -99,7 +99,7 @@ def test_a_free_input_above_the_claim_refutes_it():
     exact = vertices.maximise_ratio(cone, problem.utility, duals, p, 60.0)
     assert not isinstance(exact, str)
     assert exact.value == pytest.approx(ray, rel=1e-9)
-    outcome = certified_pricer(problem.utility, cone).price(duals, tolerance=1e-11)
+    outcome = certified_pricer(problem.utility, cone).price(duals, PricingRequest(tolerance=1e-11))
     assert outcome.lower == pytest.approx(ray, rel=1e-9)
     form = envelope.envelope_form(cone)
     assert not isinstance(form, str)

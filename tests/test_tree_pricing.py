@@ -14,7 +14,7 @@ import privopt as po
 from benchmarks.bench_families import _tree_distance
 from privopt.certificates import tree as checker
 from privopt.certificates import vertices
-from privopt.routes.pricing import certified_pricer
+from privopt.routes.pricing import PricingRequest, certified_pricer
 from privopt.routes.pricing.tree import TreePricer, tree_pricer, tree_structure
 
 
@@ -49,7 +49,7 @@ def test_tree_pricing_and_the_checker_match_exact_enumeration(seed):
         assert not isinstance(exact, str)
         pricer = tree_pricer(utility, cone)
         assert isinstance(pricer, TreePricer)
-        outcome = pricer.price(duals, tolerance=1e-10)
+        outcome = pricer.price(duals, PricingRequest(tolerance=1e-10))
         # δ̄ is proved above the exact maximum and tight; the best column met is a maximiser
         assert exact.value - 1e-9 <= outcome.upper <= exact.value + 1e-7 * (1.0 + abs(exact.value))
         assert outcome.lower == pytest.approx(exact.value, abs=1e-8)
@@ -80,10 +80,10 @@ def test_a_ceiling_stops_the_tree_search_early_and_the_bound_stays_valid():
     assert isinstance(pricer, TreePricer)
     # The duals of a short run, where the search branches (21 nodes to close).
     duals = column_generation(utility, cone, ColumnGenerationOptions(max_iterations=20, progress=False)).duals
-    full = pricer.price(duals, tolerance=1e-10)
+    full = pricer.price(duals, PricingRequest(tolerance=1e-10))
     assert full.complete
     assert full.nodes > 10
-    early = pricer.price(duals, tolerance=1e-10, ceiling=0.9 * full.lower)
+    early = pricer.price(duals, PricingRequest(tolerance=1e-10, ceiling=0.9 * full.lower))
     assert early.lower >= 0.9 * full.lower  # a column reached the ceiling
     assert early.nodes < full.nodes
     assert not early.complete
@@ -106,7 +106,7 @@ def test_a_forest_with_an_input_in_no_pair():
     duals[0] = -0.2  # the lone input's ratio −λ_0/p_0 − log p_0 is the largest
     exact = vertices.maximise_ratio(cone, utility, duals, p, 60.0)
     assert not isinstance(exact, str)
-    outcome = tree_pricer(utility, cone).price(duals, tolerance=1e-10)
+    outcome = tree_pricer(utility, cone).price(duals, PricingRequest(tolerance=1e-10))
     assert exact.value == pytest.approx(-duals[0] / p[0] - np.log(p[0]), rel=1e-9)
     assert outcome.lower == pytest.approx(exact.value, rel=1e-9)
     assert exact.value - 1e-9 <= outcome.upper <= exact.value + 1e-7

@@ -49,7 +49,7 @@ from privopt.routes.colgen import (
     start_master,
 )
 from privopt.routes.pricing.certificate import PricingCertificate
-from privopt.routes.pricing.contract import CertifiedPricer
+from privopt.routes.pricing.contract import CertifiedPricer, PricingRequest
 from privopt.routes.pricing.slice_lp import SliceLP
 from privopt.routes.pricing.stabilization import BoxStep
 from privopt.routes.pricing.workers import pricing_processes
@@ -398,9 +398,11 @@ class _State:
         tolerance = self.tolerance(value) if tolerance is None else tolerance
         budget = self.node_budget if nodes is None else min(nodes, self.node_budget)
         outcome = self.pricer.price(
-            at, tolerance=tolerance, target=target, slack=slack, deadline=deadline,
-            max_nodes=budget * self.pricer.traits.nodes_per_unit, max_columns=self.options.columns_per_round,
-            ceiling=ceiling,
+            at,
+            PricingRequest(
+                tolerance, target, slack, deadline, budget * self.pricer.traits.nodes_per_unit,
+                self.options.columns_per_round, ceiling,
+            ),
         )  # fmt: skip
         self.nodes += outcome.nodes
         if nodes is None and not np.isfinite(ceiling) and not outcome.complete:

@@ -55,6 +55,34 @@ class PricingOutcome:
 
 
 @dataclass(frozen=True)
+class PricingRequest:
+    """What one pricing is asked for: ``δ̄`` to within ``tolerance`` (absolute), stopping early once
+    ``δ̄ <= target`` (a re-check of a claimed bound needs no more), once ``δ̄ <= (1 + slack)·δ_found +
+    tolerance`` (a looser bound is enough while the columns found improve the master a lot), as soon as a
+    column of reduced cost ``>= ceiling`` is met (the caller only needs to know ``δ`` is that large), at
+    ``deadline`` (a ``time.perf_counter`` value) or after ``max_nodes`` nodes of its search (``None``: the
+    pricer's own budget); at most ``max_columns`` columns come back. Every stop leaves ``δ̄`` valid."""
+
+    tolerance: float
+    target: float = -np.inf
+    slack: float = 0.0
+    deadline: float | None = None
+    max_nodes: int | None = None
+    max_columns: int = 16
+    ceiling: float = np.inf
+
+    def __post_init__(self) -> None:
+        if (
+            not self.tolerance >= 0.0
+            or self.max_columns < 1
+            or (self.max_nodes is not None and self.max_nodes < 1)
+        ):
+            raise ValidationError(
+                "request", "tolerance >= 0, max_columns >= 1 and max_nodes >= 1 (or None)", repr(self)
+            )
+
+
+@dataclass(frozen=True)
 class PricerTraits:
     """What a pricer says of itself, read by certified column generation instead of probing classes.
 
@@ -104,21 +132,8 @@ class CertifiedPricer(Protocol):
         """``ν`` of the slice it prices (one per input)."""
         ...
 
-    def price(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 10**7,
-        max_columns: int = 16,
-        ceiling: float = np.inf,
-    ) -> PricingOutcome:
-        """``δ̄`` at ``duals`` to within ``tolerance`` (absolute), stopping early once ``upper <= target``
-        or ``lower > ceiling``, at ``deadline`` or after ``max_nodes``; ``slack`` is the caller's
-        accepted excess, and at most ``max_columns`` columns come back."""
+    def price(self, duals: FloatArray, request: PricingRequest) -> PricingOutcome:
+        """``δ̄`` at ``duals`` as ``request`` asks (:class:`PricingRequest`)."""
         ...
 
     def prior_free_duals(self) -> list[FloatArray]:

@@ -72,6 +72,7 @@ from privopt.routes.pricing.contract import (
     PricedColumn,
     PricerTraits,
     PricingOutcome,
+    PricingRequest,
     Refusal,
     RefusalReason,
 )
@@ -292,17 +293,7 @@ class EnvelopePricer:
 
     # ------------------------------------------------------------------ public
     def price(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 100_000,
-        max_columns: int = 16,
-        ceiling: float = np.inf,
-        parallel: StarSearch | None = None,
+        self, duals: FloatArray, request: PricingRequest, parallel: StarSearch | None = None
     ) -> PricingOutcome:
         """Bound ``δ(λ)`` from above to within ``tolerance`` of the best column found (or budget).
 
@@ -313,6 +304,13 @@ class EnvelopePricer:
         needs to know that ``δ`` is that large; the bound returned is still valid, and incomplete).
         ``parallel``: run the search on several processes (:mod:`privopt.routes.pricing.workers`).
         """
+        tolerance = request.tolerance
+        target = request.target
+        slack = request.slack
+        deadline = request.deadline
+        max_nodes = 100_000 if request.max_nodes is None else request.max_nodes
+        max_columns = request.max_columns
+        ceiling = request.ceiling
         scale = self.objective.scale
         lam = np.asarray(duals, dtype=np.float64) / scale
         limits = SearchLimits(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)

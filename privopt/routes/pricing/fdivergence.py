@@ -38,6 +38,7 @@ from privopt.routes.pricing.contract import (
     PricerEntry,
     PricerTraits,
     PricingOutcome,
+    PricingRequest,
     Refusal,
     RefusalReason,
     register_pricer,
@@ -214,20 +215,12 @@ class CertifiedHullPricer:
         """A run needs no set-up; the hull search runs in this process."""
         return single_session(self)
 
-    def price(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 10**7,
-        max_columns: int = 16,
-        ceiling: float = np.inf,
-    ) -> PricingOutcome:
+    def price(self, duals: FloatArray, request: PricingRequest) -> PricingOutcome:
         """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`; ``ceiling`` only
         permits an early stop, and the hull's search does not take it."""
+        tolerance = request.tolerance
+        max_nodes = 10**7 if request.max_nodes is None else request.max_nodes
+        max_columns = request.max_columns
         start = time.perf_counter()
         delta, found, complete = self.hull.search(duals, max(3, min(MAX_LPS, max_nodes)))
         columns = tuple(self.hull.repair_priced(found[: 4 * max_columns]))[:max_columns]

@@ -59,6 +59,7 @@ from privopt.routes.pricing.contract import (
     PricerEntry,
     PricerTraits,
     PricingOutcome,
+    PricingRequest,
     Refusal,
     RefusalReason,
     register_pricer,
@@ -165,18 +166,7 @@ class StaircasePricer(abc.ABC):
         return []
 
     @abc.abstractmethod
-    def price(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 10**7,
-        max_columns: int = 16,
-        ceiling: float = np.inf,
-    ) -> PricingOutcome:
+    def price(self, duals: FloatArray, request: PricingRequest) -> PricingOutcome:
         """``δ̄`` at ``duals`` (:meth:`privopt.routes.pricing.contract.CertifiedPricer.price`)."""
 
     def session(self, workers: int) -> contextlib.AbstractContextManager[CertifiedPricer]:
@@ -215,20 +205,15 @@ class KnapsackPricer(StaircasePricer):
         q = self.total + self.k * a
         return (a * self.factor * math.log(self.factor) - q * np.log(q) - dual_sum - self.k * b) / q
 
-    def price(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 10**7,
-        max_columns: int = 16,
-        ceiling: float = np.inf,
-    ) -> PricingOutcome:
+    def price(self, duals: FloatArray, request: PricingRequest) -> PricingOutcome:
         """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`; ``ceiling`` only
         permits an early stop, and the knapsack frontier (milliseconds) does not take it."""
+        tolerance = request.tolerance
+        target = request.target
+        slack = request.slack
+        deadline = request.deadline
+        max_nodes = 10**7 if request.max_nodes is None else request.max_nodes
+        max_columns = request.max_columns
         scale = self.scale
         lam = np.asarray(duals, dtype=np.float64) / scale
         found = _Knapsack(self, lam).run(tolerance / scale, target / scale, slack, deadline, max_nodes)
@@ -447,20 +432,15 @@ class SlopePricer(StaircasePricer):
         numerator = self.values(masks) - float(duals.sum()) - self.k * (chosen @ duals)
         return numerator / (float(self.weights.sum()) + self.k * (chosen @ self.weights))
 
-    def price(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 10**7,
-        max_columns: int = 16,
-        ceiling: float = np.inf,
-    ) -> PricingOutcome:
+    def price(self, duals: FloatArray, request: PricingRequest) -> PricingOutcome:
         """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`; ``ceiling`` only
         permits an early stop, and the slope search (a few Dinkelbach steps) does not take it."""
+        tolerance = request.tolerance
+        target = request.target
+        slack = request.slack
+        deadline = request.deadline
+        max_nodes = 10**7 if request.max_nodes is None else request.max_nodes
+        max_columns = request.max_columns
         start = time.perf_counter()
         lam = np.asarray(duals, dtype=np.float64)
         mass = float(self.weights.sum())

@@ -46,6 +46,7 @@ from privopt.routes.pricing.contract import (
     CertifiedPricer,
     PricerEntry,
     PricerTraits,
+    PricingRequest,
     Refusal,
     RefusalReason,
     register_pricer,
@@ -499,19 +500,15 @@ class TreePricer:
         """A run needs no set-up; the walk search runs in this process."""
         return single_session(self)
 
-    def price(
-        self,
-        duals: FloatArray,
-        *,
-        tolerance: float,
-        target: float = -np.inf,
-        slack: float = 0.0,
-        deadline: float | None = None,
-        max_nodes: int = 10**7,
-        max_columns: int = 16,
-        ceiling: float = np.inf,
-    ) -> PricingOutcome:
+    def price(self, duals: FloatArray, request: PricingRequest) -> PricingOutcome:
         """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`."""
+        tolerance = request.tolerance
+        target = request.target
+        slack = request.slack
+        deadline = request.deadline
+        max_nodes = 10**7 if request.max_nodes is None else request.max_nodes
+        max_columns = request.max_columns
+        ceiling = request.ceiling
         start = time.perf_counter()
         scale = self.objective.scale
         lam = np.asarray(duals, dtype=np.float64) / scale

@@ -39,7 +39,6 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Any
 
 import numpy as np
 from joblib.externals.loky import ProcessPoolExecutor, process_executor
@@ -51,6 +50,7 @@ from privopt.routes.pricing.contract import (
     PricerEntry,
     PricerTraits,
     PricingOutcome,
+    PricingRequest,
     Refusal,
     register_pricer,
     single_session,
@@ -324,8 +324,8 @@ class _SharedRun:
     def weights(self) -> FloatArray:
         return self.pricer.weights
 
-    def price(self, duals: FloatArray, **limits: Any) -> PricingOutcome:
-        return self.pricer.price(duals, parallel=self.workers, **limits)
+    def price(self, duals: FloatArray, request: PricingRequest) -> PricingOutcome:
+        return self.pricer.price(duals, request, parallel=self.workers)
 
     def prior_free_duals(self) -> list[FloatArray]:
         return self.pricer.prior_free_duals()
