@@ -71,6 +71,12 @@ CLARABEL_TOLERANCE = 1e-10
 #: this is solved again by HiGHS: far below the audit's slack on ε (``AUDIT_EPS_ATOL``, 1e-7).
 DESIGN_VIOLATION = 1e-9
 
+#: A Clarabel design in the cone with a gap left is solved again by HiGHS with this many times Clarabel's
+#: time, and at least ``FALLBACK_MIN_SECONDS`` (its result stands if HiGHS does not finish): a re-solve
+#: pays off on small or badly scaled problems (a vertex in seconds) and must not double a large one's time.
+FALLBACK_RATIO = 2.0
+FALLBACK_MIN_SECONDS = 10.0
+
 #: The remedies every refusal or time limit of the LP route names.
 REMEDIES = "route='cvxpy' (the same program through cvxpy), fewer outputs, a coarser alphabet"
 
@@ -198,9 +204,24 @@ class LinearProgramRoute:
         if solver == "CLARABEL" and requested is None and not solved.clean(data.cone):
             # An interior point left noise that no move into the cone removes (an output of noise on a
             # degenerate cone, e.g. ε = 0), or stopped short on a badly scaled one: HiGHS's crossover
-            # gives a vertex instead.
-            solver, note = "HIGHS", " (Clarabel's solution was not clean: off the cone or a gap left)"
-            solved = _read_off(system, C, offset, data, solver, deadline)
+            # gives a vertex instead. Where Clarabel's design is in the cone and only a gap is left, HiGHS
+            # gets FALLBACK_RATIO times Clarabel's time, and Clarabel's result stands if it runs out.
+            inside = data.cone.violation(solved.matrix) <= DESIGN_VIOLATION
+            spent = time.perf_counter() - start
+            left = remaining(deadline)
+            budget = max(FALLBACK_RATIO * spent, FALLBACK_MIN_SECONDS) if inside else None
+            limit = budget if left is None else (left if budget is None else min(left, budget))
+            try:
+                again = _read_off(
+                    system, C, offset, data, "HIGHS", None if limit is None else time.perf_counter() + limit
+                )
+            except LimitError:
+                if not inside:
+                    raise
+                note = " (a gap left; HiGHS's crossover did not finish in the time it was given)"
+            else:
+                solver, solved = "HIGHS", again
+                note = " (Clarabel's solution was not clean: off the cone or a gap left)"
         seconds["lp"] = time.perf_counter() - start
         matrix, value, upper, beta = solved.matrix, solved.value, solved.upper, solved.beta
         bound = LinearBound(beta, upper, f"{solver} (interior point): the LP's duals")
