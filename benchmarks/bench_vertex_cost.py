@@ -10,11 +10,17 @@ s1 = s2 pairs, which the vertex route enumerates through their one-variable lift
 ``--lifted`` measures only the lifted cones, ``--projected`` only the default ones.
 
 ``--quick`` measures one draw per setting and caps each enumeration at 20 s (60 s otherwise).
+``--write`` stores the slowest times in ``privopt/routes/vertex_timings.json`` (with the rows exponent
+and the growth per dimension fitted to them), from which ``route="auto"`` predicts on this machine.
 """
 
 from __future__ import annotations
 
+import datetime
+import json
+import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -62,13 +68,38 @@ def measure(cap: float, draws: int, self_pairs: bool = False) -> dict[int, tuple
     return slowest
 
 
+TIMINGS = Path(__file__).resolve().parent.parent / "privopt" / "routes" / "vertex_timings.json"
+
+
+def write_timings(projected: dict[int, tuple[float, int]], lifted: dict[int, tuple[float, int]]) -> None:
+    """Store the slowest times (the kinds not measured keep their stored values), the least-squares slope
+    of log(seconds) on log(rows) and the growth per dimension between the two largest dimensions."""
+    stored = json.loads(TIMINGS.read_text())
+    if projected:
+        rows = np.log([r for _, (_, r) in sorted(projected.items())])
+        seconds = np.log([max(t, 1e-4) for _, (t, _) in sorted(projected.items())])
+        stored["projected"] = [[d, r, round(t, 4)] for d, (t, r) in sorted(projected.items())]
+        stored["rows_exponent"] = round(float(np.polyfit(rows, seconds, 1)[0]), 2)
+        (d0, (t0, _)), (d1, (t1, _)) = sorted(projected.items())[-2:]
+        stored["growth_per_dimension"] = round(float((max(t1, 1e-4) / max(t0, 1e-4)) ** (1.0 / (d1 - d0))), 2)
+    if lifted:
+        stored["lifted"] = [[d, round(t, 4)] for d, (t, _) in sorted(lifted.items())]
+    stored["about"] = (
+        "Slowest vertex-enumeration times of the Γ cones by slice dimension, the data route='auto' predicts "
+        "from (privopt.routes.vertex_cost). Written by `python -m benchmarks.bench_vertex_cost --write` on "
+        f"{datetime.date.today().isoformat()} ({os.cpu_count()} cores)."
+    )
+    TIMINGS.write_text(json.dumps(stored, indent=1) + "\n")
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     cap, draws = (20.0, 1) if quick else (60.0, 2)
+    measured: dict[bool, dict[int, tuple[float, int]]] = {False: {}, True: {}}
     for lifted in (False, True):
         if ("--lifted" in sys.argv and not lifted) or ("--projected" in sys.argv and lifted):
             continue
-        slowest = measure(cap, draws, self_pairs=lifted)
+        slowest = measured[lifted] = measure(cap, draws, self_pairs=lifted)
         report(
             f"vertex enumeration{' of lifted slices (s1 = s2 pairs)' if lifted else ''}: slowest measured "
             "time by slice dimension (route='auto' predicts from these)",
@@ -77,6 +108,10 @@ def main() -> None:
                 for d, (seconds, rows) in sorted(slowest.items())
             ],
         )
+
+    if "--write" in sys.argv:
+        write_timings(measured[False], measured[True])
+        print(f"written: {TIMINGS}")
 
 
 if __name__ == "__main__":

@@ -21,8 +21,10 @@ dimension).
 
 from __future__ import annotations
 
+import json
 import math
 import sys
+from importlib import resources
 
 import numpy as np
 
@@ -41,37 +43,27 @@ from privopt.validation import FloatArray
 #: to column generation.
 AUTO_VERTEX_SHARE = 0.25
 
+#: The measured times (``vertex_timings.json`` beside this module, written by
+#: ``python -m benchmarks.bench_vertex_cost --write`` on the machine it runs on): data, not code.
+_TIMINGS = json.loads(resources.files("privopt.routes").joinpath("vertex_timings.json").read_text())
+
 #: ``(slice dimension |X| − 1, cone rows, slowest enumeration in seconds)`` of the Γ cones of 2×2, 2×3,
-#: 3×2, 2×4, 3×3, 2×5, 2×6 and 3×4, measured by ``benchmarks/bench_vertex_cost.py`` (2026-11-23; cdd
-#: validated, in this process or a forked child).
-MEASURED: tuple[tuple[int, int, float], ...] = (
-    (3, 8, 0.017),
-    (5, 18, 0.005),
-    (5, 24, 0.007),
-    (7, 32, 0.015),
-    (8, 54, 0.209),
-    (9, 50, 0.125),
-    (11, 72, 3.64),
-    (11, 96, 46.5),
+#: 3×2, 2×4, 3×3, 2×5, 2×6 and 3×4 (cdd validated, in this process or a forked child).
+MEASURED: tuple[tuple[int, int, float], ...] = tuple(
+    (int(d), int(rows), float(seconds)) for d, rows, seconds in _TIMINGS["projected"]
 )
 
 #: Slope of log(seconds) against log(rows) over :data:`MEASURED` (least squares).
-ROWS_EXPONENT = 3.24
+ROWS_EXPONENT: float = float(_TIMINGS["rows_exponent"])
 
 #: Growth of the slowest time per extra dimension (3×3 → 3×4: 0.2 s → 46 s over 3 dimensions).
-GROWTH_PER_DIMENSION = 6.0
-
+GROWTH_PER_DIMENSION: float = float(_TIMINGS["growth_per_dimension"])
 
 #: ``(slice dimension, slowest enumeration in seconds)`` of the *lifted* slices
 #: (:func:`lifted_slice`) of the Γ cones with the s1 = s2 pairs, same shapes and settings as
-#: :data:`MEASURED` (``benchmarks/bench_vertex_cost.py``, 2026-11-25).
-MEASURED_LIFTED: tuple[tuple[int, float], ...] = (
-    (3, 0.0025),
-    (5, 0.002),
-    (7, 0.122),
-    (8, 0.033),
-    (9, 0.108),
-    (11, 4.56),
+#: :data:`MEASURED`.
+MEASURED_LIFTED: tuple[tuple[int, float], ...] = tuple(
+    (int(d), float(seconds)) for d, seconds in _TIMINGS["lifted"]
 )
 
 
