@@ -185,6 +185,7 @@ def _shipped_cases() -> dict[str, po.Problem]:
         "f-divergence hull": po.Problem(
             po.MetricLDP(0.5, line), po.FDivergence("kl", p, np.roll(p, 1)), colgen=quiet
         ),
+        "piecewise": po.Problem(CyclicLDP(0.7, 6), po.FDivergence("tv", p, np.roll(p, 1)), colgen=quiet),
     }
 
 
@@ -214,4 +215,27 @@ def test_registries_refuse_what_is_not_an_entry():
     with pytest.raises(po.ValidationError, match="method: expected a CheckMethod"):
         register_check_method("toy")
     with pytest.raises(po.ValidationError, match="normalisation"):
-        PricerTraits("toy", "sum")
+        PricerTraits("toy", "ν")
+
+
+def test_a_piecewise_linear_utility_is_certified_by_column_generation_on_any_cone():
+    # μ(w) = max_y C_yᵀw, the pieces of an affine utility (expected distortion on a 4×4 Manhattan grid):
+    # certified column generation prices one LP per piece and reaches the LP route's optimum.
+    grid = po.Grid(4, 4)
+    d = grid.distances("manhattan")
+    prior = np.random.default_rng(3).dirichlet(np.ones(16))
+    C = -(prior[:, None] * d)
+
+    class Pieces(po.SubConvexUtility):
+        def __init__(self) -> None:
+            super().__init__(lambda V: (C.T @ V).max(axis=0), input_size=16, name="max_y C_yᵀw")
+
+        def linear_pieces(self) -> np.ndarray:
+            return C.T
+
+    solution = po.Problem(po.MetricLDP(0.5, d), Pieces(), colgen={"progress": False}).solve(route="colgen")
+    linear = po.Problem(po.MetricLDP(0.5, d), po.ExpectedDistortion(prior, d)).solve(route="lp")
+    assert solution.status is po.Status.OPTIMAL, solution.reason
+    assert solution.certificate.checked
+    assert "piecewise-linear μ" in solution.certificate.bound.method
+    assert solution.value == pytest.approx(linear.value, rel=1e-7)

@@ -177,7 +177,10 @@ def _check_slice(
 ) -> CertificateCheck:
     method = "slice bound"
     if not isinstance(utility, SubConvexUtility):
-        return _refuse("a slice bound needs a sub-convex utility", method, start)
+        view = utility.pieces_view()  # an affine utility: its piecewise-linear sub-convex view
+        if view is None:
+            return _refuse("a slice bound needs a sub-convex (or affine) utility", method, start)
+        utility = view
     duals, weights = np.asarray(bound.duals), np.asarray(bound.weights)
     n = cone.n_inputs
     if duals.shape != (n,) or weights.shape != (n,):

@@ -178,6 +178,9 @@ def upper_in_units(bound: Bound, utility: SubConvexUtility | ConcaveUtility) -> 
     increasing transform is applied)."""
     if isinstance(bound, SliceBound) and isinstance(utility, SubConvexUtility):
         return utility.from_core(bound.upper)
+    if isinstance(bound, SliceBound) and isinstance(utility, ConcaveUtility):
+        view = utility.pieces_view()  # an affine utility's slice bound is its pieces view's
+        return float(bound.upper) if view is None else view.from_core(bound.upper)
     return float(bound.upper)
 
 

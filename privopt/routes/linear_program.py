@@ -27,7 +27,7 @@ projected rows, so a pair wrongly left out would be caught there.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,18 +36,21 @@ from privopt.certificates import LinearBound
 from privopt.compiler.cone import RowCone
 from privopt.compiler.implied import implied_blocks
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
-from privopt.memory import require
+from privopt.memory import fits
 from privopt.routes.base import (
     ProblemData,
     RouteResult,
     SolveStats,
     clean_channel,
+    matrix_from_columns,
     remaining,
     status_for,
 )
 from privopt.routes.colgen_options import relative_gap
+from privopt.routes.colgen_route import column_generation
 from privopt.solvers.lp import new_highs
 from privopt.tolerances import GAP_OPTIMAL_RTOL, REPAIR_MARGIN, REPAIR_RTOL
+from privopt.utilities import AffinePieces
 from privopt.validation import FloatArray
 
 #: Bytes HiGHS's interior-point method and crossover hold per non-zero of the LP (its matrix, the
@@ -76,6 +79,10 @@ DESIGN_VIOLATION = 1e-9
 #: pays off on small or badly scaled problems (a vertex in seconds) and must not double a large one's time.
 FALLBACK_RATIO = 2.0
 FALLBACK_MIN_SECONDS = 10.0
+
+#: Share of the time left that column generation gets when the LP does not fit (the rest: reading off
+#: the design, the audit and the independent check).
+COLUMNS_SHARE = 0.8
 
 #: The remedies every refusal or time limit of the LP route names.
 REMEDIES = "route='cvxpy' (the same program through cvxpy), fewer outputs, a coarser alphabet"
@@ -191,11 +198,8 @@ class LinearProgramRoute:
         start = time.perf_counter()
         system = ColumnSystem.of(data.cone)
         m = system.rows.shape[0]
-        require(
-            LP_BYTES_PER_ENTRY * k * (system.rows.nnz + 2 * n),
-            f"the linear program over {n} × {k} mechanisms ({m:,} rows for each of {k} outputs)",
-            REMEDIES,
-        )
+        if not fits(LP_BYTES_PER_ENTRY * k * (system.rows.nnz + 2 * n)):
+            return self._by_columns(data, deadline, start)
         seconds = {"build": time.perf_counter() - start}
         solver = requested or ("CLARABEL" if m <= SPARSE_ROWS_PER_INPUT * n else "HIGHS")
         start = time.perf_counter()
@@ -238,6 +242,45 @@ class LinearProgramRoute:
             (bound,),
         )
 
+    def _by_columns(self, data: ProblemData, deadline: float | None, start: float) -> RouteResult:
+        """The LP too large for the memory budget: column generation over the utility's pieces view
+        (:class:`~privopt.utilities.AffinePieces`), whose pricing is one LP per output over the slice
+        (:class:`~privopt.routes.pricing.piecewise.PiecewisePricer`), with its certified bound; the design's
+        columns are merged by the output attaining ``μ`` (docs/compiler.md, "LP route")."""
+        utility = data.concave()
+        view = utility.pieces_view()
+        assert view is not None
+        options = data.options.colgen
+        left = remaining(deadline)
+        if left is not None:
+            options = replace(options, time_limit=min(options.time_limit, left * COLUMNS_SHARE))
+        if data.options.verbose:
+            options = replace(options, progress=True)
+        result = column_generation(view, data.cone, options)
+        matrix = _labelled(view, result.columns, result.weights, utility.n_outputs)
+        value = utility.value(matrix)
+        upper = view.from_core(result.upper)
+        stats = SolveStats(
+            seconds={"column_generation": time.perf_counter() - start},
+            iterations=result.iterations,
+            columns=result.columns_generated,
+            pricing_lps=result.pricing_lps,
+            stopped=result.stopped,
+            backend="column generation over the outputs' pieces",
+        )
+        limited = result.stopped not in ("converged", "no improving column")
+        return RouteResult(
+            matrix,
+            status_for(value, upper, options.gap_tolerance, limited=limited),
+            value,
+            upper,
+            f"the linear program over {utility.n_outputs} outputs exceeds the memory budget: column "
+            f"generation over its pieces, one LP per output over the slice ({result.stopped})",
+            result.bound_method,
+            stats,
+            result.bounds,
+        )
+
 
 @dataclass(frozen=True)
 class _Solved:
@@ -269,6 +312,15 @@ def _read_off(
     upper = offset + float(reduced.max(axis=1).sum())
     value = float(np.sum(C * matrix)) + offset
     return _Solved(matrix, value, upper, _projected_duals(system, weights, data.cone.n_rows))
+
+
+def _labelled(view: AffinePieces, columns: FloatArray, weights: FloatArray, k: int) -> FloatArray:
+    """The mechanism with ``k`` labelled outputs that merges the design's columns ``θ_j v_j`` by the
+    output attaining ``μ`` at each (the pieces view's optimum as a labelled mechanism of the same value)."""
+    design = matrix_from_columns(columns, weights)
+    merged = np.zeros((design.shape[0], k))
+    np.add.at(merged.T, view.labels_of(columns), design.T)
+    return merged
 
 
 def _blocks(system: ColumnSystem, C: FloatArray) -> tuple[sp.csc_matrix, sp.csc_matrix]:

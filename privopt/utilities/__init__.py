@@ -1,7 +1,13 @@
 """Utilities of a mechanism: sub-convex ones (vertex and column-generation routes) and concave ones
 (the cvxpy route)."""
 
-from privopt.utilities.concave import ConcaveUtility, ExpectedDistortion, ExpectedGain, as_utility
+from privopt.utilities.concave import (
+    AffinePieces,
+    ConcaveUtility,
+    ExpectedDistortion,
+    ExpectedGain,
+    as_utility,
+)
 from privopt.utilities.subconvex import (
     EntropyForm,
     FDivergence,
@@ -14,6 +20,7 @@ from privopt.utilities.subconvex import (
 )
 
 __all__ = [
+    "AffinePieces",
     "ConcaveUtility",
     "EntropyForm",
     "ExpectedDistortion",

@@ -76,6 +76,16 @@ class ConcaveUtility:
         coefficients.setflags(write=False)
         return coefficients, offset
 
+    @functools.cached_property
+    def _pieces_view(self) -> AffinePieces | None:
+        affine = self._affine_form
+        return None if affine is None else AffinePieces(*affine)
+
+    def pieces_view(self) -> AffinePieces | None:
+        """The sub-convex view of an affine utility (:class:`AffinePieces`: ``μ(w) = max_y C_yᵀw``, plus
+        ``c₀``), which has the same optimum over every cone; ``None`` when the utility is not affine."""
+        return self._pieces_view
+
     def linear_coefficients(self) -> tuple[FloatArray, float] | None:
         """``(C, c₀)`` with ``U(W) = Σ_{x,y} C[x, y] W[x, y] + c₀`` when the utility is affine in ``W`` (cvxpy's
         curvature analysis of the builder's expression: expected gain, minus expected distortion, any
@@ -104,6 +114,36 @@ class ConcaveUtility:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name})"
+
+
+class AffinePieces(SubConvexUtility):
+    """An affine utility ``U(W) = Σ_{x,y} C[x, y] W[x, y] + c₀`` seen as the piecewise-linear sub-convex
+    ``μ(w) = max_y C_yᵀw`` with the transform ``g(t) = t + c₀``.
+
+    The two problems have one optimum over every cone: a labelled mechanism's value is at most its
+    ``Σ_y μ(w_y) + c₀``; conversely grouping a mechanism's outputs by the ``y`` that attains ``μ`` and
+    merging each group (a sum of columns of a convex cone stays in it) gives a labelled mechanism of the
+    same value (docs/compiler.md, "Piecewise-linear utilities"). Column generation and the checker's
+    piecewise method work on this view when the LP over every output is too large."""
+
+    proven_sublinear = True
+
+    def __init__(self, coefficients: FloatArray, offset: float) -> None:
+        C = np.asarray(coefficients, dtype=np.float64)
+        super().__init__(
+            lambda V: (C.T @ V).max(axis=0),
+            input_size=C.shape[0],
+            name="max_y C_yᵀw",
+            transform=lambda total: total + offset,
+        )
+        self.coefficients, self.offset = C, float(offset)
+
+    def linear_pieces(self) -> FloatArray | None:
+        return self.coefficients.T
+
+    def labels_of(self, columns: FloatArray) -> np.ndarray:
+        """The output ``y`` attaining ``μ`` at each column (the label a merged column takes)."""
+        return np.argmax(self.coefficients.T @ columns, axis=0)
 
 
 class ExpectedGain(ConcaveUtility):

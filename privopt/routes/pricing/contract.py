@@ -89,7 +89,8 @@ class PricerTraits:
     method:
         How its ``δ̄`` is proved (the certificate's ``method``).
     normalisation:
-        The slice ``νᵀw = 1`` it prices: ``"prior"`` (``ν = p``) or ``"mixture"`` (``ν = (P0 + P1)/2``).
+        The slice ``νᵀw = 1`` it prices: ``"prior"`` (``ν = p``), ``"mixture"`` (``ν = (P0 + P1)/2``) or
+        ``"sum"`` (``ν = 1``).
     exact_every_round:
         Whether each pricing closes its search (a round whose columns improve nothing then proves the
         optimum), rather than stopping at a node budget.
@@ -111,8 +112,8 @@ class PricerTraits:
     check_ratio: float = 1.0
 
     def __post_init__(self) -> None:
-        if self.normalisation not in ("prior", "mixture"):
-            raise ValidationError("normalisation", "'prior' or 'mixture'", repr(self.normalisation))
+        if self.normalisation not in ("prior", "mixture", "sum"):
+            raise ValidationError("normalisation", "'prior', 'mixture' or 'sum'", repr(self.normalisation))
         if self.nodes_per_unit < 1 or not 0.0 < self.gap_share <= 1.0 or not self.check_ratio > 0.0:
             raise ValidationError(
                 "traits", "nodes_per_unit >= 1, 0 < gap_share <= 1 and check_ratio > 0", repr(self)
