@@ -3,7 +3,7 @@
 LDP cones, the envelope pricer (on several processes, :mod:`~privopt.routes.pricing.workers`), the tree
 pricer and the f-divergence hull."""
 
-from privopt.routes.pricing import fdivergence, staircase, tree, workers
+from privopt.routes.pricing import fdivergence, global_pricer, staircase, tree, workers
 from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate
 from privopt.routes.pricing.contract import (
     PRICERS,
