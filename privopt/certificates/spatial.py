@@ -68,6 +68,10 @@ XLOGX_SHIFT = 1e-12
 #: cycle of pairs: 10^2.8; the 6×6 grid: 10^17).
 EXACT_FIRST_LOG10 = 6.0
 
+#: Columns at which a declared form is compared with the utility's ``μ``, and the agreement required.
+SPOT_CHECKS = 32
+FORM_RTOL = 1e-9
+
 #: Seconds the child process gets past the deadline handed to SCIP (to report its bound, not be killed).
 CHILD_GRACE = 2.0
 
@@ -94,12 +98,46 @@ def applicable(cone: RowCone, utility: SubConvexUtility, weights: FloatArray) ->
     """``None`` when the method applies to a claim on ``(cone, utility)`` with ``ν = weights``, else why not."""
     if not np.all(np.asarray(weights) > 0.0):
         return "the normalisation ν has a zero entry"
-    if utility.entropy_form() is None and utility.power_form() is None:
-        form = utility.perspective_form()
-        if form is None or form.kind not in PERSPECTIVE_KINDS:
-            return "the utility declares no entropy, power or built-in perspective form"
     if VertexEstimate.for_slice(cone.n_inputs, cone.n_rows).log10_bound <= EXACT_FIRST_LOG10:
         return "the exact vertex enumeration is cheap here"
+    return form_disagreement(utility, cone.n_inputs)
+
+
+def form_value(utility: SubConvexUtility, columns: FloatArray) -> tuple[str, FloatArray] | None:
+    """``μ`` of each column by the checker's own formula for the utility's declared form, and the
+    form's name (``None``: no form the method states)."""
+    entropy, power, perspective = utility.entropy_form(), utility.power_form(), utility.perspective_form()
+    if entropy is not None:
+        p = np.asarray(entropy.p, dtype=np.float64)
+        return "entropy", entropy.scale * (p @ xlogx(columns) - xlogx(p @ columns))
+    if power is not None:
+        c = np.asarray(power.c, dtype=np.float64)
+        return "power", (c @ columns**power.alpha) ** (1.0 / power.alpha)
+    if perspective is None or perspective.kind not in PERSPECTIVE_KINDS:
+        return None
+    u = np.asarray(perspective.a, dtype=np.float64) @ columns
+    v = np.asarray(perspective.b, dtype=np.float64) @ columns
+    if perspective.kind == "tv":
+        return "perspective", 0.5 * np.abs(u - v)
+    if perspective.kind == "hellinger":
+        return "perspective", 0.5 * (np.sqrt(u) - np.sqrt(v)) ** 2
+    if perspective.kind == "chi2":
+        return "perspective", (u - v) ** 2 / v
+    return "perspective", xlogx(u) - u * np.log(v)
+
+
+def form_disagreement(utility: SubConvexUtility, n: int) -> str | None:
+    """Why the utility's declared form is not one the method states, or does not agree with its ``μ``
+    (at the unit columns and :data:`SPOT_CHECKS` random positive ones, within :data:`FORM_RTOL`)."""
+    rng = np.random.default_rng(0)
+    columns = np.hstack([np.eye(n) + 1e-3, rng.dirichlet(np.ones(n), size=SPOT_CHECKS).T])
+    stated = form_value(utility, columns)
+    if stated is None:
+        return "the utility declares no entropy, power or built-in perspective form"
+    name, values = stated
+    expected = utility.mu(columns)
+    if not np.all(np.abs(values - expected) <= FORM_RTOL * (1.0 + np.abs(expected))):
+        return f"its declared {name} form disagrees with μ"
     return None
 
 

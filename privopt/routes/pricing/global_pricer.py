@@ -60,8 +60,13 @@ and priced again with the utility's own ``μ``; the best of them start the next 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
+import os
+import signal
 import time
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator
+from multiprocessing.connection import Connection
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,7 +84,6 @@ from privopt.routes.pricing.contract import (
     Refusal,
     RefusalReason,
     register_pricer,
-    single_session,
 )
 from privopt.routes.pricing.slice_lp import ConeRepair, SliceLP
 from privopt.tolerances import COLUMN_DUPLICATE_ATOL, GLOBAL_PRICING_RTOL
@@ -110,6 +114,9 @@ ENTROPY_SHIFT = 1e-12
 
 #: Solutions of earlier pricings given to SCIP as starting points (the best columns found last).
 WARM_STARTS = 8
+
+#: Seconds the worker may run past its pricing's deadline before it is taken for hung.
+GRACE_SECONDS = 10.0
 
 #: Shortest time limit handed to SCIP (seconds): a pricing whose deadline has passed still solves its root.
 MIN_SECONDS = 0.05
@@ -283,6 +290,7 @@ class GlobalPricer:
         self.repair = ConeRepair(cone)
         self._model: _Model | None = None
         self._starts: list[FloatArray] = []
+        self._worker: _Worker | None = None
         #: Whether every pricing so far closed its search (then each round prices exactly).
         self.closing = True
 
@@ -310,8 +318,21 @@ class GlobalPricer:
         return []
 
     def session(self, workers: int) -> contextlib.AbstractContextManager[CertifiedPricer]:
-        """SCIP runs in this process (one thread)."""
-        return single_session(self)
+        """A run prices in one worker process (SCIP is single-threaded), stopped when the run ends."""
+        return self._session()
+
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[CertifiedPricer]:
+        try:
+            yield self
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the worker process (a later pricing starts a new one)."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
 
     def box(self) -> tuple[FloatArray, FloatArray, tuple[float, float]]:
         """``l <= w <= u`` on the slice and the range of ``aᵀw`` (the perspective form's ``s``; ``(0, 0)``
@@ -355,39 +376,52 @@ class GlobalPricer:
         max_columns: int = 16,
         ceiling: float = np.inf,
     ) -> PricingOutcome:
-        """``δ̄`` at ``duals`` (the contract's arguments, mapped onto SCIP's limits: module docstring)."""
+        """``δ̄`` at ``duals`` (the contract's arguments, mapped onto SCIP's limits: module docstring), by
+        SCIP in the pricer's worker process (:class:`_Worker`)."""
+        start = time.perf_counter()
+        request = _Request(
+            np.asarray(duals, dtype=np.float64), tolerance, target, slack, deadline, max_nodes, max_columns, ceiling
+        )
+        if self._worker is None or not self._worker.alive():
+            self._worker = _Worker(self)
+        outcome = self._worker.call(request)
+        if outcome is None:  # the worker died or hung: no bound, and a new worker next time
+            self._worker = None
+            outcome = PricingOutcome(np.inf, -np.inf, (), 0, 0, False, tolerance, time.perf_counter() - start)
+        self.closing = self.closing and outcome.complete
+        return outcome
+
+    def solve(self, request: _Request) -> PricingOutcome:
+        """One pricing by SCIP in this process (what the worker runs)."""
         from pyscipopt import quicksum
 
         start = time.perf_counter()
-        lam = np.asarray(duals, dtype=np.float64)
+        lam = request.duals
         state = self.model()
         model = state.model
         model.freeTransform()
         model.setObjective(state.z - quicksum(float(lam[x]) * state.w[x] for x in range(lam.size)), "maximize")
-        seconds = np.inf if deadline is None else deadline - time.perf_counter()
+        seconds = np.inf if request.deadline is None else request.deadline - time.perf_counter()
         model.setParam("limits/time", float(min(max(seconds, MIN_SECONDS), 1e20)))
-        model.setParam("limits/nodes", int(max(1, max_nodes)))
-        model.setParam("limits/absgap", float(max(tolerance, 0.0)))
-        model.setParam("limits/gap", float(max(slack, 0.0)))
-        model.setParam("limits/dual", float(target) if np.isfinite(target) else 1e99)
-        model.setParam("limits/primal", float(ceiling) if np.isfinite(ceiling) else 1e99)
+        model.setParam("limits/nodes", int(max(1, request.max_nodes)))
+        model.setParam("limits/absgap", float(max(request.tolerance, 0.0)))
+        model.setParam("limits/gap", float(max(request.slack, 0.0)))
+        model.setParam("limits/dual", float(request.target) if np.isfinite(request.target) else 1e99)
+        model.setParam("limits/primal", float(request.ceiling) if np.isfinite(request.ceiling) else 1e99)
         self._warm_start(state)
         model.optimize()
         status = model.getStatus()
         bound = float(model.getDualbound())
         upper = bound + self.margin(lam, bound) if abs(bound) < 1e19 else np.inf
-        found = self._columns(state, lam, max_columns)
-        complete = status in _CLOSED
-        self.closing = self.closing and complete
-        lower = max((c.ratio for c in found), default=-np.inf)
+        found = self._columns(state, lam, request.max_columns)
         return PricingOutcome(
             upper=upper,
-            lower=lower,
+            lower=max((c.ratio for c in found), default=-np.inf),
             columns=tuple(found),
             nodes=int(model.getNTotalNodes()),
             point_nodes=0,
-            complete=complete,
-            tolerance=tolerance,
+            complete=status in _CLOSED,
+            tolerance=request.tolerance,
             seconds=time.perf_counter() - start,
         )
 
@@ -427,6 +461,77 @@ class GlobalPricer:
             value = state.evaluate(v)
             model.setSolVal(solution, state.z, value - _widen(value))
             model.addSol(solution, free=True)
+
+
+@dataclass(frozen=True)
+class _Request:
+    """One pricing's arguments, as sent to the worker."""
+
+    duals: FloatArray
+    tolerance: float
+    target: float
+    slack: float
+    deadline: float | None
+    max_nodes: int
+    max_columns: int
+    ceiling: float
+
+
+class _Worker:
+    """The process that holds the pricer's SCIP model and runs its pricings (forked from this one, so
+    it starts in milliseconds with the pricer as it is). SCIP's LP solver writes to the process's own
+    streams and once aborted the process (``ENTROPY_SHIFT``): in the worker its streams are
+    ``/dev/null`` and an abort costs one pricing's bound (``upper = inf``), not the caller. A worker
+    that outlives its pricing's deadline by :data:`GRACE_SECONDS` is killed."""
+
+    def __init__(self, pricer: GlobalPricer) -> None:
+        context = multiprocessing.get_context("fork")
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, pricer), daemon=True)
+        self.process.start()
+        child.close()
+        self._finalizer = weakref.finalize(self, _stop, self.process, self.connection)
+
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def call(self, request: _Request) -> PricingOutcome | None:
+        """The worker's outcome of ``request``, or ``None`` if it died or hung (it is then stopped)."""
+        wait = None if request.deadline is None else max(request.deadline - time.perf_counter(), 0.0)
+        try:
+            self.connection.send(request)
+            if self.connection.poll(None if wait is None else wait + MIN_SECONDS + GRACE_SECONDS):
+                outcome: PricingOutcome = self.connection.recv()
+                return outcome
+        except (EOFError, OSError):
+            pass
+        self.close()
+        return None
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+def _stop(process: multiprocessing.process.BaseProcess, connection: Connection) -> None:
+    with contextlib.suppress(OSError):
+        connection.close()
+    if process.is_alive():
+        process.kill()
+    process.join(timeout=5)
+
+
+def _serve(connection: Connection, pricer: GlobalPricer) -> None:
+    """The worker's loop: price each request until the pipe closes."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for stream in (1, 2):
+        os.dup2(devnull, stream)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the worker
+    while True:
+        try:
+            request = connection.recv()
+        except (EOFError, OSError):
+            return
+        connection.send(pricer.solve(request))
 
 
 #: The checker's time on the pricer's certificates, as a multiple of the pricing's (measured:
