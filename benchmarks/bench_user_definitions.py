@@ -81,9 +81,9 @@ FAMILIES: dict[str, Callable[[np.random.Generator, int], tuple[po.PrivacyDefinit
 def run(definition: po.PrivacyDefinition, utility: po.SubConvexUtility, budget: float) -> str:
     start = time.perf_counter()
     try:
-        solution = po.Problem(
-            definition, utility, colgen={"time_limit": budget, "progress": False}
-        ).solve(route="colgen")
+        solution = po.Problem(definition, utility, colgen={"time_limit": budget, "progress": False}).solve(
+            route="colgen"
+        )
     except po.PrivoptError as error:
         return f"{type(error).__name__} after {time.perf_counter() - start:.1f} s: {str(error)[:160]}"
     seconds = time.perf_counter() - start

@@ -112,7 +112,9 @@ def test_the_pricers_bound_brackets_exact_vertex_enumeration_for_every_form(seed
         # Its best column is a point of the cone whose ratio, recomputed, is the exact maximum's.
         best = outcome.columns[0]
         assert cone.violation(best.column[:, None]) <= 1e-9
-        ratio = (core_mu(utility, best.column[:, None])[0] - duals @ best.column) / (pricer.weights @ best.column)
+        ratio = (core_mu(utility, best.column[:, None])[0] - duals @ best.column) / (
+            pricer.weights @ best.column
+        )
         assert ratio == pytest.approx(best.ratio, abs=1e-9)
         assert exact.value - BRACKET_ATOL <= outcome.lower <= exact.value + 1e-9, name
 
@@ -164,14 +166,16 @@ def test_a_pair_dropped_from_the_pricers_model_only_loosens_it_a_pair_tightened_
                 changed[k, :] = 0.0
             else:
                 changed[k, :] = np.where(changed[k].toarray() < 0.0, -1.0, changed[k].toarray())
-            monkeypatch.setattr(gp, "slice_rows", lambda cone, weights, m=changed.tocsr(): (m, upper))
+            mutated = changed.tocsr()
+            monkeypatch.setattr(gp, "slice_rows", lambda cone, weights, m=mutated: (m, upper))
             pricer = gp.global_pricer(utility, cone)
             duals = utility.p * 0.5
             outcome = pricer.price(duals, tolerance=0.0)
             exact = maximise_ratio(cone, utility, duals, pricer.weights, 60.0).value
             check = check_bound(cone, utility, _claim(cone, utility, duals, outcome.upper, pricer))
             if mutation == "drop":
-                assert outcome.upper >= exact and check.valid, (k, check.reason)
+                assert outcome.upper >= exact
+                assert check.valid, (k, check.reason)
                 assert all(cone.violation(c.column[:, None]) <= 1e-9 for c in outcome.columns)
             elif outcome.upper < exact - 1e-6:
                 assert check.refuted, (k, check.reason)
@@ -226,7 +230,8 @@ def test_a_pricing_stops_at_its_node_budget_and_deadline_with_a_valid_bound():
     duals = utility.p * 0.3
     exact = maximise_ratio(cone, utility, duals, pricer.weights, 60.0).value
     stopped = pricer.price(duals, tolerance=0.0, max_nodes=1)
-    assert stopped.nodes <= 1 and stopped.upper >= exact
+    assert stopped.nodes <= 1
+    assert stopped.upper >= exact
     late = pricer.price(duals, tolerance=0.0, deadline=0.0)  # long past: SCIP gets MIN_SECONDS
     assert late.upper >= exact
     # The checker's deadline is honoured the same way: a proof stopped early is not a refutation.
@@ -235,7 +240,8 @@ def test_a_pricing_stops_at_its_node_budget_and_deadline_with_a_valid_bound():
 
 
 def test_the_global_pricer_is_last_and_refuses_what_it_cannot_state():
-    assert PRICERS[-1].name == "global" and PRICERS[-1].priority == gp.GLOBAL_PRIORITY
+    assert PRICERS[-1].name == "global"
+    assert PRICERS[-1].priority == gp.GLOBAL_PRIORITY
     assert set(PRICERS[-1].proved_by) == {"spatial", "vertices"}
     n = 4
     cone = po.Problem(po.LDP(1.0), po.MutualInformation(np.full(n, 0.25))).get_problem_data().cone

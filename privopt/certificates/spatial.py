@@ -12,8 +12,12 @@ where the exact rational enumeration (:mod:`privopt.certificates.vertices`) woul
 which it does not import — no module of this package imports a route):
 
 - *rows*: re-derived here from the compiled groups and blocks, one auxiliary variable per block
-  (``aᵀw <= r_k <= F bᵀw`` for every ``a ∈ A``, ``b ∈ B``; a direct row for a pair of single vectors),
-  every block kept; the pricer states the projected or the lifted rows with the implied pairs left out;
+  (``aᵀw <= r_k <= F bᵀw`` for every ``a ∈ A``, ``b ∈ B``; a direct row for a pair of single vectors);
+  a pair of single inputs that a detour through another input bounds as tightly is left out, found by
+  the checker's own closure of the pairs (:func:`redundant_pairs`, Floyd–Warshall). Leaving any row
+  out only enlarges the set maximised over, so it can loosen the bound, never invalidate it (and a
+  column the verdict uses to refute must lie in the cone, which it checks). The pricer states the
+  projected or the lifted rows, with the implied pairs of the compiler's own test left out;
 - *μ*: the whole of ``μ`` at any ``ν`` — ``scale·(Σ_x p_x w_x log w_x − q log q)`` with ``q = pᵀw`` a
   variable, the α-norm through its epigraph ``s^α <= Σ_x c_x w_x^α``, the perspective of ``f`` in the
   two variables ``u = aᵀw``, ``v = bᵀw`` — where the pricer states ``μ`` simplified on its own slice
@@ -67,6 +71,12 @@ XLOGX_SHIFT = 1e-12
 #: the exact rational enumeration (:mod:`privopt.certificates.vertices`) keeps its cones (a 12-input
 #: cycle of pairs: 10^2.8; the 6×6 grid: 10^17).
 EXACT_FIRST_LOG10 = 6.0
+
+#: Pairs of single inputs are closed under chaining on cones of at most this many inputs (cubic).
+MAX_CLOSURE_INPUTS = 600
+
+#: A detour within this (relative) of a pair's length makes the pair redundant (rounding of ``ε·d``).
+DETOUR_RTOL = 1e-12
 
 #: Columns at which a declared form is compared with the utility's ``μ``, and the agreement required.
 SPOT_CHECKS = 32
@@ -141,6 +151,41 @@ def form_disagreement(utility: SubConvexUtility, n: int) -> str | None:
     return None
 
 
+def redundant_pairs(cone: RowCone) -> np.ndarray:
+    """A boolean per block: a pair of single inputs ``w_a <= e^{L} w_b`` (``L > 0``) that a detour through
+    another input, ``w_a <= e^{L_ac} w_c <= e^{L_ac + D_cb} w_b`` with ``D`` the shortest chains of pairs,
+    bounds at least as tightly (within :data:`DETOUR_RTOL`); the model leaves them out (module docstring).
+    """
+    n = cone.n_inputs
+    redundant = np.zeros(len(cone.blocks), dtype=bool)
+    single: list[tuple[int, int, int, float]] = []
+    for k, block in enumerate(cone.blocks):
+        tops, bottoms = cone.groups[block.numerator].vectors, cone.groups[block.denominator].vectors
+        if tops.shape[0] != 1 or bottoms.shape[0] != 1:
+            continue
+        a, b = np.flatnonzero(tops[0]), np.flatnonzero(bottoms[0])
+        if a.size == 1 and b.size == 1 and a[0] != b[0]:
+            length = block.log_factor + float(np.log(bottoms[0, b[0]] / tops[0, a[0]]))
+            single.append((k, int(a[0]), int(b[0]), length))
+    if not single or n > MAX_CLOSURE_INPUTS:
+        return redundant
+    direct = np.full((n, n), np.inf)
+    for _, a, b, length in single:
+        direct[a, b] = min(direct[a, b], length)
+    chains = direct.copy()
+    np.fill_diagonal(chains, 0.0)
+    for c in range(n):  # Floyd–Warshall
+        chains = np.minimum(chains, chains[:, c : c + 1] + chains[c : c + 1, :])
+    for k, a, b, length in single:
+        if length <= 0.0:
+            continue
+        detour = direct[a, :] + chains[:, b]
+        detour[[a, b]] = np.inf
+        if detour.min() <= length + DETOUR_RTOL * (1.0 + abs(length)):
+            redundant[k] = True
+    return redundant
+
+
 class _Statement:
     """The checker's SCIP model of ``max μ(w) − λᵀw`` on ``{w ∈ K, νᵀw = 1}`` (module docstring)."""
 
@@ -166,7 +211,10 @@ class _Statement:
         def linear(vector: FloatArray) -> Any:
             return quicksum(float(vector[x]) * self.w[x] for x in np.flatnonzero(vector))
 
+        redundant = redundant_pairs(cone)
         for k, block in enumerate(cone.blocks):
+            if redundant[k]:
+                continue
             tops, bottoms = cone.groups[block.numerator].vectors, cone.groups[block.denominator].vectors
             factor = float(np.exp(block.log_factor))
             if tops.shape[0] == 1 and bottoms.shape[0] == 1:
@@ -222,8 +270,8 @@ class _Statement:
             return 0.0, np.inf  # μ is unbounded where bᵀw reaches 0
         if form.kind == "kl":
             logs = np.abs(np.log([v_low, v_high]))
-            ends = float(np.abs(xlogx(np.array([u_low, u_high]))).max())
-            return _upper_xlogx(u) - u * log(v), max(ends, np.exp(-1.0)) + u_high * float(logs.max())
+            largest = float(np.abs(xlogx(np.array([u_low, u_high]))).max())
+            return _upper_xlogx(u) - u * log(v), max(largest, np.exp(-1.0)) + u_high * float(logs.max())
         if form.kind == "chi2":
             return (u - v) * (u - v) / v, size**2 / v_low
         if form.kind == "hellinger":
@@ -296,7 +344,14 @@ def maximise_ratio(
     try:
         found: SpatialMaximum | str = call_with_timeout(
             _maximise,
-            (cone, utility, np.asarray(duals, dtype=np.float64), np.asarray(weights, dtype=np.float64), limit, deadline),
+            (
+                cone,
+                utility,
+                np.asarray(duals, dtype=np.float64),
+                np.asarray(weights, dtype=np.float64),
+                limit,
+                deadline,
+            ),
             seconds + CHILD_GRACE,
             "certificate check: spatial branch and bound",
             progress=False,

@@ -422,9 +422,12 @@ class _State:
         return self._run(0.0, at, deadline, 0.0, PROBE_NODES)[1]
 
     def exact_round(self, value: float, duals: FloatArray, deadline: float) -> list[FloatArray]:
-        """Columns improving the master (duals ``duals``) from exact pricing at smoothed duals."""
-        for weight in (SMOOTHING, 0.0) if self.best is not None else (0.0,):
-            at = duals if self.best is None else weight * self.best.duals + (1.0 - weight) * duals
+        """Columns improving the master (duals ``duals``) from exact pricing at smoothed duals (once, when
+        the best certificate's duals are the master's: the two pricings would be the same)."""
+        points = [duals]
+        if self.best is not None and not np.array_equal(self.best.duals, duals):
+            points.insert(0, SMOOTHING * self.best.duals + (1.0 - SMOOTHING) * duals)
+        for at in points:
             _, candidates = self._run(value, at, deadline, ROUND_SLACK)
             improving = _improving(self.utility, candidates, duals)
             new = [c for c, good in zip(candidates, improving, strict=True) if good]
