@@ -163,10 +163,10 @@ def redundant_pairs(cone: RowCone) -> np.ndarray:
         tops, bottoms = cone.groups[block.numerator].vectors, cone.groups[block.denominator].vectors
         if tops.shape[0] != 1 or bottoms.shape[0] != 1:
             continue
-        a, b = np.flatnonzero(tops[0]), np.flatnonzero(bottoms[0])
-        if a.size == 1 and b.size == 1 and a[0] != b[0]:
-            length = block.log_factor + float(np.log(bottoms[0, b[0]] / tops[0, a[0]]))
-            single.append((k, int(a[0]), int(b[0]), length))
+        top, bottom = np.flatnonzero(tops[0]), np.flatnonzero(bottoms[0])
+        if top.size == 1 and bottom.size == 1 and top[0] != bottom[0]:
+            length = block.log_factor + float(np.log(bottoms[0, bottom[0]] / tops[0, top[0]]))
+            single.append((k, int(top[0]), int(bottom[0]), length))
     if not single or n > MAX_CLOSURE_INPUTS:
         return redundant
     direct = np.full((n, n), np.inf)
