@@ -271,7 +271,7 @@ def _generate(
                 if time.perf_counter() > search_deadline:
                     stopped = "time limit"
                     break
-                if state.complete:
+                if state.complete and state.closed:
                     stopped = "bound budget (node limit)" if gap > options.gap_tolerance else "converged"
                     break
                 # The exact round's branch and bound ran out of nodes with the gap open: spend the
@@ -369,6 +369,9 @@ class _State:
         #: over the cores as the pricing does; docs/compiler.md §4).
         self.best_seconds = 0.0
         self.complete = False
+        #: Whether the last search given the whole node budget closed (one that did not, at the master's
+        #: duals, may have missed an improving column: the run doubles the budget rather than stop).
+        self.closed = True
         #: Whether a search given the whole node budget (no probe, no ceiling) stopped unfinished.
         self.unfinished = False
         self.nodes = 0
@@ -405,6 +408,8 @@ class _State:
         self.nodes += outcome.nodes
         if nodes is None and not np.isfinite(ceiling) and not outcome.complete:
             self.unfinished = True
+        if nodes is None:
+            self.closed = outcome.complete
         certificate = PricingCertificate.from_outcome(at, outcome, self.pricer)
         if self.best is None or certificate.upper < self.best.upper:
             self.best, self.complete, self.best_seconds = certificate, outcome.complete, outcome.seconds
