@@ -247,3 +247,17 @@ MASTER_DUAL_TOL: float = 1e-10
 
 #: (routes/pricing/fdivergence.py) A point is above a segment when it exceeds it by more than this (relative to the values' scale).
 HULL_RTOL: float = 1e-9
+
+#: The global pricer (privopt.routes.pricing.global_pricer): relative size of the margin added to SCIP's
+#: dual bound, times ``1 + |D| + Σ|λ_x|u_x + max|μ|`` over the box — ten times the feasibility and dual
+#: feasibility tolerances it sets on SCIP (1e-9). Measured on 180 random slices against exact vertex
+#: enumeration: SCIP's own bound was never below the maximum by more than 1e-14 of that scale.
+GLOBAL_PRICING_RTOL: float = 1e-8
+
+#: The checker's spatial method (privopt.certificates.spatial): relative size of the margin added to
+#: SCIP's dual bound, times ``1 + |D|`` plus the magnitudes of the objective's terms over the box — ten
+#: times the feasibility and dual feasibility tolerances it sets on SCIP (1e-10). Measured on 180 random
+#: slices against exact vertex enumeration: SCIP's bound was never below the maximum by more than
+#: 7.5e-12 of that scale. Smaller than the global pricer's (``GLOBAL_PRICING_RTOL``), so that its
+#: claims, re-proved, fit.
+CHECK_SPATIAL_RTOL: float = 1e-9

@@ -454,13 +454,22 @@ def test_solution_json_keeps_the_pricing_certificate():
     json.loads(to_json(solution))
 
 
-def test_cones_without_the_structure_keep_the_old_bound_and_say_why(example1):
+def test_cones_without_the_structure_get_the_global_pricer_and_a_bare_mu_keeps_the_old_bound(example1):
     problem = po.Problem(
         po.LIP(1.0, example1), po.MutualInformation(example1), colgen={"progress": False, "time_limit": 10.0}
     )
     solution = problem.solve(route="colgen")
     source = solution.certificate.upper_source
-    assert "no certified pricing bound" in source or "chain rule" in source
+    assert "global: SCIP's spatial branch and bound" in source or "chain rule" in source
+    assert solution.certificate.checked
+    # A utility that declares no form of its μ gets no certified pricer: the old bound, and why.
+    mi = po.MutualInformation(example1)
+    bare = po.Problem(
+        po.LIP(1.0, example1),
+        po.SubConvexUtility(mi.mu, input_size=mi.p.size),
+        colgen={"progress": False, "time_limit": 10.0},
+    )
+    assert "no certified pricing bound" in bare.solve(route="colgen").reason
     vertex = problem.solve(route="vertex")
     assert vertex.status is po.Status.OPTIMAL
     assert vertex.certificate.checked  # by the checker's LIP method: no envelope structure on this cone

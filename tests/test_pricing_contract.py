@@ -37,6 +37,7 @@ from privopt.routes.pricing import (
     unregister_pricer,
 )
 from privopt.routes.pricing.contract import single_session
+from privopt.routes.pricing.global_pricer import GlobalPricer
 from tests.test_independent_reporting import random_ball
 
 #: The toy enumeration's rounding margin on a reduced cost (relative to the magnitudes summed).
@@ -166,9 +167,13 @@ def test_a_users_pricer_and_checker_method_certify_column_generation(toy_registe
     assert check_bound(cone, problem.utility, lowered).refuted
 
 
-def test_without_the_users_entries_the_cone_has_no_certified_pricer():
+def test_without_the_users_entries_the_global_pricer_takes_the_cycle_and_a_bare_mu_is_refused():
     problem = po.Problem(CyclicLDP(0.7, 4), po.MutualInformation(np.full(4, 0.25)))
-    refused = certified_pricer(problem.utility, problem.get_problem_data().cone)
+    cone = problem.get_problem_data().cone
+    assert isinstance(certified_pricer(problem.utility, cone), GlobalPricer)
+    # A utility that declares no form (only its μ) gets no certified pricer: every entry says why.
+    bare = po.SubConvexUtility(lambda W: np.abs(W).max(axis=0), input_size=4)
+    refused = certified_pricer(bare, cone)
     assert isinstance(refused, Refusal)
     assert all(entry.name in refused.message for entry in PRICERS)
 
@@ -186,6 +191,8 @@ def _shipped_cases() -> dict[str, po.Problem]:
             po.MetricLDP(0.5, line), po.FDivergence("kl", p, np.roll(p, 1)), colgen=quiet
         ),
         "piecewise": po.Problem(CyclicLDP(0.7, 6), po.FDivergence("tv", p, np.roll(p, 1)), colgen=quiet),
+        # A cycle of pairs with mutual information: no specialised pricer takes it.
+        "global": po.Problem(CyclicLDP(0.7, 5), po.MutualInformation(p[:5] / p[:5].sum()), colgen=quiet),
     }
 
 

@@ -20,7 +20,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.certificates import envelope, fdivergence, lagrangian, lip, piecewise, staircase, tree, vertices
+from privopt.certificates import (
+    envelope,
+    fdivergence,
+    lagrangian,
+    lip,
+    piecewise,
+    spatial,
+    staircase,
+    tree,
+    vertices,
+)
 from privopt.compiler.cone import RowCone
 from privopt.errors import ValidationError
 from privopt.utilities import SubConvexUtility
@@ -240,6 +250,19 @@ def _piecewise_proof(context: SliceContext) -> Proof | str:
     return Proof(found.value + found.margin, found.column, f"{found.points} LPs")
 
 
+def _spatial_applies(context: SliceContext) -> str | None:
+    return spatial.applicable(context.cone, context.utility, context.weights)
+
+
+def _spatial_proof(context: SliceContext) -> Proof | str:
+    found = spatial.maximise_ratio(
+        context.cone, context.utility, context.duals, context.weights, context.limit, context.deadline
+    )
+    if isinstance(found, str):
+        return found
+    return Proof(found.value + found.margin, found.column, f"{found.nodes:,} nodes", found.reason)
+
+
 def _vertices_proof(context: SliceContext) -> Proof | str:
     found = vertices.maximise_ratio(
         context.cone, context.utility, context.duals, context.weights, _seconds_left(context)
@@ -278,6 +301,11 @@ for _method in (
     CheckMethod(
         "piecewise", "piecewise-linear utility: one LP per piece over the projected rows, proved by its duals",
         70, _piecewise_applies, _piecewise_proof,
+    ),
+    CheckMethod(
+        "spatial",
+        "any cone, entropy, power or perspective form: the checker's own model for SCIP's spatial branch and bound",
+        990, _spatial_applies, _spatial_proof,
     ),
     CheckMethod(
         "vertices", "exact vertex enumeration of the slice (pplpy, rational arithmetic)", 1000,

@@ -415,8 +415,11 @@ class Problem:
         if not accepted:
             return "colgen", f"{why}: column generation, with a certified upper bound"
         predicted = predicted_vertex_seconds(data)
-        if predicted > CERTIFIED_COLGEN_SECONDS and not isinstance(
-            certified_pricer(data.sub_convex(), data.cone), Refusal
+        pricer = certified_pricer(data.sub_convex(), data.cone)
+        if (
+            predicted > CERTIFIED_COLGEN_SECONDS
+            and not isinstance(pricer, Refusal)
+            and pricer.traits.preferred_to_enumeration
         ):
             return "colgen", (
                 f"vertex enumeration is predicted to take about {predicted:.3g} s and the cone has a certified "

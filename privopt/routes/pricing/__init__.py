@@ -1,9 +1,9 @@
 """Certified pricing for column generation: the pricing contract and registry
 (:mod:`~privopt.routes.pricing.contract`) and the pricers that register with it — staircase pricing on
 LDP cones, the envelope pricer (on several processes, :mod:`~privopt.routes.pricing.workers`), the tree
-pricer and the f-divergence hull."""
+pricer, the piecewise-linear pricer (one LP per piece), the f-divergence hull and, last, the global pricer (SCIP's spatial branch and bound on any cone)."""
 
-from privopt.routes.pricing import fdivergence, piecewise, staircase, tree, workers
+from privopt.routes.pricing import fdivergence, global_pricer, piecewise, staircase, tree, workers
 from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate
 from privopt.routes.pricing.contract import (
     PRICERS,
@@ -41,6 +41,7 @@ __all__ = [
     "envelope_pricer",
     "envelope_structure",
     "fdivergence",
+    "global_pricer",
     "piecewise",
     "register_pricer",
     "slice_objective",

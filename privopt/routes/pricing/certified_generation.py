@@ -271,7 +271,7 @@ def _generate(
                 if time.perf_counter() > search_deadline:
                     stopped = "time limit"
                     break
-                if state.complete:
+                if state.complete and state.closed:
                     stopped = "bound budget (node limit)" if gap > options.gap_tolerance else "converged"
                     break
                 # The exact round's branch and bound ran out of nodes with the gap open: spend the
@@ -369,6 +369,9 @@ class _State:
         #: over the cores as the pricing does; docs/compiler.md §4).
         self.best_seconds = 0.0
         self.complete = False
+        #: Whether the last search given the whole node budget closed (one that did not, at the master's
+        #: duals, may have missed an improving column: the run doubles the budget rather than stop).
+        self.closed = True
         #: Whether a search given the whole node budget (no probe, no ceiling) stopped unfinished.
         self.unfinished = False
         self.nodes = 0
@@ -407,6 +410,8 @@ class _State:
         self.nodes += outcome.nodes
         if nodes is None and not np.isfinite(ceiling) and not outcome.complete:
             self.unfinished = True
+        if nodes is None:
+            self.closed = outcome.complete
         certificate = PricingCertificate.from_outcome(at, outcome, self.pricer)
         if self.best is None or certificate.upper < self.best.upper:
             self.best, self.complete, self.best_seconds = certificate, outcome.complete, outcome.seconds
@@ -424,9 +429,12 @@ class _State:
         return self._run(0.0, at, deadline, 0.0, PROBE_NODES)[1]
 
     def exact_round(self, value: float, duals: FloatArray, deadline: float) -> list[FloatArray]:
-        """Columns improving the master (duals ``duals``) from exact pricing at smoothed duals."""
-        for weight in (SMOOTHING, 0.0) if self.best is not None else (0.0,):
-            at = duals if self.best is None else weight * self.best.duals + (1.0 - weight) * duals
+        """Columns improving the master (duals ``duals``) from exact pricing at smoothed duals (once, when
+        the best certificate's duals are the master's: the two pricings would be the same)."""
+        points = [duals]
+        if self.best is not None and not np.array_equal(self.best.duals, duals):
+            points.insert(0, SMOOTHING * self.best.duals + (1.0 - SMOOTHING) * duals)
+        for at in points:
             _, candidates = self._run(value, at, deadline, ROUND_SLACK)
             improving = _improving(self.utility, candidates, duals)
             new = [c for c, good in zip(candidates, improving, strict=True) if good]

@@ -102,6 +102,10 @@ class PricerTraits:
     check_ratio:
         The independent checker's time on its certificates, as a multiple of its own pricing time (the
         run reserves it before the deadline).
+    preferred_to_enumeration:
+        Whether ``route="auto"`` may take certified column generation with this pricer instead of a vertex
+        enumeration predicted to be slow (``False`` for a pricer whose searches need not close, such as
+        the global one: there the enumeration, exact, keeps the cones it can do).
     """
 
     method: str
@@ -110,6 +114,7 @@ class PricerTraits:
     nodes_per_unit: int = 1
     gap_share: float = 1.0
     check_ratio: float = 1.0
+    preferred_to_enumeration: bool = True
 
     def __post_init__(self) -> None:
         if self.normalisation not in ("prior", "mixture", "sum"):
