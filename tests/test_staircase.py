@@ -18,6 +18,7 @@ from privopt.certificates.check import check_bound
 from privopt.certificates.claims import SliceBound
 from privopt.routes.pricing import PricingRequest
 from privopt.routes.pricing.staircase import STAIRCASE_METHOD, prior_free_bound, staircase_pricer
+from privopt.utilities import PowerForm
 
 CHECKER_METHOD = "LDP cone: every staircase column"
 
@@ -67,7 +68,25 @@ def _duals(rng: np.random.Generator, weights: np.ndarray, level: float, kind: st
     return rng.choice([-0.02, 0.01, 0.03], size=n)
 
 
-UTILITIES = ["mi", "nmi", "tv", "kl", "chi2", "hellinger", "user"]
+UTILITIES = ["mi", "nmi", "tv", "kl", "chi2", "hellinger", "user", "sibson", "power"]
+
+
+class _CubeNorm(po.SubConvexUtility):
+    """A user's power form ``μ(w) = (Σ_x c_x w_x³)^{1/3}``, weights not summing to 1."""
+
+    def __init__(self, c: np.ndarray) -> None:
+        self.c = np.asarray(c, dtype=np.float64)
+        super().__init__(lambda W: (self.c @ np.power(W, 3.0)) ** (1.0 / 3.0), input_size=self.c.size)
+
+    def power_form(self) -> PowerForm:
+        return PowerForm(self.c, 3.0)
+
+
+class _WrongCube(_CubeNorm):
+    """Declares α = 2 where its μ has α = 3: no method may trust the form."""
+
+    def power_form(self) -> PowerForm:
+        return PowerForm(self.c, 2.0)
 
 
 def _utility(name: str, rng: np.random.Generator, n: int, prior_kind: str):
@@ -76,6 +95,10 @@ def _utility(name: str, rng: np.random.Generator, n: int, prior_kind: str):
         return po.MutualInformation(p)
     if name == "nmi":
         return po.NormalizedMutualInformation(p)
+    if name == "sibson":
+        return po.SibsonMutualInformation(p, float(rng.choice([1.5, 2.0, 4.0])))
+    if name == "power":
+        return _CubeNorm(3.0 * p)
     q = _prior(rng, n, "dirichlet")
     f = _le_cam if name == "user" else name
     return po.FDivergence(f, p, q)
@@ -84,6 +107,8 @@ def _utility(name: str, rng: np.random.Generator, n: int, prior_kind: str):
 def _weights(utility) -> np.ndarray:
     if isinstance(utility, po.MutualInformation):
         return np.asarray(utility.p, dtype=np.float64)
+    if utility.power_form() is not None:
+        return np.asarray(utility.power_form().c, dtype=np.float64)
     return 0.5 * (np.asarray(utility.p0) + np.asarray(utility.p1))
 
 
@@ -144,7 +169,7 @@ def test_certified_column_generation_reaches_the_vertex_routes_optimum(n, eps, s
     assert found.value <= limit
 
 
-@pytest.mark.parametrize("name", ["tv", "kl", "nmi"])
+@pytest.mark.parametrize("name", ["tv", "kl", "nmi", "sibson", "power"])
 def test_certified_column_generation_on_other_utilities_matches_the_vertex_route(name):
     rng = np.random.default_rng(7)
     utility = _utility(name, rng, 7, "dirichlet")
@@ -224,7 +249,7 @@ def test_the_checker_proves_the_true_maximum_and_refutes_just_below_it(name, see
     assert refuted.value == pytest.approx(ratio, abs=1e-12)
 
 
-@pytest.mark.parametrize("name", ["mi", "kl", "user"])
+@pytest.mark.parametrize("name", ["mi", "kl", "user", "sibson"])
 def test_check_bound_uses_the_staircase_method_past_the_envelope_method(name):
     # 16 inputs: the envelope method's work estimate is infinite, the staircase method takes the cone,
     # and brute force (65,536 subsets) still gives the exact maximum.
@@ -234,13 +259,14 @@ def test_check_bound_uses_the_staircase_method_past_the_envelope_method(name):
     form = envelope.envelope_form(cone)
     assert envelope.work_estimate(form) > envelope.MAX_WORK
     weights = _weights(utility)
-    normalisation = "prior" if name == "mi" else "mixture"
+    normalisation = "prior" if name in ("mi", "sibson") else "mixture"
     duals = _duals(rng, weights, prior_free_bound(math.e) if name == "mi" else 0.05, "near")
     exact, _ = _brute_force(utility, math.e, duals, weights)
     good = check_bound(cone, utility, SliceBound.build(duals, exact, normalisation, weights, "test"))
     assert good.valid
     assert good.method.startswith(CHECKER_METHOD)
-    assert good.proved_upper == pytest.approx(float(duals.sum()) + weights.sum() * max(exact, 0.0), abs=1e-8)
+    core = float(duals.sum()) + weights.sum() * max(exact, 0.0)
+    assert good.proved_upper == pytest.approx(utility.from_core(core), abs=1e-8)
     low = check_bound(cone, utility, SliceBound.build(duals, exact - 1e-6, normalisation, weights, "test"))
     assert not low.valid
     assert low.refuted
@@ -339,3 +365,19 @@ def test_the_checker_on_nan_is_not_valid(field):
         form, utility, duals, weights, delta, delta + 1e-9, time.perf_counter() + 60.0
     )
     assert isinstance(found, str)
+
+
+def test_a_power_form_that_is_not_its_mu_is_not_trusted_by_the_checker():
+    # The pricer reads the declared form (α = 2); the checker compares it with μ (α = 3) first and
+    # takes no staircase proof from it, so a claim built on the wrong form is never proved by it.
+    rng = np.random.default_rng(3)
+    wrong = _WrongCube(rng.uniform(0.5, 2.0, 16))
+    cone = _ldp_cone(1.0, wrong)
+    form = envelope.envelope_form(cone)
+    assert not checker.applies(form, wrong)
+    duals = _duals(rng, wrong.c, 0.05, "near")
+    verdict = check_bound(cone, wrong, SliceBound.build(duals, 0.0, "prior", wrong.c, "test"))
+    assert not verdict.method.startswith(CHECKER_METHOD)
+    exact, _ = _brute_force(wrong, math.e, duals, wrong.c)
+    if verdict.valid:  # another method proved it: then it holds for the true μ
+        assert verdict.proved_upper >= float(duals.sum()) + wrong.c.sum() * max(exact, 0.0) - 1e-9

@@ -26,6 +26,13 @@ and keeps the smallest of the values it meets. Two inputs with equal ``p`` are e
 ``a``; the one with the smaller ``ℓ`` is never worse), so once a state leaves one out it takes no later
 input of that value. The greedy subset at ``σ`` is a real subset: its exact ``R`` can refute the claim.
 
+**Power forms** (Sibson's α-MI, a user's ``μ(w) = (Σ_x c_x w_x^α)^{1/α}``, α > 1). With ``a = c(A)``
+and ``C = Σc``: ``μ(r_A) = φ(a)`` with ``φ(a) = (C + (F^α − 1)a)^{1/α}``, concave and increasing, so the
+same search runs with ``c`` in place of ``p`` and ``φ'(a) = σ`` at ``C + (F^α − 1)a =
+(ασ/(F^α − 1))^{α/(1−α)}`` (``σ <= 0``: the whole range). The declared form is compared with the
+utility's own ``μ`` first (:func:`~privopt.certificates.spatial.form_disagreement`); refutations use
+``μ`` itself.
+
 **f-divergences.** ``μ(r_A) = q1 f(q0/q1)`` with ``q_i = S_i + k P_i(A)``: a convex function ``H`` of
 ``z(A) = (P0(A), P1(A))``. At a maximiser ``A*`` of ``H(z(A)) − ℓ(A)`` take ``α ∈ ∂H(z(A*))``; convexity
 gives ``H(z(A)) − ℓ(A) >= H(z*) − α·z* + Σ_{x∈A} (α·(P0_x, P1_x) − ℓ_x)``, so every ``A`` between
@@ -50,6 +57,7 @@ raises the proved level to its ``R`` (plus margin). A search that runs out of ti
 
 from __future__ import annotations
 
+import abc
 import math
 import time
 from dataclasses import dataclass
@@ -58,6 +66,7 @@ import numpy as np
 
 from privopt.certificates.envelope import EnvelopeForm
 from privopt.certificates.objective import core_mu, entropy_prior, entropy_scale
+from privopt.certificates.spatial import form_disagreement
 from privopt.tolerances import CHECK_DETERMINANT_RTOL, CHECK_FORMED_ULPS, CHECK_ROUNDING_RTOL
 from privopt.utilities import PerspectiveForm, SubConvexUtility
 from privopt.validation import FloatArray
@@ -99,7 +108,11 @@ def applies(form: EnvelopeForm | str, utility: SubConvexUtility) -> bool:
     """Whether :func:`maximise_ratio` takes this cone and utility."""
     if isinstance(form, str) or ldp_factor(form) is None:
         return False
-    return utility.entropy_form() is not None or utility.perspective_form() is not None
+    return (
+        utility.entropy_form() is not None
+        or utility.perspective_form() is not None
+        or (utility.power_form() is not None and form_disagreement(utility, form.n_inputs) is None)
+    )
 
 
 def maximise_ratio(
@@ -125,9 +138,17 @@ def maximise_ratio(
     if np.any(nu < 0.0) or not float(nu.sum()) > 0.0:
         return "ν has a negative entry or νᵀw = 0 on a non-zero column: the normalisation does not bound the cone"
     level = claim + 0.5 * (limit - claim)
-    prior, perspective = entropy_prior(utility), utility.perspective_form()
+    prior, power, perspective = entropy_prior(utility), utility.power_form(), utility.perspective_form()
     if prior is not None:
-        return _MutualInformation(factor, utility, prior, lam, nu, level, limit, deadline, start).run()
+        profile: _Profile = _Entropy(factor, prior)
+        return _Concave(
+            factor, utility, profile, entropy_scale(utility), lam, nu, level, limit, deadline, start
+        ).run()
+    if power is not None and perspective is None:
+        if (disagreement := form_disagreement(utility, lam.size)) is not None:
+            return disagreement
+        profile = _Power(factor, np.asarray(power.c, dtype=np.float64), power.alpha)
+        return _Concave(factor, utility, profile, 1.0, lam, nu, level, limit, deadline, start).run()
     assert perspective is not None
     return _divergence(factor, perspective, lam, nu, level, limit, deadline, start)
 
@@ -137,14 +158,76 @@ def _column(mask: np.ndarray, factor: float) -> FloatArray:
     return ray / ray.sum()
 
 
-class _MutualInformation:
-    """The depth-first Lagrangian branch and bound for mutual information and NMI (module docstring)."""
+class _Profile(abc.ABC):
+    """``φ(a) = μ(r_A)`` as a concave function of ``a = ω(A)`` (module docstring): its weights ``ω``,
+    the size of its terms (for the rounding margin), value, slope, and the maximiser of ``φ(a) − σa``
+    (unclipped)."""
+
+    weights: FloatArray
+    magnitude: float
+
+    @abc.abstractmethod
+    def phi(self, a: FloatArray | float) -> FloatArray: ...
+
+    @abc.abstractmethod
+    def slope(self, a: FloatArray) -> FloatArray: ...
+
+    @abc.abstractmethod
+    def peak(self, sigma: FloatArray) -> FloatArray: ...
+
+
+class _Entropy(_Profile):
+    """Mutual information: ``φ(a) = a F log F − q log q``, ``q = Σp + (F − 1)a``."""
+
+    def __init__(self, factor: float, p: FloatArray) -> None:
+        self.weights, self.total = p, float(p.sum())
+        self.k, self.gain = factor - 1.0, factor * math.log(factor)
+        self.magnitude = self.gain
+
+    def phi(self, a: FloatArray | float) -> FloatArray:
+        q = self.total + self.k * np.asarray(a, dtype=np.float64)
+        return np.asarray(a) * self.gain - q * np.log(q)
+
+    def slope(self, a: FloatArray) -> FloatArray:
+        return self.gain - self.k * (1.0 + np.log(self.total + self.k * a))
+
+    def peak(self, sigma: FloatArray) -> FloatArray:
+        exponent = np.clip((self.gain - self.k - sigma) / self.k, -700.0, 700.0)
+        return (np.exp(exponent) - self.total) / self.k
+
+
+class _Power(_Profile):
+    """A power form: ``φ(a) = (Σc + (F^α − 1)a)^{1/α}``."""
+
+    def __init__(self, factor: float, c: FloatArray, alpha: float) -> None:
+        self.weights, self.total, self.alpha = c, float(c.sum()), alpha
+        self.grow = factor**alpha - 1.0
+        self.magnitude = factor * self.total ** (1.0 / alpha)  # φ's largest value, φ(Σc)
+
+    def phi(self, a: FloatArray | float) -> FloatArray:
+        return np.power(self.total + self.grow * np.asarray(a, dtype=np.float64), 1.0 / self.alpha)
+
+    def slope(self, a: FloatArray) -> FloatArray:
+        return self.grow / self.alpha * np.power(self.total + self.grow * a, 1.0 / self.alpha - 1.0)
+
+    def peak(self, sigma: FloatArray) -> FloatArray:
+        positive = np.maximum(sigma, np.finfo(float).tiny)
+        exponent = np.clip(
+            self.alpha / (1.0 - self.alpha) * np.log(self.alpha * positive / self.grow), -700.0, 700.0
+        )
+        return np.where(sigma > 0.0, (np.exp(exponent) - self.total) / self.grow, np.inf)
+
+
+class _Concave:
+    """The depth-first Lagrangian branch and bound over ``max_A φ(ω(A)) − ℓ(A)`` for a concave profile
+    ``φ`` (mutual information and NMI, power forms: module docstring)."""
 
     def __init__(
         self,
         factor: float,
         utility: SubConvexUtility,
-        prior: FloatArray,
+        profile: _Profile,
+        h: float,
         lam: FloatArray,
         nu: FloatArray,
         level: float,
@@ -152,11 +235,11 @@ class _MutualInformation:
         deadline: float,
         start: float,
     ) -> None:
-        self.factor, self.k, self.gain = factor, factor - 1.0, factor * math.log(factor)
+        self.factor, self.k = factor, factor - 1.0
+        self.profile = profile
         self.utility, self.lam, self.nu = utility, lam, nu
-        self.p = prior
-        self.total = float(self.p.sum())
-        self.h = entropy_scale(utility)
+        self.p = profile.weights
+        self.h = h
         self.level, self.limit, self.deadline, self.start = level, limit, deadline, start
         self.ell = self.h * self.k * (lam + level * nu)
         free_zero = (self.p <= 0.0) & (self.ell < 0.0)
@@ -174,7 +257,11 @@ class _MutualInformation:
         bits = self.ps.view(np.int64)
         self.same_group = np.concatenate([[False], bits[1:] == bits[:-1]]) if m else np.zeros(0, bool)
         self.scale = (
-            1.0 + abs(self.constant) + float(np.abs(self.ell).sum()) + self.gain + abs(self._phi(self.total))
+            1.0
+            + abs(self.constant)
+            + float(np.abs(self.ell).sum())
+            + profile.magnitude
+            + abs(float(self._phi(float(self.p.sum()))))
         )
         self.nodes = 0
         self.proved = level
@@ -182,8 +269,7 @@ class _MutualInformation:
         self.suffix: dict[int, tuple[FloatArray, FloatArray, FloatArray, float]] = {}
 
     def _phi(self, a: FloatArray | float) -> FloatArray:
-        q = self.total + self.k * np.asarray(a, dtype=np.float64)
-        return np.asarray(a) * self.gain - q * np.log(q)
+        return self.profile.phi(a)
 
     def ratio(self, mask: np.ndarray) -> tuple[float, float]:
         """``R(r_A)`` of a subset (through the checker's own ``μ``) and its rounding margin."""
@@ -212,25 +298,22 @@ class _MutualInformation:
         margin, and how many of the free inputs (by ``ℓ/p``) the greedy completion at that ``σ`` takes."""
         ratios, prefix_p, prefix_l, spread = self._free(depth)
         mass = prefix_p[-1]
-        k = self.k
 
         def value(sigma: FloatArray) -> tuple[FloatArray, FloatArray, np.ndarray]:
-            exponent = np.clip((self.gain - k - sigma) / k, -700.0, 700.0)
-            top = np.clip((np.exp(exponent) - self.total) / k, a, a + mass)
+            top = np.clip(self.profile.peak(sigma), a, a + mass)
             count = np.searchsorted(ratios, sigma, side="left")
             inner = self._phi(top) - sigma * (top - a)
             bound = inner - ell + sigma * prefix_p[count] - prefix_l[count] - self.constant
             magnitude = np.abs(inner) + np.abs(sigma) * (top - a + mass) + np.abs(ell) + spread
             return bound, magnitude, count
 
-        slope_end = self.gain - k * (1.0 + np.log(self.total + k * (a + mass)))
-        slope_start = self.gain - k * (1.0 + np.log(self.total + k * a))
+        slope_end = self.profile.slope(a + mass)
+        slope_start = self.profile.slope(a)
         low = np.minimum(ratios[0], slope_end) - 1.0
         high = np.maximum(ratios[-1], slope_start) + 1.0
         for _ in range(_BISECTIONS):
             middle = 0.5 * (low + high)
-            exponent = np.clip((self.gain - k - middle) / k, -700.0, 700.0)
-            top = np.clip((np.exp(exponent) - self.total) / k, a, a + mass)
+            top = np.clip(self.profile.peak(middle), a, a + mass)
             rising = prefix_p[np.searchsorted(ratios, middle, side="left")] >= top - a
             high = np.where(rising, middle, high)
             low = np.where(rising, low, middle)

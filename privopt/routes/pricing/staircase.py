@@ -25,6 +25,13 @@ down (Kairouz et al. Thm. 4, the staircase pattern). Column generation's pricing
   that has left one out takes no later input of its value (uniform priors stay polynomial). States
   beyond a beam, a node budget or the deadline are not expanded and their bounds enter ``δ̄``, which
   is therefore always valid. NMI is the same search with ``λ·H(X)``, divided by ``H(X)``.
+- **Power forms** (Sibson's α-MI, a user's ``μ(w) = (Σ_x c_x w_x^α)^{1/α}``; ``ν = c``, the same
+  :class:`KnapsackPricer` over ``a = c(A)``). ``μ(r_A) = φ(a) = (Σc + (F^α − 1)a)^{1/α}``, concave. On a
+  piece ``b = β + γa`` of the fractional frontier, ``R(a) = N(a)/q(a)`` with ``N`` concave and
+  ``q = Σc + ka``; the tangent ``T`` of ``φ`` at any ``a₀`` is above ``φ``, so ``R <= (T − Λ − kβ −
+  kγa)/q``, a linear-fractional function whose maximum is at an end of the piece: a valid bound for every
+  ``a₀``, equal to ``max R`` at its maximiser, where ``φ'(a)q(a) − kφ(a) = kγΣc − kΛ − k²β`` (the left
+  side decreases in ``a``: bisection).
 - **f-divergences** (``ν = (P0 + P1)/2``, :class:`SlopePricer`). ``μ(r_A) = q1 f(q0/q1)`` with
   ``q_i = S_i + k P_i(A)``: a convex function ``H`` of ``(P0(A), P1(A))``. Dinkelbach's method turns the
   ratio into ``max_A H(z(A)) − ℓ(A)`` with ``ℓ = k(λ + tν)`` modular; ``f(ρ) = max_g (gρ − f*(g))`` over
@@ -86,6 +93,10 @@ _DOMINANCE_GROUPS = 64
 
 #: Slope intervals the f-divergence search starts from, and the Dinkelbach steps it may take.
 _SLOPE_GRID, _DINKELBACH_STEPS = 64, 60
+
+#: Bisection steps locating a power profile's tangent point on a piece (any point gives a valid bound;
+#: the bound exceeds the piece's maximum by ``O(|φ''|·(width/2^steps)²)``).
+_TANGENT_BISECTIONS = 16
 
 #: Golden-section iterations locating where a tangent of a given slope touches ``f``.
 _GOLDEN_STEPS = 40
@@ -174,19 +185,114 @@ class StaircasePricer(abc.ABC):
         return single_session(self)
 
 
+class KnapsackProfile(abc.ABC):
+    """``μ(r_A) = φ(a)``, ``a = ω(A)``, concave, with the normalisation ``ν = ω`` (``q = Σω + ka``): the
+    knapsack search's values at breakpoints and its bound on a piece of the fractional frontier
+    (module docstring)."""
+
+    weights: FloatArray
+    #: The size of ``φ``'s terms, for the rounding margin.
+    magnitude: float
+
+    def __init__(self, factor: float, weights: FloatArray) -> None:
+        self.factor, self.k = factor, factor - 1.0
+        self.weights = weights
+        self.total = float(weights.sum())
+
+    @abc.abstractmethod
+    def phi(self, a: FloatArray) -> FloatArray:
+        """``φ`` at ``a`` (elementwise)."""
+
+    @abc.abstractmethod
+    def piece_bound(
+        self, low: FloatArray, high: FloatArray, beta: FloatArray, gamma: FloatArray, dual_sum: float
+    ) -> FloatArray:
+        """An upper bound on ``max R`` over ``a ∈ [low, high]`` with ``b = β + γa`` (elementwise)."""
+
+    def prior_free_duals(self) -> list[FloatArray]:
+        """Duals whose certificate holds whatever the weights (none by default)."""
+        return []
+
+
+class EntropyProfile(KnapsackProfile):
+    """Mutual information: ``φ(a) = a F log F − q log q``; on a piece, ``R`` peaks in closed form."""
+
+    def __init__(self, factor: float, p: FloatArray) -> None:
+        super().__init__(factor, p)
+        self.gain = factor * math.log(factor)
+        self.magnitude = self.gain
+
+    def phi(self, a: FloatArray) -> FloatArray:
+        q = self.total + self.k * a
+        return a * self.gain - q * np.log(q)
+
+    def piece_bound(
+        self, low: FloatArray, high: FloatArray, beta: FloatArray, gamma: FloatArray, dual_sum: float
+    ) -> FloatArray:
+        k, S = self.k, self.total
+        a0 = (self.gain - k * gamma) / k
+        b0 = S * a0 + dual_sum + k * beta
+        q = np.clip(b0, S + k * low, S + k * high)
+        return a0 - b0 / q - np.log(q)
+
+    def prior_free_duals(self) -> list[FloatArray]:
+        return [prior_free_bound(self.factor) * self.weights]
+
+
+class PowerProfile(KnapsackProfile):
+    """A power form: ``φ(a) = (Σc + (F^α − 1)a)^{1/α}``; on a piece, the tangent bound (module docstring)."""
+
+    def __init__(self, factor: float, c: FloatArray, alpha: float) -> None:
+        super().__init__(factor, c)
+        self.alpha = alpha
+        self.grow = factor**alpha - 1.0
+        self.magnitude = factor * self.total ** (1.0 / alpha)  # φ's largest value, φ(Σc)
+
+    def phi(self, a: FloatArray) -> FloatArray:
+        return np.power(self.total + self.grow * a, 1.0 / self.alpha)
+
+    def slope(self, a: FloatArray) -> FloatArray:
+        return self.grow / self.alpha * np.power(self.total + self.grow * a, 1.0 / self.alpha - 1.0)
+
+    def piece_bound(
+        self, low: FloatArray, high: FloatArray, beta: FloatArray, gamma: FloatArray, dual_sum: float
+    ) -> FloatArray:
+        k, S = self.k, self.total
+        target = k * gamma * S - k * dual_sum - k * k * beta
+
+        def excess(a: FloatArray) -> FloatArray:  # φ'q − kφ − target, decreasing in a
+            return self.slope(a) * (S + k * a) - k * self.phi(a) - target
+
+        left, right = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
+        for _ in range(_TANGENT_BISECTIONS):
+            middle = 0.5 * (left + right)
+            rising = excess(middle) > 0.0
+            left = np.where(rising, middle, left)
+            right = np.where(rising, right, middle)
+        a0 = 0.5 * (left + right)
+        value, slope = self.phi(a0), self.slope(a0)
+
+        def tangent_ratio(a: FloatArray) -> FloatArray:
+            return (value + slope * (a - a0) - dual_sum - k * (beta + gamma * a)) / (S + k * a)
+
+        return np.maximum(tangent_ratio(low), tangent_ratio(high))
+
+
 class KnapsackPricer(StaircasePricer):
-    """Exact pricing for mutual information (or NMI) on an LDP cone (module docstring)."""
+    """Exact pricing for a concave staircase profile on an LDP cone: mutual information (or NMI) and
+    power forms (module docstring)."""
 
     traits = PricerTraits(
         STAIRCASE_METHOD, "prior", exact_every_round=True, nodes_per_unit=NODES_PER_UNIT, gap_share=0.5
     )
 
-    def __init__(self, factor: float, p: FloatArray, scale: float) -> None:
-        super().__init__(factor)
-        self.p = np.asarray(p, dtype=np.float64)
+    def __init__(self, profile: KnapsackProfile, scale: float) -> None:
+        super().__init__(profile.factor)
+        self.profile = profile
+        self.p = profile.weights
         self.weights = self.p
         self.scale = scale  # 1/H(X) for NMI: μ = I/H
-        self.total = float(self.p.sum())
+        self.total = profile.total
         self.positive = np.flatnonzero(self.p > 0.0)
         self.zero = np.flatnonzero(self.p <= 0.0)
         values, inverse, counts = np.unique(self.p[self.positive], return_inverse=True, return_counts=True)
@@ -197,13 +303,12 @@ class KnapsackPricer(StaircasePricer):
         self.group_bits = bits[inverse]  # per positive input: its equal-p group's bit (0: none tracked)
 
     def prior_free_duals(self) -> list[FloatArray]:
-        scale = self.scale
-        return [scale * prior_free_bound(self.factor) * self.p]
+        return [self.scale * duals for duals in self.profile.prior_free_duals()]
 
     def ratio(self, a: FloatArray, b: FloatArray, dual_sum: float) -> FloatArray:
-        """``R`` (in MI units) of the subsets with ``p(A) = a``, ``λ(A) = b``."""
+        """``R`` (in the profile's units) of the subsets with ``ω(A) = a``, ``λ(A) = b``."""
         q = self.total + self.k * a
-        return (a * self.factor * math.log(self.factor) - q * np.log(q) - dual_sum - self.k * b) / q
+        return (self.profile.phi(a) - dual_sum - self.k * b) / q
 
     def price(self, duals: FloatArray, request: PricingRequest) -> PricingOutcome:
         """The arguments of :meth:`~privopt.routes.pricing.envelope.EnvelopePricer.price`; ``ceiling`` only
@@ -218,13 +323,12 @@ class KnapsackPricer(StaircasePricer):
         lam = np.asarray(duals, dtype=np.float64) / scale
         found = _Knapsack(self, lam).run(tolerance / scale, target / scale, slack, deadline, max_nodes)
         masks, ratios = found.candidates(max(max_columns, 1))
-        gain = self.factor * math.log(self.factor)
         margin = (
             2.0
             * STAIRCASE_ROUNDING_RTOL
             * (
                 1.0
-                + gain
+                + self.profile.magnitude
                 + abs(found.dual_sum)
                 + self.k * float(np.abs(lam).sum())
                 + self.factor * abs(found.incumbent)
@@ -268,8 +372,8 @@ class _Knapsack:
     ) -> _Knapsack:
         start = time.perf_counter()
         pricer = self.pricer
-        F, k, S = pricer.factor, pricer.k, pricer.total
-        gain = F * math.log(F)
+        k, S = pricer.k, pricer.total
+        profile = pricer.profile
         ps, ls = pricer.p[self.order], self.lam[self.order]
         gamma = ls / ps
         m = ps.size
@@ -287,15 +391,13 @@ class _Knapsack:
             A = a[:, None] + steps_p
             B = b[:, None] + steps_l
             Q = S + k * A
-            at_points = (A * gain - Q * np.log(Q) - self.dual_sum - k * B) / Q
+            at_points = (profile.phi(A) - self.dual_sum - k * B) / Q
             bound = at_points.max(axis=1)
             if level < m:
-                g = gamma[level:]
+                g = np.broadcast_to(gamma[level:], A[:, :-1].shape)
                 beta = B[:, :-1] - g * A[:, :-1]
-                a0 = (gain - k * g) / k
-                b0 = S * a0 + self.dual_sum + k * beta
-                q = np.clip(b0, Q[:, :-1], Q[:, 1:])
-                bound = np.maximum(bound, (a0 - b0 / q - np.log(q)).max(axis=1))
+                pieces = profile.piece_bound(A[:, :-1], A[:, 1:], beta, g, self.dual_sum)
+                bound = np.maximum(bound, pieces.max(axis=1))
             self._record(at_points, level)
             threshold = max(target, self.incumbent + tolerance + slack * max(self.incumbent, 0.0))
             keep = bound > threshold
@@ -631,17 +733,22 @@ def staircase_pricer(utility: SubConvexUtility, cone: RowCone) -> KnapsackPricer
     factor = ldp_factor(cone)
     if isinstance(factor, str):
         return factor
-    entropy, perspective = utility.entropy_form(), utility.perspective_form()
+    entropy, perspective, power = utility.entropy_form(), utility.perspective_form(), utility.power_form()
     if entropy is not None:
         if entropy.p.size != cone.n_inputs:
             return "the utility's distribution does not match the cone's inputs"
-        return KnapsackPricer(factor, entropy.p, entropy.scale)
+        return KnapsackPricer(EntropyProfile(factor, np.asarray(entropy.p, dtype=np.float64)), entropy.scale)
+    if power is not None and perspective is None:
+        if power.c.size != cone.n_inputs:
+            return "the utility's weights do not match the cone's inputs"
+        return KnapsackPricer(PowerProfile(factor, np.asarray(power.c, dtype=np.float64), power.alpha), 1.0)
     if perspective is not None:
         if perspective.a.size != cone.n_inputs:
             return "the utility's distributions do not match the cone's inputs"
         return SlopePricer(factor, perspective)
     return (
-        f"the staircase pricer takes an entropy or perspective form (MI, NMI, f-divergences), not {utility!r}"
+        "the staircase pricer takes an entropy, power or perspective form (MI, NMI, Sibson, f-divergences), "
+        f"not {utility!r}"
     )
 
 
