@@ -5,6 +5,8 @@ generation certifies definitions and utilities no specialised pricer takes, and 
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -253,3 +255,40 @@ def test_the_global_pricer_is_last_and_refuses_what_it_cannot_state():
     assert "user's f" in str(gp.global_pricer(user_f, cone))
     zero = po.MutualInformation([0.5, 0.5, 0.0, 0.0])
     assert "zero entry" in str(gp.global_pricer(zero, cone))
+
+
+def test_the_checker_retries_when_scips_lp_solver_fails():
+    # A cube norm over per-input budgets (10 inputs): SCIP's LP solver fails on the checker's model with
+    # its default scaling ("error in LP solver"); the method retries without it (same tolerances, same
+    # margin) and proves the global pricer's claim instead of leaving it unchecked.
+    rng = np.random.default_rng(0)
+    n = 10
+    budgets = rng.choice([1.0, 2.0, 4.0], size=n)
+    pairs = [
+        (po.given(x=a), po.given(x=b), float(min(budgets[a], budgets[b])))
+        for a in range(n)
+        for b in range(n)
+        if a != b
+    ]
+    utility = CubeNorm(np.ones(n))
+    problem = po.Problem(
+        po.RatioConstraints(pairs, eps=0.5, n_inputs=n),
+        utility,
+        colgen={"progress": False, "time_limit": 30.0},
+    )
+    solution = problem.solve(route="colgen")
+    assert gp.GLOBAL_METHOD in solution.certificate.bound.method
+    assert solution.certificate.checked, solution.certificate.checked_by
+    assert "spatial" in solution.certificate.check.method or "SCIP" in solution.certificate.check.method
+    bound = solution.certificate.bound
+    assert spatial.LP_RETRIES[0] == ()  # the first attempt keeps SCIP's own settings
+    found = spatial.maximise_ratio(
+        problem.get_problem_data().cone,
+        utility,
+        bound.duals,
+        bound.weights,
+        bound.delta + 1e-6,
+        time.perf_counter() + 60,
+    )
+    assert not isinstance(found, str), found
+    assert found.value + found.margin <= bound.delta + 1e-6

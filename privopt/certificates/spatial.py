@@ -82,6 +82,11 @@ DETOUR_RTOL = 1e-12
 SPOT_CHECKS = 32
 FORM_RTOL = 1e-9
 
+#: SCIP settings tried in turn when its LP solver fails on the model ("error in LP solver", seen on a
+#: cube norm over per-input budgets): SoPlex without scaling solved every such case met. The
+#: tolerances, and so the margin, are the same in every attempt.
+LP_RETRIES: tuple[tuple[tuple[str, int], ...], ...] = ((), (("lp/scaling", 0),))
+
 #: Seconds the child process gets past the deadline handed to SCIP (to report its bound, not be killed).
 CHILD_GRACE = 2.0
 
@@ -372,22 +377,39 @@ def _maximise(
     if isinstance(bounded, str):
         return bounded
     box, q_range = bounded
-    statement = _Statement(cone, utility, nu, box, q_range)
-    magnitude = float(np.abs(lam) @ box[:, 1]) + statement.magnitude
-    if not np.isfinite(magnitude):
-        return "μ is not bounded on the slice (bᵀw reaches 0)"
-    model = statement.model
-    z = model.addVar("z", lb=None, ub=None)
-    model.addCons(z <= statement.mu)
-    model.setObjective(z - quicksum(float(lam[x]) * statement.w[x] for x in range(lam.size)), "maximize")
+    failure = ""
+    for settings in LP_RETRIES:
+        statement = _Statement(cone, utility, nu, box, q_range)
+        magnitude = float(np.abs(lam) @ box[:, 1]) + statement.magnitude
+        if not np.isfinite(magnitude):
+            return "μ is not bounded on the slice (bᵀw reaches 0)"
+        model = statement.model
+        for name, value in settings:
+            model.setParam(name, value)
+        z = model.addVar("z", lb=None, ub=None)
+        model.addCons(z <= statement.mu)
+        model.setObjective(z - quicksum(float(lam[x]) * statement.w[x] for x in range(lam.size)), "maximize")
+        # Stop once D + margin(D) <= limit: margin(D) <= margin(limit) while |D| <= |limit|.
+        model.setParam("limits/dual", float(limit - _margin(limit, magnitude)))
+        model.setParam("limits/time", float(max(deadline - time.perf_counter(), MIN_SECONDS)))
+        try:
+            model.optimize()
+        except Exception as exc:  # pyscipopt raises a bare Exception for SCIP's return codes
+            if "LP solver" not in str(exc):
+                raise
+            failure = str(exc)
+            continue
+        return _verdict(model, statement, magnitude)
+    return f"SCIP's LP solver failed with every setting tried ({failure})"
 
-    def margin(bound: float) -> float:
-        return CHECK_SPATIAL_RTOL * (1.0 + abs(bound) + magnitude)
 
-    # Stop once D + margin(D) <= limit: margin(D) <= margin(limit) while |D| <= |limit|.
-    model.setParam("limits/dual", float(limit - margin(limit)))
-    model.setParam("limits/time", float(max(deadline - time.perf_counter(), MIN_SECONDS)))
-    model.optimize()
+def _margin(bound: float, magnitude: float) -> float:
+    """The margin on a dual bound ``D`` (module docstring)."""
+    return CHECK_SPATIAL_RTOL * (1.0 + abs(bound) + magnitude)
+
+
+def _verdict(model: Any, statement: _Statement, magnitude: float) -> SpatialMaximum:
+    """The proved ``D`` plus its margin, and the best column SCIP met."""
     bound = float(model.getDualbound())
     column = None
     if model.getNSols() > 0:
@@ -399,4 +421,4 @@ def _maximise(
     reason = "" if status in ("optimal", "duallimit") else f"SCIP stopped: {status}"
     if not abs(bound) < 1e19:
         return SpatialMaximum(np.inf, 0.0, column, int(model.getNTotalNodes()), reason or "no bound")
-    return SpatialMaximum(bound, margin(bound), column, int(model.getNTotalNodes()), reason)
+    return SpatialMaximum(bound, _margin(bound, magnitude), column, int(model.getNTotalNodes()), reason)
