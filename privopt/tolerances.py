@@ -235,7 +235,7 @@ SOLUTION_CONE_RTOL: float = 1e-7
 #: (problem/curve.py) A neighbour's design lies in a point's cone when its columns violate the rows by at most this.
 CURVE_CONE_RTOL: float = 1e-9
 
-#: (routes/vertex.py) Vertices closer than this (max norm, on Σw = 1) are one vertex (rounding splits a degenerate one).
+#: (routes/vertex.py, solvers/vertex_enumeration.py) Vertices closer than this (max norm, on Σw = 1) are one vertex (rounding splits a degenerate one).
 VERTEX_MERGE_ATOL: float = 1e-9
 
 #: (routes/colgen.py) Reduced costs at or below this are treated as zero (no improving column).

@@ -75,7 +75,7 @@ def test_points_are_audited_without_looking_for_the_lower_end(ball, monkeypatch)
 def test_warm_start_changes_nothing_but_the_work(ball, monkeypatch):
     # Every point is priced exactly over block-vertex products: warm, the points after the first
     # continue the first point's restricted master instead of starting their own.
-    vertex = importlib.import_module("privopt.routes.vertex")
+    vertex = importlib.import_module("privopt.routes.exact_pricing")
     started = []
 
     def start_master(*args):

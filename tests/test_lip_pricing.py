@@ -129,7 +129,7 @@ def test_a_vertex_dropped_from_a_lip_enumeration_is_caught(monkeypatch):
     # the LP's duals and the route enumerates again, reaching the optimum.
     problem = _lip((3, 3), 1.0, 11)
     reference = problem.solve()
-    enumerate_slice = vertex_route.VertexRoute._enumerate
+    enumerate_slice = vertex_route.EnumerationStrategy._enumerate
     calls, lowered = [], []
 
     def losing(data, a_ub, backend, validate, deadline, seconds, auxiliary=0):
@@ -148,7 +148,7 @@ def test_a_vertex_dropped_from_a_lip_enumeration_is_caught(monkeypatch):
         lowered.append(lp.objective)
         return kept, dataclasses.replace(result, vertices=kept)
 
-    monkeypatch.setattr(vertex_route.VertexRoute, "_enumerate", staticmethod(losing))
+    monkeypatch.setattr(vertex_route.EnumerationStrategy, "_enumerate", staticmethod(losing))
     solution = po.Problem(problem.definition, problem.utility, backend="cdd").solve(route="vertex")
     assert lowered[0] < reference.value - 1e-6  # the mutation matters
     assert len(calls) >= 2  # refuted, then enumerated again

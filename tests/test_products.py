@@ -16,9 +16,9 @@ def test_product_pricing_reaches_the_exact_enumerations_optimum(shape, eps, seed
     F = random_ball(np.random.default_rng(seed), shape, 1000)
     problem = po.Problem(po.SensitiveLDP(eps, F), po.MutualInformation(F.center))
     data = problem.get_problem_data()
+    from privopt.routes.exact_pricing import ExactPricingStrategy
     from privopt.routes.pricing import envelope_pricer
     from privopt.routes.pricing.products import ProductPricer
-    from privopt.routes.vertex import VertexRoute
 
     # Built directly: the route itself prices over products only where enumeration is predicted slow.
     pricer = envelope_pricer(problem.utility, data.cone)
@@ -28,7 +28,7 @@ def test_product_pricing_reaches_the_exact_enumerations_optimum(shape, eps, seed
         data,
         "vertex",
         "test",
-        VertexRoute()._solve_by_pricing(data, problem.utility, products, None, {}),
+        ExactPricingStrategy.price(data, problem.utility, products, None, {}),
         0.0,
         None,
     )

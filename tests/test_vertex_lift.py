@@ -70,7 +70,9 @@ def test_lifted_enumeration_finds_exactly_the_slice_vertices(shape, eps, seed):
     exact = _slice_vertices(problem.get_problem_data().cone).astype(np.float64)
     assert solution.stats.vertices == len(exact)
     data = problem.get_problem_data()
-    vertices, _ = vertex_route.VertexRoute()._enumerate_lifted(data, data.cone.single_lift(), None, {})
+    vertices, _ = vertex_route.EnumerationStrategy()._enumerate_lifted(
+        data, data.cone.single_lift(), None, {}
+    )
     assert _same_rows(vertices, exact)
     # The optimum is the one over the exactly enumerated slice.
     mu = po.MutualInformation(F.center).mu(exact.T)
@@ -86,7 +88,7 @@ def test_a_lifted_enumeration_that_loses_a_vertex_moves_on_to_the_projected_slic
 
     reference = problem().solve(route="vertex")
     used = [column / column.sum() for column in reference.mechanism.matrix.T]
-    lifted = vertex_route.VertexRoute._enumerate_lifted
+    lifted = vertex_route.EnumerationStrategy._enumerate_lifted
 
     def losing(self, data, lift, deadline, seconds):
         vertices, result = lifted(self, data, lift, deadline, seconds)
@@ -95,7 +97,7 @@ def test_a_lifted_enumeration_that_loses_a_vertex_moves_on_to_the_projected_slic
             keep &= np.max(np.abs(vertices - column), axis=1) > 1e-9
         return vertices[keep], dataclasses.replace(result, vertices=vertices[keep])
 
-    monkeypatch.setattr(vertex_route.VertexRoute, "_enumerate_lifted", losing)
+    monkeypatch.setattr(vertex_route.EnumerationStrategy, "_enumerate_lifted", losing)
     solution = problem().solve(route="vertex")
     assert solution.stats.backend != "cdd (lifted slice)"  # the certificate sent it on
     assert solution.status is po.Status.OPTIMAL

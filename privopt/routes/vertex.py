@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from privopt.certificates import CertificateCheck, SliceBound, check_bound
+from privopt.certificates import CertificateCheck, SliceBound
 from privopt.compiler.estimate import VertexEstimate
 from privopt.errors import InfeasibleError, LimitError, SolverError, ValidationError
 from privopt.memory import current_limit, require
@@ -32,27 +32,15 @@ from privopt.routes.base import (
     remaining,
     status_for,
 )
-from privopt.routes.colgen import start_master, starting_columns
-from privopt.routes.pricing import Refusal, envelope_pricer
-from privopt.routes.pricing.fdivergence import FDivergencePricer
-from privopt.routes.pricing.piecewise import piecewise_delta, piecewise_design
-from privopt.routes.pricing.products import MAX_WORK, ProductPricer
-from privopt.routes.vertex_cost import (
-    exact_pricing,
-    fdivergence_pricing,
-    lifted_slice,
-    lip_pricing,
-    piecewise_pricing,
-    predicted_vertex_seconds,
-    product_pricing,
-)
+from privopt.routes.exact_pricing import ExactPricingStrategy
+from privopt.routes.slice_check import checked
+from privopt.routes.vertex_cost import exact_pricing, lifted_slice, predicted_vertex_seconds
+from privopt.routes.vertex_pieces import LinearPiecesStrategy
 from privopt.solvers.errors import BackendError, BackendMemoryError, BackendTimeout
 from privopt.solvers.lp import solve_equality_lp, solve_lp
 from privopt.solvers.vertex_enumeration import VertexResult, merge_close, polytope_vertices
 from privopt.tolerances import (
-    CHECK_SECONDS,
     LIFT_TIGHT_RTOL,
-    REDUCED_COST_TOL,
     THETA_RTOL,
     VERTEX_MERGE_ATOL,
     VERTEX_NEGATIVE_ATOL,
@@ -63,13 +51,6 @@ from privopt.validation import FloatArray
 #: Enumerations predicted (:mod:`privopt.routes.vertex_cost`) to take at most this many seconds run in
 #: this process: forking a child to enforce the timeout would cost more than the enumeration.
 IN_PROCESS_SECONDS = 1.0
-
-#: Columns the exact product pricing adds per round (the best distinct ones).
-PRODUCT_COLUMNS = 16
-
-#: The product pricing's master keeps every column (it needs few).
-MASTER_CAP = 10**6
-
 
 #: Copies of the vertex set the vertex LP holds besides it (its transpose, HiGHS's matrix: a value and
 #: an index per entry, the products with the duals).
@@ -117,58 +98,6 @@ def _distinct_float_rows(sparse: Any) -> int:
     return len(seen)
 
 
-class ExactPricer(Protocol):
-    """Exact pricing over a cone's whole slice ``νᵀw = 1`` (:mod:`privopt.routes.pricing.products`,
-    :mod:`privopt.routes.pricing.lip`, :mod:`privopt.routes.pricing.fdivergence`)."""
-
-    #: ``"prior"``, ``"mixture"`` or ``"sum"`` (:class:`~privopt.certificates.SliceBound`).
-    normalisation: str
-    #: What it enumerates and what :attr:`work` counts, in the route's reason.
-    name: str
-    unit: str
-
-    @property
-    def weights(self) -> FloatArray: ...
-
-    @property
-    def work(self) -> int:
-        """The size of one pricing (the last one's, for a pricer whose work varies)."""
-        ...
-
-    def price(self, duals: FloatArray, limit: int, threshold: float) -> tuple[float, list[FloatArray]]: ...
-
-
-def _exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer | None:
-    """The exact pricer of :func:`~privopt.routes.vertex_cost.exact_pricing`'s cones: block-vertex
-    products (``None`` when, once built, they exceed
-    :data:`~privopt.routes.pricing.products.MAX_WORK`), LIP's, or an f-divergence's hull."""
-    hull = fdivergence_pricing(data)
-    if hull is not None:
-        return FDivergencePricer(data.cone, *hull)
-    if product_pricing(data):
-        pricer = envelope_pricer(utility, data.cone)
-        if isinstance(pricer, Refusal):
-            return None
-        products = ProductPricer(pricer)
-        return products if products.work <= MAX_WORK else None
-    return lip_pricing(data)
-
-
-def _check(
-    data: ProblemData,
-    utility: SubConvexUtility,
-    bound: SliceBound,
-    deadline: float | None,
-    seconds: dict[str, float],
-) -> CertificateCheck:
-    """The independent checker's verdict on ``bound`` within the time left (timed in ``seconds``)."""
-    start = time.perf_counter()
-    left = remaining(deadline)
-    check = check_bound(data.cone, utility, bound, time_limit=CHECK_SECONDS if left is None else left)
-    seconds["check"] = seconds.get("check", 0.0) + time.perf_counter() - start
-    return check
-
-
 def refuse_above_limit(estimate: VertexEstimate, vertex_limit: float) -> None:
     """Raise :class:`~privopt.errors.LimitError` when McMullen's bound exceeds ``vertex_limit``."""
     if estimate.bound > vertex_limit:
@@ -178,10 +107,30 @@ def refuse_above_limit(estimate: VertexEstimate, vertex_limit: float) -> None:
         )
 
 
+class VertexStrategy(Protocol):
+    """One way of solving the vertex LP exactly without enumerating: ``accepts`` says whether it applies
+    (``None``) or why not; ``solve`` returns the design, or ``None`` when it cannot (a pricer too large
+    once built) or the independent checker refutes it (the route then goes on)."""
+
+    name: str
+
+    def accepts(self, data: ProblemData) -> str | None: ...
+
+    def solve(
+        self, data: ProblemData, utility: SubConvexUtility, deadline: float | None, seconds: dict[str, float]
+    ) -> RouteResult | None: ...
+
+
 class VertexRoute:
-    """Vertex enumeration + LP (module docstring)."""
+    """Vertex enumeration + LP (module docstring): its strategies in turn — one LP over a column per
+    linear piece (:mod:`~privopt.routes.vertex_pieces`), the LP over every vertex by exact pricing
+    (:mod:`~privopt.routes.exact_pricing`) — and enumeration when none applies or answers."""
 
     name = "vertex"
+
+    def __init__(self) -> None:
+        self.strategies: tuple[VertexStrategy, ...] = (LinearPiecesStrategy(), ExactPricingStrategy())
+        self.enumeration = EnumerationStrategy()
 
     def accepts(self, data: ProblemData) -> tuple[bool, str]:
         if not isinstance(data.utility, SubConvexUtility):
@@ -199,23 +148,31 @@ class VertexRoute:
     def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
         check_highs_solver(data.options, self.name)
         utility = data.sub_convex()
+        utility.check(data.n_inputs)  # a user μ must be sublinear for the vertex LP to be exact
+        seconds: dict[str, float] = {}
+        for strategy in self.strategies:
+            if strategy.accepts(data) is None:
+                designed = strategy.solve(data, utility, deadline, seconds)
+                if designed is not None:
+                    return designed
+        return self.enumeration.solve(data, utility, deadline, seconds)
+
+
+class EnumerationStrategy:
+    """Every vertex of the slice, enumerated (the lifted slice in cdd, the projected slice with the
+    chosen back end, then exactly in pplpy), and the vertex LP over them; a slice beyond ``vertex_limit``
+    is refused with a :class:`~privopt.errors.LimitError`."""
+
+    name = "enumeration"
+
+    def solve(
+        self, data: ProblemData, utility: SubConvexUtility, deadline: float | None, seconds: dict[str, float]
+    ) -> RouteResult:
         n = data.n_inputs
-        utility.check(n)  # a user μ must be sublinear for the vertex LP to be exact
         limit = data.options.vertex_limit
         # Refuse before the exact (rational) rows are built: that alone takes minutes on Adult's
         # occupation × education. Merging float rows that agree to 9 digits merges at least the
         # exact duplicates, so this estimate never exceeds the exact one.
-        seconds: dict[str, float] = {}
-        pieces = piecewise_pricing(data)
-        if pieces is not None:
-            designed = self._solve_piecewise(data, utility, pieces, deadline, seconds)
-            if designed is not None:
-                return designed
-        exact = _exact_pricer(data, utility)
-        if exact is not None:
-            priced = self._solve_by_pricing(data, utility, exact, deadline, seconds)
-            if priced is not None:
-                return priced
         if data.estimate.bound > limit:
             refuse_above_limit(VertexEstimate.for_slice(n, _distinct_float_rows(data.cone.matrix())), limit)
         backend = data.options.backend
@@ -291,126 +248,6 @@ class VertexRoute:
         )
 
     @staticmethod
-    def _solve_by_pricing(
-        data: ProblemData,
-        utility: SubConvexUtility,
-        products: ExactPricer,
-        deadline: float | None,
-        seconds: dict[str, float],
-    ) -> RouteResult | None:
-        """The vertex LP by column generation with exact pricing over the whole slice
-        (:class:`ExactPricer`): the LP over every vertex, without enumerating them. ``None`` when the
-        independent checker refutes the result (the caller then enumerates)."""
-        start = time.perf_counter()
-        # Unit columns of inputs outside the normalisation (νₓ = 0) when the cone holds them (LIP's
-        # inputs of probability 0): with them in the master their duals stay >= 0, as the bound needs.
-        warm = data.warm_master
-        if warm is not None and warm.n == data.n_inputs:
-            master = warm  # its columns lie in this cone (ProblemData.warm_master): continue its LP
-        else:
-            units = np.eye(data.n_inputs)[:, products.weights <= 0.0]
-            seeds = [c for c in (data.warm_columns, units if units.size else None) if c is not None]
-            initial = np.hstack(seeds) if seeds else None
-            master = start_master(utility, starting_columns(data.cone, initial), MASTER_CAP)
-        rounds = generated = 0
-        while True:
-            value, theta, duals = master.solve()
-            best, columns = products.price(duals, PRODUCT_COLUMNS, REDUCED_COST_TOL)
-            if not columns:
-                break
-            block = np.column_stack(columns)
-            mu = utility.mu(block)
-            improving = mu - duals @ block > REDUCED_COST_TOL * block.sum(axis=0)
-            if not np.any(improving):
-                break
-            if deadline is not None and time.perf_counter() > deadline:
-                raise LimitError(
-                    f"exact pricing did not converge before the deadline ({rounds} rounds). Remedies: "
-                    "route='colgen' (column generation, with a certified upper bound), a larger timeout="
-                )
-            master.add([c for c, keep in zip(columns, improving, strict=True) if keep], list(mu[improving]))
-            rounds += 1
-            generated += int(improving.sum())
-        support, weights = master.support(theta)
-        seconds["lp"] = time.perf_counter() - start
-        bound = SliceBound.build(
-            duals,
-            max(0.0, best),
-            products.normalisation,
-            products.weights,
-            f"column generation, exact pricing ({products.name})",
-        )
-        check = _check(data, utility, bound, deadline, seconds)
-        if check.refuted:
-            return None
-        lower = utility.from_core(value)
-        upper = utility.from_core(bound.upper)
-        stats = SolveStats(
-            seconds=seconds,
-            iterations=rounds,
-            columns=generated,
-            backend=f"{products.name} (exact pricing)",
-            lp_value=value,
-        )
-        return RouteResult(
-            matrix_from_columns(support, weights),
-            status_for(lower, upper, data.options.colgen.gap_tolerance, limited=False),
-            lower,
-            upper,
-            f"the LP over every vertex of the cone slice, by exact pricing over its {products.name} "
-            f"({rounds} rounds, {products.work} {products.unit} in the last)",
-            "the LP's duals, exactly priced",
-            stats,
-            (bound,),
-            check,
-            master,
-        )
-
-    @staticmethod
-    def _solve_piecewise(
-        data: ProblemData,
-        utility: SubConvexUtility,
-        pieces: FloatArray,
-        deadline: float | None,
-        seconds: dict[str, float],
-    ) -> RouteResult | None:
-        """A piecewise-linear utility: the LP over one column per piece, and its duals' bound with ``δ̄``
-        proved by one LP per piece (:mod:`privopt.routes.pricing.piecewise`). ``None`` when the
-        independent checker refutes it (the caller then prices or enumerates)."""
-        start = time.perf_counter()
-        columns, weights, duals = piecewise_design(data.cone, pieces)
-        matrix = matrix_from_columns(columns, weights)
-        delta = piecewise_delta(data.cone, pieces, duals)
-        seconds["lp"] = time.perf_counter() - start
-        bound = SliceBound.build(
-            duals,
-            max(0.0, delta),
-            "sum",
-            np.ones(data.n_inputs),
-            "the LP over one column per linear piece; δ̄ by one LP per piece, bounded by its duals",
-        )
-        check = _check(data, utility, bound, deadline, seconds)
-        if check.refuted:
-            return None
-        core = float(np.sum(utility.mu(matrix)))
-        lower, upper = utility.from_core(core), utility.from_core(bound.upper)
-        stats = SolveStats(
-            seconds=seconds, columns=columns.shape[1], backend="linear pieces (one LP)", lp_value=core
-        )
-        return RouteResult(
-            matrix,
-            status_for(lower, upper, data.options.colgen.gap_tolerance, limited=False),
-            lower,
-            upper,
-            f"the LP over one column per linear piece of the utility ({pieces.shape[0]} pieces): exact "
-            "for a piecewise-linear μ on any cone",
-            "the LP's duals, each piece's LP bounded by its duals",
-            stats,
-            (bound,),
-            check,
-        )
-
-    @staticmethod
     def _certify(
         data: ProblemData,
         utility: SubConvexUtility,
@@ -430,7 +267,7 @@ class VertexRoute:
             np.ones(data.n_inputs),
             f"vertex LP over the vertices enumerated by {backend}",
         )
-        return bound, _check(data, utility, bound, deadline, seconds)
+        return bound, checked(data, utility, bound, deadline, seconds)
 
     def _enumerate_lifted(
         self,
