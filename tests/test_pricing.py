@@ -18,10 +18,12 @@ from privopt.compiler.cone import CompileOptions, RowCone
 from privopt.routes.colgen import ColumnGenerationOptions, start_master, starting_columns
 from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing import (
+    EnvelopeCone,
     EnvelopePricer,
     PricingCertificate,
     PricingRequest,
     Refusal,
+    RefusalReason,
     check_pricing_certificate,
     envelope_pricer,
     envelope_structure,
@@ -233,23 +235,24 @@ def test_ascent_pruning_keeps_every_vertex_that_raises_the_ratio():
 def test_structure_recognises_gamma_ldp_and_explains_the_rest(example1):
     F = po.RenyiBall.confidence(example1)
     gamma = envelope_structure(_cone(F, 1.0))
-    assert not isinstance(gamma, str)
+    assert isinstance(gamma, EnvelopeCone)
     assert gamma.n_blocks == 2
     assert not gamma.self_pairs
     np.testing.assert_allclose(gamma.lower[0], F.lower_bounds()[0])
     with_self = envelope_structure(_cone(F, 1.0, self_pairs=True))
-    assert not isinstance(with_self, str)
+    assert isinstance(with_self, EnvelopeCone)
     assert with_self.self_pairs
     ldp = envelope_structure(po.LDP(1.0).row_cone(4, options=CompileOptions()))
-    assert not isinstance(ldp, str)
+    assert isinstance(ldp, EnvelopeCone)
     assert ldp.self_pairs
     assert ldp.n_blocks == 1
     point = envelope_structure(po.SensitiveLDP(1.0, example1).row_cone(4, options=CompileOptions()))
-    assert isinstance(point, str)
-    assert "not a lower envelope" in point
+    assert isinstance(point, Refusal)
+    assert point.reason is RefusalReason.CONE
+    assert "not a lower envelope" in point.message
     wide = random_ball(np.random.default_rng(0), (2, 4), 100)  # its box envelope adds vertices
     box = po.SensitiveLDP(1.0, wide).row_cone(8, options=CompileOptions(envelope="box"))
-    assert isinstance(envelope_structure(box), str)
+    assert isinstance(envelope_structure(box), Refusal)
     utility = po.FDivergence("tv", example1.p_x, [0.25] * 4)
     assert isinstance(envelope_pricer(utility, _cone(F, 1.0)), Refusal)
 

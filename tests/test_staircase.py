@@ -16,7 +16,7 @@ from privopt.certificates import envelope
 from privopt.certificates import staircase as checker
 from privopt.certificates.check import check_bound
 from privopt.certificates.claims import SliceBound
-from privopt.routes.pricing import PricingRequest
+from privopt.routes.pricing import PricingRequest, Refusal
 from privopt.routes.pricing.staircase import STAIRCASE_METHOD, prior_free_bound, staircase_pricer
 from privopt.utilities import PowerForm
 
@@ -125,7 +125,7 @@ def test_the_staircase_pricer_finds_the_brute_force_maximum(name, seed):
     eps = float(rng.choice([0.5, 1.0, 2.0]))
     utility = _utility(name, rng, n, ["dirichlet", "ties", "zero"][seed % 3])
     pricer = staircase_pricer(utility, _ldp_cone(eps, utility))
-    assert not isinstance(pricer, str)
+    assert not isinstance(pricer, Refusal)
     weights = _weights(utility)
     np.testing.assert_allclose(pricer.weights, weights, rtol=1e-15)
     for kind in ("gauss", "near", "tied"):

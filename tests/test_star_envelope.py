@@ -15,7 +15,7 @@ import privopt as po
 from privopt.certificates import envelope, lagrangian, vertices
 from privopt.routes.pricing import PricingRequest, certified_pricer
 from privopt.routes.pricing.envelope import EnvelopePricer
-from privopt.routes.pricing.structure import envelope_structure
+from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
 
 
 def _pufferfish(
@@ -49,7 +49,7 @@ def test_pufferfish_is_a_star_with_free_inputs():
     problem, _ = _pufferfish(np.random.default_rng(0), (4, 2), 1.0)
     cone = problem.get_problem_data().cone
     structure = envelope_structure(cone)
-    assert not isinstance(structure, str)
+    assert isinstance(structure, EnvelopeCone)
     # The hub is the first secret (paired with the other two); the fourth value of S is no secret, so
     # its inputs (S-major: 6 and 7) are free; ρ starts at 1/F = e^{−ε} with ε = 1.
     assert structure.hub == 0

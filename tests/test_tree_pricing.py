@@ -14,8 +14,8 @@ import privopt as po
 from benchmarks.bench_families import _tree_distance
 from privopt.certificates import tree as checker
 from privopt.certificates import vertices
-from privopt.routes.pricing import PricingRequest, certified_pricer
-from privopt.routes.pricing.tree import TreePricer, tree_pricer, tree_structure
+from privopt.routes.pricing import PricingRequest, Refusal, certified_pricer
+from privopt.routes.pricing.tree import TreeCone, TreePricer, tree_pricer, tree_structure
 
 
 def _line(n: int) -> np.ndarray:
@@ -100,7 +100,7 @@ def test_a_forest_with_an_input_in_no_pair():
     kept = tuple(b for b in cone.blocks if 0 not in (groups[b.numerator], groups[b.denominator]))
     cone = dataclasses.replace(cone, blocks=kept)
     structure = tree_structure(cone)
-    assert not isinstance(structure, str)
+    assert isinstance(structure, TreeCone)
     assert len(structure.components) == 2
     duals = np.full(5, 0.05) - 0.4 * p
     duals[0] = -0.2  # the lone input's ratio −λ_0/p_0 − log p_0 is the largest
@@ -129,8 +129,8 @@ def test_cones_that_are_not_tree_cones_say_why(definition, reason):
     distances leave no lattice: the route and the checker refuse them, each with its own reason."""
     cone = po.Problem(definition, po.MutualInformation(np.full(4, 0.25))).get_problem_data().cone
     found = tree_structure(cone)
-    assert isinstance(found, str)
-    assert reason in found
+    assert isinstance(found, Refusal)
+    assert reason in found.message
     assert isinstance(checker.tree_form(cone), str)
 
 

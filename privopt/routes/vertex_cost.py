@@ -120,10 +120,10 @@ def lip_pricing(data: ProblemData) -> LipPricer | None:
     if data.utility.entropy_form() is None:
         return None
     structure = lip_structure(data.cone)
-    if isinstance(structure, str) or structure.prior.size > LIP_MAX_SENSITIVE:
+    if isinstance(structure, Refusal) or structure.prior.size > LIP_MAX_SENSITIVE:
         return None
     objective = slice_objective(data.utility)
-    if isinstance(objective, str) or objective.weights.shape != structure.marginal.shape:
+    if isinstance(objective, Refusal) or objective.weights.shape != structure.marginal.shape:
         return None
     if np.max(np.abs(objective.weights - structure.marginal)) > PROBABILITY_ATOL:
         return None  # the utility is measured under another distribution than the definition's
@@ -156,7 +156,7 @@ def fdivergence_pricing(data: ProblemData) -> tuple[PerspectiveForm, FloatArray]
     form = utility.perspective_form()
     if form is None or form.kind == "tv":
         return None
-    if data.n_inputs > HULL_MAX_INPUTS or not isinstance(staircase_pricer(utility, data.cone), str):
+    if data.n_inputs > HULL_MAX_INPUTS or not isinstance(staircase_pricer(utility, data.cone), Refusal):
         return None  # LDP cones: staircase pricing in column generation is faster and as exact
     weights = fdivergence_weights(form)
     if weights is None or weights.size != data.n_inputs:

@@ -20,7 +20,7 @@ import numpy as np
 from privopt.certificates import CertificateCheck, SliceBound, check_bound
 from privopt.compiler.cone import RowCone
 from privopt.errors import ValidationError
-from privopt.routes.pricing.contract import CertifiedPricer, PricingOutcome
+from privopt.routes.pricing.contract import CertifiedPricer, PricingOutcome, Refusal
 from privopt.routes.pricing.envelope import ENVELOPE_METHOD, slice_objective
 from privopt.tolerances import CHECK_SECONDS
 from privopt.utilities import SubConvexUtility
@@ -136,8 +136,8 @@ def check_pricing_certificate(
     """Re-prove ``certificate`` with the independent checker (:func:`privopt.certificates.check_bound`),
     from its duals, the cone and the utility alone — none of this module's pricing code is used."""
     objective = slice_objective(utility)
-    if isinstance(objective, str):
+    if isinstance(objective, Refusal):
         raise ValidationError(
-            "utility", "mutual information (the envelope pricing bound's utility)", objective
+            "utility", "mutual information (the envelope pricing bound's utility)", objective.message
         )
     return check_bound(cone, utility, certificate.to_bound(objective.weights), time_limit=time_limit)

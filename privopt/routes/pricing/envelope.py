@@ -127,12 +127,15 @@ class SliceObjective:
     scale: float
 
 
-def slice_objective(utility: SubConvexUtility) -> SliceObjective | str:
+def slice_objective(utility: SubConvexUtility) -> SliceObjective | Refusal:
     """The separable form of ``utility`` on ``pᵀw = 1`` (its :meth:`~privopt.utilities.SubConvexUtility.entropy_form`),
     or why it has none."""
     form = utility.entropy_form()
     if form is None:
-        return f"the utility {utility!r} declares no entropy form (its μ is not separable on pᵀw = 1)"
+        return Refusal(
+            RefusalReason.UTILITY,
+            f"the utility {utility!r} declares no entropy form (its μ is not separable on pᵀw = 1)",
+        )
     return SliceObjective(form.p, form.scale)
 
 
@@ -973,11 +976,11 @@ def envelope_parts(utility: SubConvexUtility, cone: RowCone) -> tuple[EnvelopeCo
     """The cone's envelope structure and the utility's separable form, when the envelope pricer's bound
     holds for them (or why not)."""
     structure = envelope_structure(cone)
-    if isinstance(structure, str):
-        return Refusal(RefusalReason.CONE, f"no certified pricing bound for this cone: {structure}")
+    if isinstance(structure, Refusal):
+        return Refusal(RefusalReason.CONE, f"no certified pricing bound for this cone: {structure.message}")
     objective = slice_objective(utility)
-    if isinstance(objective, str):
-        return Refusal(RefusalReason.UTILITY, f"no certified pricing bound: {objective}")
+    if isinstance(objective, Refusal):
+        return Refusal(RefusalReason.UTILITY, f"no certified pricing bound: {objective.message}")
     if objective.weights.size != cone.n_inputs:
         return Refusal(
             RefusalReason.UTILITY,

@@ -27,6 +27,7 @@ import numpy as np
 from privopt.compiler.cone import RowCone
 from privopt.routes.pricing.blocks import xlogx
 from privopt.routes.pricing.columns import distinct_columns
+from privopt.routes.pricing.contract import Refusal, RefusalReason
 from privopt.routes.pricing.envelope import SliceObjective
 from privopt.tolerances import LIP_STRUCTURE_RTOL, PROBABILITY_ATOL
 from privopt.validation import FloatArray
@@ -46,13 +47,13 @@ class LipCone:
     factor: float
 
 
-def lip_structure(cone: RowCone) -> LipCone | str:
+def lip_structure(cone: RowCone) -> LipCone | Refusal:
     """The cone as ``F⁻¹ rᵀw <= q_sᵀw <= F rᵀw`` on disjoint blocks, or why it is not one."""
     if any(len(group.vectors) != 1 for group in cone.groups) or len(cone.groups) < 2:
-        return "its groups are not single statistics"
+        return Refusal(RefusalReason.CONE, "its groups are not single statistics")
     factors = np.array([block.factor for block in cone.blocks])
     if not len(factors) or np.ptp(factors) > LIP_STRUCTURE_RTOL * factors.max():
-        return "its blocks do not share one factor"
+        return Refusal(RefusalReason.CONE, "its blocks do not share one factor")
     pairs = {(block.numerator, block.denominator) for block in cone.blocks}
     marginals = [
         g
@@ -60,7 +61,9 @@ def lip_structure(cone: RowCone) -> LipCone | str:
         if all(((h, g) in pairs and (g, h) in pairs) for h in range(len(cone.groups)) if h != g)
     ]
     if len(marginals) != 1 or len(pairs) != 2 * (len(cone.groups) - 1):
-        return "its blocks are not every conditional against one marginal and back"
+        return Refusal(
+            RefusalReason.CONE, "its blocks are not every conditional against one marginal and back"
+        )
     (m,) = marginals
     r = cone.groups[m].vectors[0]
     blocks, conditionals, prior = [], [], []
@@ -71,18 +74,20 @@ def lip_structure(cone: RowCone) -> LipCone | str:
         q = group.vectors[0]
         support = np.flatnonzero(q > 0.0)
         if np.any(q < 0.0) or support.size == 0 or np.any(covered[support]):
-            return "its conditionals are not distributions on disjoint blocks"
+            return Refusal(RefusalReason.CONE, "its conditionals are not distributions on disjoint blocks")
         covered[support] = True
         mass = float(r[support].sum())
         if abs(q[support].sum() - 1.0) > PROBABILITY_ATOL or not mass > 0.0:
-            return "a conditional is not a distribution with positive probability"
+            return Refusal(
+                RefusalReason.CONE, "a conditional is not a distribution with positive probability"
+            )
         if np.max(np.abs(r[support] - mass * q[support])) > LIP_STRUCTURE_RTOL * max(1.0, float(r.max())):
-            return "the marginal is not the mixture of the conditionals"
+            return Refusal(RefusalReason.CONE, "the marginal is not the mixture of the conditionals")
         blocks.append(support)
         conditionals.append(q[support])
         prior.append(mass)
     if np.any(r[~covered] != 0.0):
-        return "the marginal has mass outside the conditionals' blocks"
+        return Refusal(RefusalReason.CONE, "the marginal has mass outside the conditionals' blocks")
     return LipCone(tuple(blocks), tuple(conditionals), np.array(prior), r, float(factors.max()))
 
 

@@ -102,20 +102,23 @@ _TANGENT_BISECTIONS = 16
 _GOLDEN_STEPS = 40
 
 
-def ldp_factor(cone: RowCone) -> float | str:
+def ldp_factor(cone: RowCone) -> float | Refusal:
     """``F = e^ε`` when ``cone`` is an LDP cone (one group ``{e_x}`` with its self pair), else why not."""
     structure = envelope_structure(cone)
-    if isinstance(structure, str):
-        return f"not an LDP cone: {structure}"
+    if isinstance(structure, Refusal):
+        return Refusal(RefusalReason.CONE, f"not an LDP cone: {structure.message}")
     if (
         structure.n_blocks != 1
         or not structure.self_pairs
         or structure.free.size
         or np.any(structure.lower[0] > 0.0)
     ):
-        return "not an LDP cone (the staircase pricer needs one group {e_x} with its self pair)"
+        return Refusal(
+            RefusalReason.CONE,
+            "not an LDP cone (the staircase pricer needs one group {e_x} with its self pair)",
+        )
     if structure.factor <= 1.0:  # its bounds divide by F − 1 and by ε
-        return "ε = 0: the LDP cone is the ray of the constant column"
+        return Refusal(RefusalReason.CONE, "ε = 0: the LDP cone is the ray of the constant column")
     return float(structure.factor)
 
 
@@ -728,33 +731,33 @@ _SUBSETS = [
 _SLOPE_CANDIDATES = 64
 
 
-def staircase_pricer(utility: SubConvexUtility, cone: RowCone) -> KnapsackPricer | SlopePricer | str:
+def staircase_pricer(utility: SubConvexUtility, cone: RowCone) -> KnapsackPricer | SlopePricer | Refusal:
     """The exact LDP pricer for ``(utility, cone)``, or why there is none."""
     factor = ldp_factor(cone)
-    if isinstance(factor, str):
+    if isinstance(factor, Refusal):
         return factor
     entropy, perspective, power = utility.entropy_form(), utility.perspective_form(), utility.power_form()
     if entropy is not None:
         if entropy.p.size != cone.n_inputs:
-            return "the utility's distribution does not match the cone's inputs"
+            return Refusal(
+                RefusalReason.UTILITY, "the utility's distribution does not match the cone's inputs"
+            )
         return KnapsackPricer(EntropyProfile(factor, np.asarray(entropy.p, dtype=np.float64)), entropy.scale)
     if power is not None and perspective is None:
         if power.c.size != cone.n_inputs:
-            return "the utility's weights do not match the cone's inputs"
+            return Refusal(RefusalReason.UTILITY, "the utility's weights do not match the cone's inputs")
         return KnapsackPricer(PowerProfile(factor, np.asarray(power.c, dtype=np.float64), power.alpha), 1.0)
     if perspective is not None:
         if perspective.a.size != cone.n_inputs:
-            return "the utility's distributions do not match the cone's inputs"
+            return Refusal(
+                RefusalReason.UTILITY, "the utility's distributions do not match the cone's inputs"
+            )
         return SlopePricer(factor, perspective)
-    return (
+    return Refusal(
+        RefusalReason.UTILITY,
         "the staircase pricer takes an entropy, power or perspective form (MI, NMI, Sibson, f-divergences), "
-        f"not {utility!r}"
+        f"not {utility!r}",
     )
 
 
-def _staircase_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | Refusal:
-    found = staircase_pricer(utility, cone)
-    return Refusal(RefusalReason.CONE, found) if isinstance(found, str) else found
-
-
-register_pricer(PricerEntry("staircase", 10, _staircase_entry, proved_by=("staircase", "envelope")))
+register_pricer(PricerEntry("staircase", 10, staircase_pricer, proved_by=("staircase", "envelope")))

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privopt.compiler.cone import RowCone
+from privopt.routes.pricing.contract import Refusal, RefusalReason
 from privopt.tolerances import ENVELOPE_STRUCTURE_RTOL, PROBABILITY_ATOL
 from privopt.validation import FloatArray
 
@@ -82,13 +83,13 @@ class EnvelopeCone:
         return 1.0 / self.factor if self.hub is not None else 1.0
 
 
-def envelope_structure(cone: RowCone) -> EnvelopeCone | str:
+def envelope_structure(cone: RowCone) -> EnvelopeCone | Refusal:
     """The envelope-block form of ``cone``, or a sentence saying why it has none."""
     if not cone.blocks:
-        return "the cone has no ratio blocks"
+        return Refusal(RefusalReason.CONE, "the cone has no ratio blocks")
     factors = {block.factor for block in cone.blocks}
     if max(factors) - min(factors) > ENVELOPE_STRUCTURE_RTOL * max(factors):
-        return "its blocks have different privacy factors e^{ε+shift}"
+        return Refusal(RefusalReason.CONE, "its blocks have different privacy factors e^{ε+shift}")
     used = sorted({b.numerator for b in cone.blocks} | {b.denominator for b in cone.blocks})
     pairs = {(b.numerator, b.denominator) for b in cone.blocks}
     distinct = {(g, h) for g in used for h in used if g != h}
@@ -103,17 +104,20 @@ def envelope_structure(cone: RowCone) -> EnvelopeCone | str:
             g for g in used if pairs == {(g, h) for h in used if h != g} | {(h, g) for h in used if h != g}
         ]
         if len(used) < 3 or not hubs:
-            return "its blocks are neither all ordered pairs of the same groups (the Γ pattern) nor a star"
+            return Refusal(
+                RefusalReason.CONE,
+                "its blocks are neither all ordered pairs of the same groups (the Γ pattern) nor a star",
+            )
         self_pairs, hub = False, used.index(hubs[0])
     blocks, lowers, slacks = [], [], []
     covered = np.zeros(cone.n_inputs, dtype=bool)
     for g in used:
         parsed = _envelope_group(cone.groups[g].vectors)
-        if isinstance(parsed, str):
-            return f"group '{cone.groups[g].name}' {parsed}"
+        if isinstance(parsed, Refusal):
+            return Refusal(RefusalReason.CONE, f"group '{cone.groups[g].name}' {parsed.message}")
         support, lower, slack = parsed
         if np.any(covered[support]):
-            return "two groups share an input (the blocks are not disjoint)"
+            return Refusal(RefusalReason.CONE, "two groups share an input (the blocks are not disjoint)")
         covered[support] = True
         blocks.append(support)
         lowers.append(lower)
@@ -124,25 +128,30 @@ def envelope_structure(cone: RowCone) -> EnvelopeCone | str:
     )
 
 
-def _envelope_group(vectors: FloatArray) -> tuple[np.ndarray, FloatArray, float] | str:
+def _envelope_group(vectors: FloatArray) -> tuple[np.ndarray, FloatArray, float] | Refusal:
     """``(X_s, L_s, c_s)`` when the rows are ``L_s + c_s e_u`` for ``u ∈ X_s``, else a reason."""
     support = np.flatnonzero(np.any(vectors > 0.0, axis=0))
     sub = vectors[:, support]
     if sub.shape[0] != support.size:
-        return "does not have one statistic per input of its block (not a lower envelope D_s)"
+        return Refusal(
+            RefusalReason.CONE,
+            "does not have one statistic per input of its block (not a lower envelope D_s)",
+        )
     scale = float(np.max(np.abs(sub)))
     lower = sub.min(axis=0)
     excess = sub - lower[None, :]
     diagonal = np.argmax(excess, axis=1)
     if np.unique(diagonal).size != support.size:
-        return "is not of the form L_s + c_s e_u"
+        return Refusal(RefusalReason.CONE, "is not of the form L_s + c_s e_u")
     order = np.argsort(diagonal)
     excess = excess[order]
     slack = float(np.mean(np.diag(excess)))
     if not slack > ENVELOPE_STRUCTURE_RTOL * scale:
-        return "has c_s = 0 (a point distribution): not handled by the envelope bound"
+        return Refusal(
+            RefusalReason.CONE, "has c_s = 0 (a point distribution): not handled by the envelope bound"
+        )
     if np.max(np.abs(excess - slack * np.eye(support.size))) > ENVELOPE_STRUCTURE_RTOL * max(scale, 1.0):
-        return "is not of the form L_s + c_s e_u"
+        return Refusal(RefusalReason.CONE, "is not of the form L_s + c_s e_u")
     if abs(lower.sum() + slack - 1.0) > PROBABILITY_ATOL:
-        return "is not a lower envelope of distributions (Σ L_s + c_s != 1)"
+        return Refusal(RefusalReason.CONE, "is not a lower envelope of distributions (Σ L_s + c_s != 1)")
     return support, lower, slack

@@ -103,20 +103,20 @@ class TreeCone:
     components: tuple[np.ndarray, ...]
 
 
-def tree_structure(cone: RowCone) -> TreeCone | str:
+def tree_structure(cone: RowCone) -> TreeCone | Refusal:
     """The cone as a forest of ratio pairs on the lattice of one unit, or why it is not one."""
     n = cone.n_inputs
     if not cone.blocks:
-        return "it has no ratio pairs"
+        return Refusal(RefusalReason.CONE, "it has no ratio pairs")
     if n > MAX_TREE_INPUTS:
-        return f"it has {n} inputs (limit {MAX_TREE_INPUTS})"
+        return Refusal(RefusalReason.SIZE, f"it has {n} inputs (limit {MAX_TREE_INPUTS})")
     inputs = np.empty(len(cone.groups), dtype=np.intp)
     log_scale = np.empty(len(cone.groups))
     for g, group in enumerate(cone.groups):
         row = group.vectors[0] if group.vectors.shape[0] == 1 else np.zeros(0)
         support = np.flatnonzero(row)
         if support.size != 1 or not row[support[0]] > 0.0:
-            return "its statistics are not single inputs"
+            return Refusal(RefusalReason.CONE, "its statistics are not single inputs")
         inputs[g], log_scale[g] = support[0], np.log(row[support[0]])
     limit = np.full((n, n), np.inf)  # w_a <= e^{limit[a, b]} w_b
     for block in cone.blocks:
@@ -124,13 +124,13 @@ def tree_structure(cone: RowCone) -> TreeCone | str:
         bound = block.log_factor + log_scale[block.denominator] - log_scale[block.numerator]
         if a == b:
             if bound < 0.0:
-                return "a pair bounds an input by a smaller multiple of itself"
+                return Refusal(RefusalReason.CONE, "a pair bounds an input by a smaller multiple of itself")
             continue
         limit[a, b] = min(limit[a, b], bound)
     both = np.isfinite(limit) & np.isfinite(limit.T)
     width = np.where(both, limit + limit.T, 0.0)
     if np.any(both & (width <= 0.0)):
-        return "a pair fixes the ratio of two inputs"
+        return Refusal(RefusalReason.CONE, "a pair fixes the ratio of two inputs")
     forest = minimum_spanning_tree(sp.csr_matrix(np.triu(width))).tocoo()
     edges = list(zip(forest.row.tolist(), forest.col.tolist(), strict=True))
     neighbours: list[list[int]] = [[] for _ in range(n)]
@@ -158,7 +158,7 @@ def tree_structure(cone: RowCone) -> TreeCone | str:
     ups, downs = limit[children, parent[children]], limit[parent[children], children]
     unit = _unit(np.concatenate([ups, downs]))
     if unit is None:
-        return "its factors are not multiples of one unit"
+        return Refusal(RefusalReason.CONE, "its factors are not multiples of one unit")
     up = np.zeros(n, dtype=np.int64)
     down = np.zeros(n, dtype=np.int64)
     up[children] = np.rint(ups / unit).astype(np.int64)
@@ -166,7 +166,7 @@ def tree_structure(cone: RowCone) -> TreeCone | str:
     return TreeCone(unit, parent, up, down, tuple(components))
 
 
-def _implied(limit: FloatArray, neighbours: list[list[int]], labels: np.ndarray) -> str | None:
+def _implied(limit: FloatArray, neighbours: list[list[int]], labels: np.ndarray) -> Refusal | None:
     """Why some pair is not implied by the forest's path between its inputs (``None``: all are)."""
     n = limit.shape[0]
     for source in range(n):
@@ -175,7 +175,7 @@ def _implied(limit: FloatArray, neighbours: list[list[int]], labels: np.ndarray)
         if targets.size == 0:
             continue
         if np.any(labels[targets] != labels[source]):
-            return "a pair joins two components of its forest"
+            return Refusal(RefusalReason.CONE, "a pair joins two components of its forest")
         path = np.full(n, np.inf)  # w_source <= e^{path[y]} w_y along the forest
         path[source] = 0.0
         queue = deque([source])
@@ -187,7 +187,10 @@ def _implied(limit: FloatArray, neighbours: list[list[int]], labels: np.ndarray)
                     queue.append(y)
         allowed = limit[source, targets]
         if np.any(path[targets] > allowed + TREE_STRUCTURE_RTOL * (1.0 + np.abs(allowed))):
-            return "its pairs do not form a forest (a pair is tighter than the path joining its inputs)"
+            return Refusal(
+                RefusalReason.CONE,
+                "its pairs do not form a forest (a pair is tighter than the path joining its inputs)",
+            )
     return None
 
 
@@ -653,25 +656,23 @@ class _Search:
         self.walks.append((ratio, component, walk.levels))
 
 
-def tree_pricer(utility: SubConvexUtility, cone: RowCone) -> TreePricer | str:
+def tree_pricer(utility: SubConvexUtility, cone: RowCone) -> TreePricer | Refusal:
     """The tree pricer of ``(utility, cone)``, or why there is none."""
     objective = slice_objective(utility)
-    if isinstance(objective, str):
+    if isinstance(objective, Refusal):
         return objective
     if objective.weights.size != cone.n_inputs:
-        return "the utility's distribution does not match the cone's inputs"
+        return Refusal(RefusalReason.UTILITY, "the utility's distribution does not match the cone's inputs")
     structure = tree_structure(cone)
-    if isinstance(structure, str):
-        return f"the cone is not a tree cone: {structure}"
+    if isinstance(structure, Refusal):
+        return Refusal(RefusalReason.CONE, f"the cone is not a tree cone: {structure.message}")
     pricer = TreePricer(cone, structure, objective)
     if not pricer.fits():
-        return f"the tree cone's lattice has more than {MAX_LEVELS} levels or exponents above {MAX_EXPONENT}"
+        return Refusal(
+            RefusalReason.SIZE,
+            f"the tree cone's lattice has more than {MAX_LEVELS} levels or exponents above {MAX_EXPONENT}",
+        )
     return pricer
 
 
-def _tree_entry(utility: SubConvexUtility, cone: RowCone) -> CertifiedPricer | Refusal:
-    found = tree_pricer(utility, cone)
-    return Refusal(RefusalReason.CONE, found) if isinstance(found, str) else found
-
-
-register_pricer(PricerEntry("tree", 30, _tree_entry, proved_by=("tree",)))
+register_pricer(PricerEntry("tree", 30, tree_pricer, proved_by=("tree",)))
