@@ -261,3 +261,7 @@ GLOBAL_PRICING_RTOL: float = 1e-8
 #: 7.5e-12 of that scale. Smaller than the global pricer's (``GLOBAL_PRICING_RTOL``), so that its
 #: claims, re-proved, fit.
 CHECK_SPATIAL_RTOL: float = 1e-9
+
+#: (routes/colgen_route.py) A design column that violates the cone first loses its entries below this
+#: times its largest (rounding residue of a pricer's formula), before any mixing with the uniform column.
+SETTLE_RTOL: float = 1e-12

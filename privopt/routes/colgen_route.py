@@ -38,7 +38,9 @@ from privopt.routes.colgen import (
 )
 from privopt.routes.pricing import Refusal, certified_pricer
 from privopt.routes.pricing.certified_generation import EARLY_PHASE_STOPS, certified_column_generation
+from privopt.routes.pricing.slice_lp import ConeRepair
 from privopt.routes.theorem_bounds import best_upper_bound
+from privopt.tolerances import SETTLE_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -193,7 +195,7 @@ class ColumnGenerationRoute:
             trace=tuple((float(t), float(v)) for t, v in result.trace),
         )
         return RouteResult(
-            matrix_from_columns(result.columns, result.weights),
+            matrix_from_columns(settled(data.cone, result.columns), result.weights),
             status,
             lower,
             upper,
@@ -202,3 +204,27 @@ class ColumnGenerationRoute:
             stats,
             tuple(claims),
         )
+
+
+def settled(cone: RowCone, columns: FloatArray) -> FloatArray:
+    """The design's columns, each in the cone as an exact audit reads it. A pricer's column may carry
+    rounding residue — ``6.5e-15`` on a secret's input beside a free input's unit column, a
+    Pufferfish pair of secrets then reads an infinite ratio — so a violated column first loses its
+    entries below :data:`~privopt.tolerances.SETTLE_RTOL` of its largest (kept when that leaves no
+    row violated), else is mixed with the uniform column just far enough
+    (:class:`~privopt.routes.pricing.slice_lp.ConeRepair`, up to its largest step; a column that needs
+    more is left for the audit to refuse); its mass is kept."""
+    repair = ConeRepair(cone)
+    flags = repair.violated(columns)
+    out = columns.copy()
+    for j in np.flatnonzero(flags.any(axis=0)):
+        column = columns[:, j]
+        mass = float(column.sum())
+        trimmed = np.where(column < SETTLE_RTOL * float(column.max()), 0.0, column)
+        if not repair.violated(trimmed[:, None]).any():
+            out[:, j] = trimmed * (mass / float(trimmed.sum()))
+            continue
+        fixed = repair(column[:, None])
+        if fixed.shape[1]:
+            out[:, j] = fixed[:, 0] * mass
+    return out

@@ -142,15 +142,21 @@ class ConeRepair:
         self.uniform = np.full(cone.n_inputs, 1.0 / cone.n_inputs)
         self.at_uniform = self.matrix @ self.uniform
 
+    def violated(self, columns: FloatArray) -> np.ndarray:
+        """Per row and column, whether the row is violated beyond rounding. A row violated by rounding
+        only is met (at ε = 0, a cone of equalities, the uniform column cannot repair such a column: it
+        meets the rows with equality); a positive side against an exactly zero one is always violated
+        (an infinite ratio to an exact audit)."""
+        rows = self.matrix @ columns
+        return np.asarray(rows > REPAIR_RTOL * (abs(self.matrix) @ columns))
+
     def __call__(self, columns: FloatArray) -> FloatArray:
         columns = columns / columns.sum(axis=0, keepdims=True)
         rows = self.matrix @ columns
-        # A row violated by rounding only is met (at ε = 0, a cone of equalities, the uniform column
-        # cannot repair such a column: it meets the rows with equality).
-        rounding = REPAIR_RTOL * (abs(self.matrix) @ columns)
+        flags = self.violated(columns)
         kept = []
         for j in range(columns.shape[1]):
-            violated = rows[:, j] > rounding[:, j]
+            violated = flags[:, j]
             if not violated.any():
                 kept.append(columns[:, j])
                 continue

@@ -1,0 +1,71 @@
+"""Column generation's design columns are in the cone as an exact audit reads it (routes/colgen_route.py,
+``settled``): a pricer's rounding residue against an exactly zero side is an infinite ratio."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import privopt as po
+from privopt.routes.colgen_route import settled
+from privopt.routes.pricing.slice_lp import ConeRepair
+
+
+def _pufferfish(seed: int) -> po.Problem:
+    # A random 6 × 6 joint (2,000 samples, Dirichlet(0.7)), its χ² ball at 95 %, the first two values
+    # of S as secrets: the other inputs are free, and the envelope pricer prices their unit columns.
+    rng = np.random.default_rng(seed)
+    while True:
+        counts = rng.multinomial(2000, rng.dirichlet(np.full(36, 0.7))).reshape(6, 6)
+        if np.all(counts.sum(axis=1) > 0):
+            break
+    F = po.RenyiBall.confidence(po.JointDistribution.from_counts(counts + 1), level=0.95)
+    P = F.center
+    s0, s1 = P.s_labels[0], P.s_labels[1]
+    secrets = {s: [x for x in P.x_labels if x[0] == s] for s in (s0, s1)}
+    return po.Problem(
+        po.Pufferfish(secrets, [(s0, s1)], 1.0, F),
+        po.MutualInformation(P),
+        time_limit=60,
+        colgen={"progress": False},
+    )
+
+
+def test_a_pufferfish_design_with_free_inputs_passes_its_audit():
+    # Before: "the designed mechanism fails its own audit — realized eps inf" (a free input's unit
+    # column carried 6.5e-15 on a secret's input, whose partner secret had exactly 0).
+    problem = _pufferfish(0)
+    solution = problem.solve(route="colgen")
+    assert solution.status is po.Status.OPTIMAL
+    assert solution.certificate.checked
+    assert po.audit(solution.mechanism, problem.definition).satisfied
+
+
+def test_settled_trims_residue_and_mixes_only_when_trimming_is_not_enough():
+    problem = _pufferfish(0)
+    cone = problem.get_problem_data().cone
+    n = cone.n_inputs
+    free = 27  # S = 4: in no secret
+    residue = np.zeros(n)
+    residue[free], residue[6] = 1.0, 6.5e-15  # input 6 is in the second secret
+    inside = np.full(n, 1.0 / n)
+    columns = np.column_stack([residue, inside])
+    repair = ConeRepair(cone)
+    assert repair.violated(columns[:, :1]).any()
+    out = settled(cone, columns)
+    assert np.flatnonzero(out[:, 0]).tolist() == [free]  # trimmed to the unit column, its mass kept
+    assert abs(out[free, 0] - residue.sum()) <= 1e-15
+    np.testing.assert_array_equal(out[:, 1], inside)  # a column in the cone is untouched
+    assert not repair.violated(out).any()
+    # A violation that is not residue (a secret's input at 1e-6 against 0 on the other secret) is mixed
+    # with the uniform column just far enough, its mass kept.
+    leak = np.zeros(n)
+    leak[free], leak[6] = 1.0 - 1e-6, 1e-6
+    mixed = settled(cone, 2.0 * leak[:, None])[:, 0]
+    assert abs(mixed.sum() - 2.0) < 1e-12
+    assert not repair.violated(mixed[:, None]).any()
+    assert np.all(mixed > 0.0)
+    assert mixed.min() < 1e-5  # a small step, not the uniform column
+    # One that would need a large step (1 %: not rounding) is left as it was, for the audit to refuse.
+    far = leak.copy()
+    far[free], far[6] = 0.99, 0.01
+    np.testing.assert_array_equal(settled(cone, far[:, None])[:, 0], far)
