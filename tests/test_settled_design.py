@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import privopt as po
 from privopt.routes.colgen_route import settled
@@ -30,10 +31,11 @@ def _pufferfish(seed: int) -> po.Problem:
     )
 
 
-def test_a_pufferfish_design_with_free_inputs_passes_its_audit():
-    # Before: "the designed mechanism fails its own audit — realized eps inf" (a free input's unit
-    # column carried 6.5e-15 on a secret's input, whose partner secret had exactly 0).
-    problem = _pufferfish(0)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_pufferfish_design_with_free_inputs_passes_its_audit(seed):
+    # Before, seed 0: "the designed mechanism fails its own audit — realized eps inf" (a free input's
+    # unit column carried 6.5e-15 on a secret's input, whose partner secret had exactly 0).
+    problem = _pufferfish(seed)
     solution = problem.solve(route="colgen")
     assert solution.status is po.Status.OPTIMAL
     assert solution.certificate.checked
