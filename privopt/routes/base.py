@@ -88,6 +88,9 @@ class SolveStats:
     bound_complete: bool | None = None
     stopped: str | None = None
     trace: tuple[tuple[float, float], ...] = ()
+    #: With a gap left: ``"bound"`` when the master's value had settled (the pricing bound keeps the gap
+    #: open), ``"master"`` when it was still rising (more time or columns would raise the design).
+    limited_by: str | None = None
     # the cvxpy route
     solver: str | None = None
 

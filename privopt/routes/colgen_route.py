@@ -25,6 +25,7 @@ from privopt.routes.base import (
     ProblemData,
     RouteResult,
     SolveStats,
+    Status,
     check_highs_solver,
     matrix_from_columns,
     remaining,
@@ -55,6 +56,11 @@ MASTER_COPIES = 3.5
 
 #: Seconds that column generation leaves, of the time left, for what follows it within the timeout:
 #: ``|X|³ / FINISH_FLOPS`` for reading off the mechanism (a least-squares fit on up to ``|X|`` columns,
+#: The master counts as settled when its value rose by at most this share of the gap over the last
+#: quarter of the run (:func:`limiting_side`): a tenth of the gap could not have closed it in four times
+#: the run.
+SETTLED_SHARE = 0.1
+
 #: :func:`~privopt.routes.base.matrix_from_columns`: 0.3 to 2.5 s for 900 × 900 on a loaded 2-core
 #: machine, so ``|X|³ / 2e8`` with a margin), and, without a certified pricing bound (whose run keeps
 #: its own reserve), ``FINISH_SHARE`` of the time for its last master solve, its bound's cover and the
@@ -184,6 +190,14 @@ class ColumnGenerationRoute:
         )
         lower = utility.from_core(result.lower)
         status = status_for(lower, upper, options.gap_tolerance, limited)
+        side = None
+        if (
+            status not in (Status.OPTIMAL, Status.OPTIMAL_WITHIN_GAP)
+            and len(result.trace)
+            and np.isfinite(upper)
+        ):
+            side, words = limiting_side(result.trace, utility, upper)
+            reason += f"; {words}"
         stats = SolveStats(
             seconds=seconds,
             iterations=result.iterations,
@@ -193,6 +207,7 @@ class ColumnGenerationRoute:
             bound_complete=result.bound_complete,
             stopped=result.stopped,
             trace=tuple((float(t), float(v)) for t, v in result.trace),
+            limited_by=side,
         )
         return RouteResult(
             matrix_from_columns(settled(data.cone, result.columns), result.weights),
@@ -228,3 +243,23 @@ def settled(cone: RowCone, columns: FloatArray) -> FloatArray:
         if fixed.shape[1]:
             out[:, j] = fixed[:, 0] * mass
     return out
+
+
+def limiting_side(trace: FloatArray, utility: SubConvexUtility, upper: float) -> tuple[str, str]:
+    """Which side keeps a gap open (``SolveStats.limited_by``), and the words for the reason: the master's
+    value (``trace``: seconds and value in core units, its last the design's) rose over the last quarter
+    of the run by less than :data:`SETTLED_SHARE` of the gap to ``upper`` (the utility's units) — the
+    bound limits — or by more: the master does."""
+    seconds = trace[:, 0]
+    then = float(trace[max(int(np.searchsorted(seconds, 0.75 * seconds[-1], side="right")) - 1, 0), 1])
+    lower = utility.from_core(float(trace[-1, 1]))
+    rise, gap = lower - utility.from_core(then), max(upper - lower, 0.0)
+    if rise <= SETTLED_SHARE * gap:
+        return "bound", (
+            f"the master had settled (it rose {rise:.3g} over the last quarter of the run, the gap is "
+            f"{gap:.3g}): the pricing bound keeps the gap open"
+        )
+    return "master", (
+        f"the master was still rising ({rise:.3g} over the last quarter of the run, the gap is {gap:.3g}): "
+        "more time (or columns) would raise the design"
+    )

@@ -1,5 +1,6 @@
-"""Column generation's design columns are in the cone as an exact audit reads it (routes/colgen_route.py,
-``settled``): a pricer's rounding residue against an exactly zero side is an infinite ratio."""
+"""Column generation's design as users get it (routes/colgen_route.py): its columns in the cone as an
+exact audit reads it (``settled``: a pricer's rounding residue against an exactly zero side is an
+infinite ratio), and an open gap that says which side keeps it open (``limiting_side``)."""
 
 from __future__ import annotations
 
@@ -71,3 +72,48 @@ def test_settled_trims_residue_and_mixes_only_when_trimming_is_not_enough():
     far = leak.copy()
     far[free], far[6] = 0.99, 0.01
     np.testing.assert_array_equal(settled(cone, far[:, None])[:, 0], far)
+
+
+def test_an_open_gap_says_which_side_keeps_it_open():
+    from privopt.routes.colgen_route import SETTLED_SHARE, limiting_side
+
+    mi = po.MutualInformation(np.full(4, 0.25))
+    settled_trace = np.array([[0.0, 0.1], [60.0, 0.279], [90.0, 0.28], [120.0, 0.2801]])
+    side, words = limiting_side(settled_trace, mi, 0.5)
+    assert side == "bound"
+    assert "pricing bound keeps the gap open" in words
+    rising = np.array([[0.0, 0.1], [90.0, 0.2], [120.0, 0.28]])
+    side, words = limiting_side(rising, mi, 0.5)
+    assert side == "master"
+    assert "still rising" in words
+    # The share is of the gap (0.2 here): just below SETTLED_SHARE of it is settled, just above is not.
+    for factor, expected in ((0.9, "bound"), (1.1, "master")):
+        edge = np.array([[0.0, 0.0], [90.0, 0.3 - factor * SETTLED_SHARE * 0.2], [120.0, 0.3]])
+        assert limiting_side(edge, mi, 0.5)[0] == expected
+
+
+def test_a_solution_with_a_gap_names_the_limiting_side():
+    # Input-discriminative LDP on 10 inputs (budgets in {1, 2, 4}·ε) within 8 s: the global pricer's
+    # bound leaves a gap, and the solution says which side keeps it open.
+    rng = np.random.default_rng(0)
+    n = 10
+    budgets = rng.choice([1.0, 2.0, 4.0], size=n)
+    pairs = [
+        (po.given(x=a), po.given(x=b), float(min(budgets[a], budgets[b])))
+        for a in range(n)
+        for b in range(n)
+        if a != b
+    ]
+    problem = po.Problem(
+        po.RatioConstraints(pairs, eps=0.5, n_inputs=n),
+        po.MutualInformation(rng.dirichlet(np.ones(n))),
+        colgen={"progress": False, "time_limit": 8.0},
+    )
+    solution = problem.solve(route="colgen")
+    if solution.status in (po.Status.OPTIMAL, po.Status.OPTIMAL_WITHIN_GAP):
+        assert solution.stats.limited_by is None
+    else:
+        assert solution.stats.limited_by in ("bound", "master")
+        assert ("pricing bound keeps the gap open" in solution.reason) == (
+            solution.stats.limited_by == "bound"
+        )
