@@ -3,6 +3,7 @@ certified column generation, certificates and their re-check, the vertex route's
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import time
@@ -27,11 +28,10 @@ from privopt.routes.pricing import (
     check_pricing_certificate,
     envelope_pricer,
     envelope_structure,
+    tuning,
 )
 from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull, window_hull
 from privopt.routes.pricing.certified_generation import (
-    DUAL_WINDOW,
-    STALL_GROWTH,
     DualAverage,
     _BoundPhase,
     _box_due,
@@ -39,16 +39,19 @@ from privopt.routes.pricing.certified_generation import (
     _State,
     certified_column_generation,
 )
-from privopt.routes.pricing.stabilization import (
-    GROW,
-    INITIAL_RADIUS,
-    MEAN_DUAL_RADII,
-    MIN_CUTS,
-    MIN_RADIUS,
-    SHRINK,
-    BoxStep,
-)
+from privopt.routes.pricing.stabilization import BoxStep
 from tests.test_independent_reporting import random_ball
+
+KNOBS = tuning.DEFAULT
+DUAL_WINDOW, STALL_GROWTH = KNOBS.dual_window, KNOBS.stall_growth
+GROW, SHRINK, MIN_RADIUS = KNOBS.grow, KNOBS.shrink, KNOBS.min_radius
+INITIAL_RADIUS, MEAN_DUAL_RADII, MIN_CUTS = KNOBS.initial_radius, KNOBS.mean_dual_radii, KNOBS.min_cuts
+
+
+def _tune(monkeypatch, **changes):
+    """The runs of this test read ``changes`` on top of the tuning in force (cumulative)."""
+    monkeypatch.setattr(tuning, "_ACTIVE", [dataclasses.replace(tuning.active(), **changes)])
+
 
 #: Small shapes whose cone slices ppl enumerates exactly in well under a second.
 SMALL = [((2, 3), 0.7), ((3, 3), 1.0), ((2, 4), 0.5)]
@@ -678,8 +681,8 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     # search stops there, and the bound phase's exact box steps — which a run converging in its search
     # never reaches — take the run to the exact optimum, both bounds.
     certified = importlib.import_module("privopt.routes.pricing.certified_generation")
-    monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
-    monkeypatch.setattr(certified, "SETTLED_GROWTH", np.inf)
+    _tune(monkeypatch, early_bound_fraction=0.98)
+    _tune(monkeypatch, settled_growth=np.inf)
     phases = _record_phases(monkeypatch, certified)
     cone, utility, pricer, exact = _envelope_case()
     options = ColumnGenerationOptions(progress=False, time_limit=60.0, gap_tolerance=1e-6)
@@ -690,7 +693,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     assert result.stopped == "converged"  # by the bound phase
     assert exact - 1e-9 <= result.upper <= exact * (1.0 + 1e-6) + 1e-9
     assert exact * (1.0 - 1e-6) - 1e-9 <= result.lower <= exact + 1e-9
-    monkeypatch.setattr(certified, "SETTLED_GROWTH", 0.0)  # never settled: converges in its search
+    _tune(monkeypatch, settled_growth=0.0)  # never settled: converges in its search
     phases.clear()
     certified_column_generation(
         utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
@@ -699,7 +702,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     # Settled, but the exact pricer has shown it cannot complete a search with its whole node budget
     # (here: one node, before the first round; as at ε = 2 on Adult): the search goes on (doubling
     # the budget) and converges by itself.
-    monkeypatch.setattr(certified, "SETTLED_GROWTH", np.inf)
+    _tune(monkeypatch, settled_growth=np.inf)
 
     def one_node(self, deadline):
         self.node_budget = 1
@@ -720,7 +723,7 @@ def test_after_stabilised_rounds_the_bound_phase_starts_from_the_box_centre_alon
     # from the stabilised box's centre (the mean duals, which lost to it in every measured run, are
     # not priced), and the bound it ends with holds (weak duality against the exact optimum).
     certified = importlib.import_module("privopt.routes.pricing.certified_generation")
-    monkeypatch.setattr(certified, "EARLY_BOUND_FRACTION", 0.98)
+    _tune(monkeypatch, early_bound_fraction=0.98)
     monkeypatch.setattr(certified, "_box_due", lambda trace, best: True)
     monkeypatch.setattr(certified, "_stalled", lambda trace, growth: len(trace) >= 3)
     boxes, seen = [], []
@@ -757,7 +760,7 @@ def test_a_search_without_a_complete_bound_hands_the_bound_phase_its_share(monke
     # (the same pricing with the whole node budget), it does not start early: the run converges in its
     # search.
     certified = importlib.import_module("privopt.routes.pricing.certified_generation")
-    monkeypatch.setattr(certified, "INCOMPLETE_BOUND_FRACTION", 0.98)
+    _tune(monkeypatch, incomplete_bound_fraction=0.98)
     phases = _record_phases(monkeypatch, certified)
     cone, utility, pricer, exact = _envelope_case()
 
@@ -814,9 +817,8 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
     phase.run(master.solve()[2], 1e-6, steps=False)
     assert len(calls) == 1
     assert calls[0][2] == pytest.approx(end - pricer.traits.check_ratio * 1.0)
-    # Half of STEP_SHARE of a 1 s pricing left before the reserve: nothing is priced.
-    certified = importlib.import_module("privopt.routes.pricing.certified_generation")
-    left = pricer.traits.check_ratio * 1.0 + 0.5 * certified.STEP_SHARE
+    # Half of step_share of a 1 s pricing left before the reserve: nothing is priced.
+    left = pricer.traits.check_ratio * 1.0 + 0.5 * KNOBS.step_share
     phase = _BoundPhase(utility, state, master, box, time.perf_counter() + left, options.max_columns)
     phase.run(master.solve()[2], 1e-6, steps=False)
     assert len(calls) == 1
@@ -825,9 +827,8 @@ def test_bound_phase_leaves_the_checker_its_time(monkeypatch):
 def test_a_coarse_certificate_is_re_proved_finer_at_the_end_of_the_bound_phase(monkeypatch):
     # A run's pricing tolerance is half its gap_tolerance of the value: with a curve's 4 % a bound may
     # sit 2 % above U at its duals, which the run keeps when its time runs out with the gap open. The
-    # bound phase keeps FINAL_RESERVE pricing times for re-proving its best certificate to FINAL_SHARE
+    # bound phase keeps final_reserve pricing times for re-proving its best certificate to final_share
     # of the master's value, once, stopping early only where the bound closes the gap.
-    certified = importlib.import_module("privopt.routes.pricing.certified_generation")
     cone, utility, pricer, exact = _envelope_case()
     tight = ColumnGenerationOptions(progress=False, time_limit=60.0)
     solved = certified_column_generation(
@@ -849,7 +850,7 @@ def test_a_coarse_certificate_is_re_proved_finer_at_the_end_of_the_bound_phase(m
     deadline = time.perf_counter() + 60.0
     phase = _BoundPhase(utility, state, master, BoxStep(pricer.weights, scaled=True), deadline, 100)
     kept = pricer.traits.check_ratio * state.best_seconds
-    assert phase._until() == pytest.approx(deadline - kept - certified.FINAL_RESERVE * state.best_seconds)
+    assert phase._until() == pytest.approx(deadline - kept - KNOBS.final_reserve * state.best_seconds)
     assert phase._until(final=True) == pytest.approx(deadline - kept)
     calls = []
     run = state._run
@@ -862,7 +863,7 @@ def test_a_coarse_certificate_is_re_proved_finer_at_the_end_of_the_bound_phase(m
     phase._refine()
     phase._refine()  # once only
     assert len(calls) == 1
-    fine = certified.FINAL_SHARE * value
+    fine = KNOBS.final_share * value
     assert calls[0]["tolerance"] == pytest.approx(fine)
     # The target would close the gap to the run's tolerance: Σλ + δ̄ <= value / (1 − 0.1).
     assert calls[0]["target"] == pytest.approx(value / 0.9 - coarse.duals.sum())

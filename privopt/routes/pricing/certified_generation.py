@@ -16,13 +16,13 @@ other envelope cones each round solves the restricted master (duals ``λ``) and 
 In the ``stabilized_fraction`` of the budget before the bound phase, once the master's value has
 stalled and if no exact round has certified a bound yet (:func:`_box_due`), rounds price at the box-step
 point of :class:`~privopt.routes.pricing.stabilization.BoxStep` instead (one local search, its starts
-not escalated, and a ``PROBE_NODES``-node branch and bound), and at the master's duals only when none of those columns
+not escalated, and a ``probe_nodes``-node branch and bound), and at the master's duals only when none of those columns
 improves the master (Wentges' mis-pricing rule, which keeps the master's convergence).
 
 The lower bound is the master's value (monotone), the upper bound the smallest certified one. The
 last ``bound_fraction`` of the budget (from half of it once the master has settled, unless the exact
-pricer has shown it cannot finish a search: ``EARLY_BOUND_FRACTION``, ``SETTLED_GROWTH``; from
-``INCOMPLETE_BOUND_FRACTION`` of it while no search has completed a bound) certifies the
+pricer has shown it cannot finish a search: ``early_bound_fraction``, ``settled_growth``; from
+``incomplete_bound_fraction`` of it while no search has completed a bound) certifies the
 box's centre (after stabilised rounds; the mean of the recent rounds' duals, :class:`DualAverage`,
 otherwise), then takes box steps from it with the exact oracle (:class:`_BoundPhase`), all with zeros on inputs of
 zero weight (:meth:`_State.evaluate`); their columns keep raising the master. The run stops when the
@@ -52,109 +52,17 @@ from privopt.routes.pricing.certificate import PricingCertificate
 from privopt.routes.pricing.contract import CertifiedPricer, PricingRequest
 from privopt.routes.pricing.slice_lp import SliceLP
 from privopt.routes.pricing.stabilization import BoxStep
+from privopt.routes.pricing.tuning import active
 from privopt.routes.pricing.workers import pricing_processes
 from privopt.solvers.progress import Progress
 from privopt.tolerances import PRIOR_FREE_TARGET
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
-#: A round's search may stop once its bound is within this factor of its best column's reduced cost
-#: (``δ̄ <= (1 + slack)·δ_found``): early rounds need columns, not a tight bound, and ``δ`` shrinks.
-ROUND_SLACK = 0.25
-
-#: Weight of the stability centre in the smoothed duals (Wentges smoothing); a round whose smoothed
-#: pricing finds no column improving the master is priced again at the master's own duals.
-SMOOTHING = 0.7
-
-#: Node budget of the branch and bound in a stabilised round: at the Adult scale its first nodes
-#: already meet the best column (occupation × education: a 5-node search, 0.8 s, found the column a
-#: complete one, 30 s, did), and the local search alone misses most of ``δ`` off the master's duals
-#: (0.016 where it is 0.062 at the mean duals of a 540 s run).
-PROBE_NODES = 5
-
-#: Stabilised rounds start (within ``stabilized_fraction``) once the master's value has grown by less
-#: than this share over the last quarter of the run: before that, rounds at its own duals raise it
-#: faster. Occupation × education, ε = 1: 4.4 % at 150 s, 2.5 % at 180 s, 1.2 % at 240 s; starting at
-#: 150 / 230 / 310 s all gave gaps of 5-5.5 % at 540 s, and starting on a younger master (a slower
-#: machine) 30 %.
-STALL_GROWTH = 0.03
-
-#: The bound phase starts early, once at most this share of the budget is left, when the master has
-#: settled — its value grew by less than ``SETTLED_GROWTH`` over the last quarter of the run — unless
-#: the exact pricer has shown that it cannot complete a pricing (``_State.unfinished``): the steps need
-#: an exact oracle, and at ε = 2 on Adult, where a pricing does not complete in minutes, starting early
-#: only cost the master (6.8 % against 6.4 %).
-#: Marital-status × education, ε = 1 (NMI, 120 s): the master grew 0.09 % between 45 s and 60 s and
-#: 0.4 % in the 60 s after; the exact box steps, from a 100 s run's state, took the bound from 1.3899
-#: to 1.3108 in 55 s (MI units) where the default tenth of 120 s leaves 12 s.
-EARLY_BOUND_FRACTION = 0.5
-SETTLED_GROWTH = 0.002
-
-#: ... and at the latest once this share of the budget is left while no search has completed a bound
-#: (the best certificate comes from a few-node probe or a search stopped by its node budget, or an
-#: exact round has shown it cannot finish: ``_State.complete``, ``_State.unfinished``): the search's
-#: rounds then certify little, while the phase's points, priced to a share of the gap, do complete.
-#: Occupation × education, ε = 2, 540 s (its search prices by 5-node probes only): 1.205818 /
-#: 1.279938 (5.8 %) and 1.208081 / 1.266127 (4.6 %) with the tenth, where the box centre's pricing
-#: (14-18 s) and the check's reserve left one or two steps; 1.201736 / 1.250048 (3.9 %) with the phase
-#: from 368 s (the master 0.3 % lower, the bound 2.3 %). Rows whose exact rounds complete keep the
-#: tenth: there the rounds raise the master fastest (the KL row, 120 s: 12.8-15.2 % with the tenth,
-#: 21.3 % from 82 s).
-INCOMPLETE_BOUND_FRACTION = 0.3
-
 #: ``stopped`` when the bound phase started early (then it ran to the time limit).
 SETTLED = "master settled"
 NO_COMPLETE_BOUND = "time limit (no complete bound)"
 EARLY_PHASE_STOPS = (SETTLED, NO_COMPLETE_BOUND)
-
-#: The bound phase evaluates ``U`` to within this share of the gap left (``upper − lower``; the
-#: run's ``gap_tolerance`` when finer): a bound at most that far above ``U(λ)`` moves the final bound
-#: by no more, and the search proves it far sooner than to the run's tolerance. Marital-status ×
-#: education, LIP(1), MI, one process, warm, at the box centre of a 120 s run (gap 0.165):
-#: 3.9 s to 6e-7, 1.7 s to 1e-4, 1.5 s to 1e-3 (``U`` 7e-4 higher), 0.9 s to 1e-2.
-EVALUATION_GAP_SHARE = 0.01
-
-#: ... and within this share of the descent the box step predicts at the point: an error in ``U`` above
-#: it could take a null step for a serious one, and the coarse columns may not cut the point off, so
-#: the steps would stall (the model proposes the same point again).
-EVALUATION_DESCENT_SHARE = 0.1
-
-#: ... and within this share of the master's value: while the gap is wide (the search's best bound far
-#: off), a share of it would cost the certificate more than the steps can win back (occupation ×
-#: education, ε = 2, 540 s: the centre priced to 0.012, 1 % of the master's value, in 12.2 s).
-EVALUATION_VALUE_SHARE = 1e-3
-
-#: A bound-phase pricing starts while the time before the check's reserve is at least this share of
-#: the best certificate's pricing time, and stops at the reserve: its steps take 0.3-3 s where the
-#: centre took 8-9 s (marital-status × education, LIP(1), 120 s), and waiting for room for a whole
-#: pricing of that time left 9-13 s of the phase unused.
-STEP_SHARE = 0.5
-
-#: The bound phase ends by re-proving its best certificate to this share of the master's value (the
-#: run's tolerance when finer), stopping as soon as the bound closes the gap to the run's tolerance
-#: (:meth:`_State.refine`). The run's tolerance, half its ``gap_tolerance`` of the value, suits a run
-#: that closes its gap; one stopped by its time limit with the gap open keeps a bound up to that far
-#: above ``U`` at its best duals, which a curve's 4 % makes 2 % of the bound. Occupation × education,
-#: the bound phases of 2-point chunks (360 s a point, 4 %) replayed from their start: ε = 0.5, 1, 1.5
-#: and 2 gave 3.99 / 4.39 / 3.97 / 4.23 % against 5.47 / 5.76 / 4.86 / 5.47 % (at ε = 1 the centre's
-#: 0.594224 re-proved to 0.585749; docs/compiler.md, "Curves").
-FINAL_SHARE = 2.5e-3
-
-#: ... in the time kept for it at the end of the phase: this many times the best certificate's
-#: pricing time (the re-proofs above took 1.2-2 times as long as the pricing they re-proved).
-FINAL_RESERVE = 3.0
-
-#: Share of the time budget kept for the final master solve and the caller's audit.
-_RESERVE = 0.02
-
-#: The final certificate prices the average of the master's duals over the rounds whose value was
-#: within this share of the last one (:class:`DualAverage`). Occupation × education, ε = 1, the
-#: duals of one 600 s run (upper bounds): 2 %: 0.6090, 5 %: 0.6084, 10 %: 0.6126, every round:
-#: 0.9821, the last round alone: 0.6370.
-DUAL_WINDOW = 0.05
-
-#: Relative growth of the master's value between two stored partial sums of :class:`DualAverage`.
-_CHECKPOINT_STEP = 1e-3
 
 
 def certified_column_generation(
@@ -181,13 +89,13 @@ def _generate(
     start: float,
 ) -> ColumnGenerationResult:
     pricer = state.pricer
-    deadline = start + options.time_limit * (1.0 - _RESERVE)
-    search_deadline = start + options.time_limit * (1.0 - _RESERVE - options.bound_fraction)
+    deadline = start + options.time_limit * (1.0 - active().reserve)
+    search_deadline = start + options.time_limit * (1.0 - active().reserve - options.bound_fraction)
     settle_from = start + options.time_limit * (
-        1.0 - _RESERVE - max(EARLY_BOUND_FRACTION, options.bound_fraction)
+        1.0 - active().reserve - max(active().early_bound_fraction, options.bound_fraction)
     )
     incomplete_from = start + options.time_limit * (
-        1.0 - _RESERVE - max(INCOMPLETE_BOUND_FRACTION, options.bound_fraction)
+        1.0 - active().reserve - max(active().incomplete_bound_fraction, options.bound_fraction)
     )
     stabilize_from = search_deadline - options.time_limit * options.stabilized_fraction
     master = start_master(utility, columns, options.master_cap(cone.n_inputs))
@@ -224,7 +132,7 @@ def _generate(
             if (
                 time.perf_counter() >= settle_from
                 and not state.unfinished
-                and _stalled(trace, SETTLED_GROWTH)
+                and _stalled(trace, active().settled_growth)
             ):
                 stopped = SETTLED
                 break
@@ -335,7 +243,7 @@ def _box_due(trace: list[tuple[float, float]], best: PricingCertificate | None) 
     exact oracle, stabilised), and the box step's cheaper probes slow them down: marital-status ×
     education, ε = 1, 300 s, gap 7.2 % with the box step against 1.8 % without (docs/compiler.md).
     """
-    return best is None and _stalled(trace, STALL_GROWTH)
+    return best is None and _stalled(trace, active().stall_growth)
 
 
 def _stalled(trace: list[tuple[float, float]], growth: float) -> bool:
@@ -425,17 +333,17 @@ class _State:
             self._run(0.0, duals, deadline, 0.0, target=PRIOR_FREE_TARGET)
 
     def probe(self, at: FloatArray, deadline: float) -> list[FloatArray]:
-        """Columns from a ``PROBE_NODES``-node branch and bound at ``at`` (its bound is kept if better)."""
-        return self._run(0.0, at, deadline, 0.0, PROBE_NODES)[1]
+        """Columns from a ``probe_nodes``-node branch and bound at ``at`` (its bound is kept if better)."""
+        return self._run(0.0, at, deadline, 0.0, active().probe_nodes)[1]
 
     def exact_round(self, value: float, duals: FloatArray, deadline: float) -> list[FloatArray]:
         """Columns improving the master (duals ``duals``) from exact pricing at smoothed duals (once, when
         the best certificate's duals are the master's: the two pricings would be the same)."""
         points = [duals]
         if self.best is not None and not np.array_equal(self.best.duals, duals):
-            points.insert(0, SMOOTHING * self.best.duals + (1.0 - SMOOTHING) * duals)
+            points.insert(0, active().smoothing * self.best.duals + (1.0 - active().smoothing) * duals)
         for at in points:
-            _, candidates = self._run(value, at, deadline, ROUND_SLACK)
+            _, candidates = self._run(value, at, deadline, active().round_slack)
             improving = _improving(self.utility, candidates, duals)
             new = [c for c, good in zip(candidates, improving, strict=True) if good]
             if new:
@@ -469,17 +377,17 @@ class _State:
 
     def fine_tolerance(self, value: float) -> float:
         """The final certificate's tolerance (absolute, on ``δ``) at master value ``value``:
-        ``FINAL_SHARE`` of it, or the run's own if finer."""
-        return min(self.tolerance(value), FINAL_SHARE * max(abs(value), 1e-3))
+        ``final_share`` of it, or the run's own if finer."""
+        return min(self.tolerance(value), active().final_share * max(abs(value), 1e-3))
 
     def refinable(self, value: float, tolerance: float | None = None) -> bool:
         """Whether the best certificate's bound is more than ``tolerance`` (absolute, on ``δ``; by default
-        ``FINAL_SHARE`` of master value ``value``) above the best column its search found (the
-        certificate's own slack: the run's tolerance, or an exact round's ``ROUND_SLACK``), so that
+        ``final_share`` of master value ``value``) above the best column its search found (the
+        certificate's own slack: the run's tolerance, or an exact round's ``round_slack``), so that
         :meth:`refine` may lower it by more than that."""
         if self.best is None:
             return False
-        tolerance = FINAL_SHARE * max(abs(value), 1e-3) if tolerance is None else tolerance
+        tolerance = active().final_share * max(abs(value), 1e-3) if tolerance is None else tolerance
         return max(self.best.delta, 0.0) - max(self.best.lower, 0.0) > tolerance
 
     def refine(self, value: float, deadline: float) -> list[FloatArray]:
@@ -512,8 +420,8 @@ class _BoundPhase:
     86 s, where the certified points of the earlier bound phase stopped at 1.3899 (docs/compiler.md,
     "Certified pricing on envelope cones").
 
-    A run whose gap stays open keeps ``FINAL_RESERVE`` pricing times at the end and re-proves its best
-    certificate there to ``FINAL_SHARE`` of the master's value (:meth:`_refine`), or right away when
+    A run whose gap stays open keeps ``final_reserve`` pricing times at the end and re-proves its best
+    certificate there to ``final_share`` of the master's value (:meth:`_refine`), or right away when
     no descent is left.
     """
 
@@ -533,16 +441,16 @@ class _BoundPhase:
         self.refined: PricingCertificate | None = None  # the last certificate :meth:`_refine` re-proved
 
     def _price(self, at: FloatArray, ceiling: float = np.inf, descent: float = np.inf) -> float:
-        """``U(at)`` (or a value ``>= ceiling``), to ``EVALUATION_GAP_SHARE`` of the gap left,
-        ``EVALUATION_DESCENT_SHARE`` of the step's predicted ``descent`` (0: to the run's tolerance) and
-        ``EVALUATION_VALUE_SHARE`` of the master's value;
+        """``U(at)`` (or a value ``>= ceiling``), to ``evaluation_gap_share`` of the gap left,
+        ``evaluation_descent_share`` of the step's predicted ``descent`` (0: to the run's tolerance) and
+        ``evaluation_value_share`` of the master's value;
         the columns found become cuts and, where they improve it, master columns."""
         value, _, duals = self.master.solve()
         gap = self.state.upper - value if np.isfinite(self.state.upper) else 0.0
         coarse = min(
-            EVALUATION_GAP_SHARE * gap,
-            EVALUATION_DESCENT_SHARE * descent,
-            EVALUATION_VALUE_SHARE * abs(value),
+            active().evaluation_gap_share * gap,
+            active().evaluation_descent_share * descent,
+            active().evaluation_value_share * abs(value),
         )
         upper, columns = self.state.evaluate(value, at, self._until(), ceiling, coarse)
         self._take(columns, duals)
@@ -565,26 +473,26 @@ class _BoundPhase:
     def _until(self, final: bool = False) -> float:
         """The deadline of the next pricing: the phase's, less the time kept for the independent check
         of the best certificate (the pricer's ``check_ratio`` times its pricing time) and, unless the
-        pricing is the ``final`` re-proof, the time kept for that (``FINAL_RESERVE`` times it, while
+        pricing is the ``final`` re-proof, the time kept for that (``final_reserve`` times it, while
         the best certificate is :meth:`_State.refinable`)."""
         if self.state.best is None:
             return self.deadline
         kept = self.state.pricer.traits.check_ratio
         if not final and self.state.refinable(self.master.solve()[0]):
-            kept += FINAL_RESERVE
+            kept += active().final_reserve
         return self.deadline - kept * self.state.best_seconds
 
     def _room(self) -> bool:
-        """Whether a pricing has ``STEP_SHARE`` of the best certificate's pricing time before
+        """Whether a pricing has ``step_share`` of the best certificate's pricing time before
         :meth:`_until` (any time at all while nothing is certified); a pricing that does not finish by
         then stops with a valid, looser bound."""
-        return self._until() - time.perf_counter() > STEP_SHARE * self.state.best_seconds
+        return self._until() - time.perf_counter() > active().step_share * self.state.best_seconds
 
     def _closed(self, tolerance: float) -> bool:
         return relative_gap(self.master.solve()[0], self.state.upper) <= tolerance
 
     def _refine(self) -> None:
-        """Re-prove the best certificate to ``FINAL_SHARE`` of the master's value (the run's tolerance if
+        """Re-prove the best certificate to ``final_share`` of the master's value (the run's tolerance if
         finer; :meth:`_State.refine`) if its own slack is larger, once per certificate; the columns
         found are taken as a step's."""
         value, _, duals = self.master.solve()
@@ -646,8 +554,8 @@ class DualAverage:
     value (the last 1,656 of 2,296) give 0.6084 against 0.6370 at the final duals
     (docs/compiler.md, "Certified pricing on envelope cones").
 
-    Partial sums are stored each time the value has grown by ``_CHECKPOINT_STEP``, so the memory is
-    ``O(n · log(value range) / _CHECKPOINT_STEP)`` whatever the number of rounds.
+    Partial sums are stored each time the value has grown by ``checkpoint_step``, so the memory is
+    ``O(n · log(value range) / checkpoint_step)`` whatever the number of rounds.
     """
 
     def __init__(self) -> None:
@@ -660,7 +568,7 @@ class DualAverage:
     def add(self, value: float, duals: FloatArray) -> None:
         if self.total is None:
             self.total = np.zeros_like(duals)
-        if not self.values or value > self.values[-1] * (1.0 + _CHECKPOINT_STEP):
+        if not self.values or value > self.values[-1] * (1.0 + active().checkpoint_step):
             self.values.append(value)
             self.checkpoints.append((self.total.copy(), self.count))
         self.total = self.total + duals
@@ -668,10 +576,10 @@ class DualAverage:
         self.last = duals
 
     def mean(self, value: float) -> FloatArray:
-        """The mean duals of the rounds (from a checkpoint on) whose value is >= ``(1 − DUAL_WINDOW)·value``."""
+        """The mean duals of the rounds (from a checkpoint on) whose value is >= ``(1 − dual_window)·value``."""
         if self.total is None or self.last is None:
             raise ValueError("no duals were added")
-        first = bisect.bisect_left(self.values, (1.0 - DUAL_WINDOW) * value)
+        first = bisect.bisect_left(self.values, (1.0 - active().dual_window) * value)
         if first == len(self.values):
             return self.last
         before, count = self.checkpoints[first]

@@ -12,7 +12,7 @@ shrinks (a null step). With an inexact oracle (the stabilised rounds) the certif
 exactly at the final centre; with an exact one (the bound phase of
 :func:`~privopt.routes.pricing.certified_generation.certified_column_generation`) every point is a certificate.
 
-The stabilised rounds' ∞-norm box is at most ``MEAN_DUAL_RADII`` mean duals (``Û_c/n``) wide: its
+The stabilised rounds' ∞-norm box is at most ``mean_dual_radii`` mean duals (``Û_c/n``) wide: its
 absolute radii were tuned where the duals are large, and a curve's small-ε points, whose duals are a
 fifth of those, priced far outside the region that matters.
 
@@ -38,30 +38,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from privopt.errors import SolverError
+from privopt.routes.pricing.tuning import active
 from privopt.solvers.lp import new_highs
 from privopt.validation import FloatArray
-
-#: ∞-norm radius of the first box around the stability centre.
-INITIAL_RADIUS = 3e-3
-#: The box grows by this factor after a serious step and shrinks by ``SHRINK`` after a null step,
-#: never below ``MIN_RADIUS``.
-GROW, SHRINK, MIN_RADIUS = 1.5, 0.7, 1e-4
-#: ... and the stabilised rounds' box is at most this many mean duals (``Û_c/n``, the model's value at
-#: the centre over the inputs) wide, its floor shrinking with it. The radii above were tuned on
-#: occupation × education at ε = 1, whose mean dual is about 2.5e-3 (0.59 over 240 inputs), where the
-#: cap leaves them; at ε = 0.5 (0.14 over 240) the first box was 5.5 mean duals wide and its floor a
-#: fifth of one, and the curve's point gave 6.9 % (8.5 % in another run) against 5.2 % with the cap;
-#: at ε = 0.25 4.0 % in 342 s against 4.0 % in 178 s (docs/compiler.md, "Curves").
-MEAN_DUAL_RADII = 1.2
-#: A point becomes the centre when its estimate is below the centre's by this share of the decrease
-#: the model predicted (the usual bundle-method test).
-SERIOUS_SHARE = 0.1
-
-#: The model keeps at most this many cuts per input, and at least ``MIN_CUTS`` (twice the master's
-#: defaults, so that the master's columns fit when the model starts); above it, the cuts most slack
-#: at the centre are dropped down to half of it (:meth:`BoxStep.prune`). Unpruned, the cuts of a
-#: 600-round run on 240 inputs took 27 MB, growing with every round.
-CUTS_PER_INPUT, MIN_CUTS = 8, 2000
 
 
 class BoxStep:
@@ -77,15 +56,15 @@ class BoxStep:
         self.n = weights.size
         self.scaled = scaled
         #: Per input, the box's half-width per unit of radius (module docstring; the stabilised
-        #: rounds' box shrinks it where the duals are small, :data:`MEAN_DUAL_RADII`).
+        #: rounds' box shrinks it where the duals are small, ``mean_dual_radii``).
         self.scale = self.n * weights / weights.sum() if scaled else np.ones(self.n)
         self.centre = np.zeros(self.n)
         self.estimate = np.inf  # Û at the centre, with the cuts known when it became the centre
-        self.radius = INITIAL_RADIUS
+        self.radius = active().initial_radius
         self.serious = 0
         self.cuts = np.zeros((self.n, 0))
         self.values = np.zeros(0)
-        self.max_cuts = max(CUTS_PER_INPUT * self.n, MIN_CUTS)
+        self.max_cuts = max(active().cuts_per_input * self.n, active().min_cuts)
         self.highs = new_highs()
         lower = np.append(np.full(self.n, -np.inf), 0.0)
         self.highs.addVars(self.n + 1, lower, np.full(self.n + 1, np.inf))
@@ -156,17 +135,19 @@ class BoxStep:
         """Centre the box at ``centre`` (zero on inputs of zero weight, after adding the cuts priced
         there), whose value is ``estimate`` (by default the model's), with the first radius again."""
         self.centre = np.where(self.weights > 0.0, centre, 0.0)
-        self.radius = INITIAL_RADIUS
+        self.radius = active().initial_radius
         self.estimate = self.model(self.centre) if estimate is None else estimate
-        if not self.scaled:  # at most MEAN_DUAL_RADII mean duals (none without a positive value)
+        if not self.scaled:  # at most mean_dual_radii mean duals (none without a positive value)
             positive = np.isfinite(self.estimate) and self.estimate > 0.0
             mean_dual = self.estimate / self.n if positive else np.inf
-            self.scale = np.full(self.n, min(1.0, MEAN_DUAL_RADII * mean_dual / INITIAL_RADIUS))
+            self.scale = np.full(
+                self.n, min(1.0, active().mean_dual_radii * mean_dual / active().initial_radius)
+            )
 
     def null_from(self, predicted: float) -> float:
         """The value of ``U`` at the point (whose model value is ``predicted``) from which the step is
-        null: the centre's less ``SERIOUS_SHARE`` of the predicted decrease."""
-        return self.estimate - SERIOUS_SHARE * (self.estimate - predicted)
+        null: the centre's less ``serious_share`` of the predicted decrease."""
+        return self.estimate - active().serious_share * (self.estimate - predicted)
 
     def update(self, point: FloatArray, predicted: float, value: float | None = None) -> None:
         """After adding the cuts priced at ``point`` (the last :meth:`point`, whose model value was
@@ -176,6 +157,6 @@ class BoxStep:
         if estimate < self.null_from(predicted):
             self.centre, self.estimate = point, estimate
             self.serious += 1
-            self.radius *= GROW
+            self.radius *= active().grow
         else:
-            self.radius = max(self.radius * SHRINK, MIN_RADIUS)
+            self.radius = max(self.radius * active().shrink, active().min_radius)
