@@ -24,8 +24,8 @@ from collections.abc import Callable
 import numpy as np
 
 import privopt as po
-from privopt.routes.pricing.tuning import tuned
 from benchmarks.timing import report
+from privopt.routes.pricing.tuning import tuned
 
 TIMEOUT = 120.0
 
