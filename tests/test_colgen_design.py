@@ -10,6 +10,7 @@ import pytest
 import privopt as po
 from privopt.routes.colgen_route import settled
 from privopt.routes.pricing.slice_lp import ConeRepair
+from tests.test_global_pricer import per_input
 
 
 def _pufferfish(seed: int) -> po.Problem:
@@ -97,15 +98,8 @@ def test_a_solution_with_a_gap_names_the_limiting_side():
     # bound leaves a gap, and the solution says which side keeps it open.
     rng = np.random.default_rng(0)
     n = 10
-    budgets = rng.choice([1.0, 2.0, 4.0], size=n)
-    pairs = [
-        (po.given(x=a), po.given(x=b), float(min(budgets[a], budgets[b])))
-        for a in range(n)
-        for b in range(n)
-        if a != b
-    ]
     problem = po.Problem(
-        po.RatioConstraints(pairs, eps=0.5, n_inputs=n),
+        per_input(n, 0.5, rng),
         po.MutualInformation(rng.dirichlet(np.ones(n))),
         colgen={"progress": False, "time_limit": 8.0},
     )

@@ -246,3 +246,32 @@ def test_a_piecewise_linear_utility_is_certified_by_column_generation_on_any_con
     assert solution.certificate.checked
     assert "piecewise-linear μ" in solution.certificate.bound.method
     assert solution.value == pytest.approx(linear.value, rel=1e-7)
+
+
+def test_a_method_that_does_not_prove_hands_the_claim_to_the_next(monkeypatch):
+    # A registered method that applies but cannot prove (it says why) is followed by the next one that
+    # applies; the verdict names the method that proved the claim.
+    from privopt.certificates import check_bound
+    from privopt.certificates.claims import SliceBound
+
+    p = np.array([0.4, 0.3, 0.2, 0.1])
+    problem = po.Problem(CyclicLDP(0.7, 4), po.MutualInformation(p), colgen={"progress": False})
+    bound = problem.solve(route="colgen").certificate.bound
+    assert isinstance(bound, SliceBound)
+    cone = problem.get_problem_data().cone
+    calls = []
+
+    def gives_up(context):
+        calls.append(context.claim)
+        return "a toy that never proves"
+
+    register_check_method(
+        CheckMethod("gives up", "a toy that never proves", 1, lambda context: None, gives_up)
+    )
+    try:
+        verdict = check_bound(cone, problem.utility, bound)
+    finally:
+        unregister_check_method("gives up")
+    assert calls == [bound.delta]
+    assert verdict.valid
+    assert "a toy that never proves" not in verdict.method

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from privopt.certificates.claims import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
-from privopt.certificates.methods import Proof, SliceContext, method_for
+from privopt.certificates.methods import Proof, SliceContext, methods_for
 from privopt.certificates.objective import core_mu
 from privopt.certificates.theorem import chain_rule_bound
 from privopt.compiler.cone import RowCone
@@ -195,15 +195,24 @@ def _check_slice(
         return _refuse(f"upper {bound.upper!r} is not Σλ + (Σν)·max(0, δ̄) = {claimed!r}", method, start)
     limit = bound.delta + CERTIFICATE_ATOL * max(1.0, abs(float(np.sum(duals))))
     context = SliceContext(cone, utility, duals, weights, bound.delta, limit, start + time_limit)
-    chosen, refusals = method_for(context)
-    if chosen is None:
+    chosen, refusals = methods_for(context)
+    if not chosen:
         return _refuse("no checker method applies — " + "; ".join(refusals), method, start)
-    proof = chosen.prove(context)
-    if isinstance(proof, str):
-        return CertificateCheck(
-            False, f"not proved: {proof}", chosen.description, time.perf_counter() - start
-        )
-    return _verdict(cone, utility, bound, limit, proof, f"{chosen.description} ({proof.work})", start)
+    failures: list[str] = []
+    for candidate in chosen:
+        if failures and time.perf_counter() >= context.deadline:
+            break
+        proof = candidate.prove(context)
+        if isinstance(proof, str):  # not proved in its time: the next method that applies tries
+            failures.append(f"{candidate.name}: {proof}")
+            continue
+        return _verdict(cone, utility, bound, limit, proof, f"{candidate.description} ({proof.work})", start)
+    return CertificateCheck(
+        False,
+        "not proved: " + "; ".join(failures),
+        chosen[len(failures) - 1].description,
+        time.perf_counter() - start,
+    )
 
 
 def _verdict(

@@ -32,6 +32,7 @@ from privopt.certificates import (
     vertices,
 )
 from privopt.compiler.cone import RowCone
+from privopt.compiler.estimate import VertexEstimate
 from privopt.errors import ValidationError
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
@@ -121,13 +122,31 @@ def unregister_check_method(name: str) -> None:
 
 def method_for(context: SliceContext) -> tuple[CheckMethod | None, list[str]]:
     """The first registered method that applies, and why each before it does not."""
+    chosen, refusals = methods_for(context)
+    return (chosen[0] if chosen else None), refusals
+
+
+def methods_for(context: SliceContext) -> tuple[list[CheckMethod], list[str]]:
+    """Every registered method that applies, in order (the checker tries the next when one does not
+    prove the claim in its time), and why each of the others does not."""
+    chosen: list[CheckMethod] = []
     refusals: list[str] = []
     for method in METHODS:
         why = method.applicable(context)
         if why is None:
-            return method, refusals
-        refusals.append(f"{method.name}: {why}")
-    return None, refusals
+            chosen.append(method)
+        else:
+            refusals.append(f"{method.name}: {why}")
+    return chosen, refusals
+
+
+#: Where McMullen's bound puts a slice's vertices between 10^6 (below it the exact enumeration is the
+#: method) and 10^this, the exact enumeration is tried first on :data:`TRIAL_SHARE` of the time left,
+#: before SCIP's spatial branch and bound: McMullen's bound is far above most cones' counts (a 9-point
+#: metric cone, 72 rows: 10^6.2 bound, 12,870 vertices in 5.3 s; per-input budgets on 10 inputs, 90
+#: rows: 10^6.8 bound, 1,894 vertices in 0.5 s), where SCIP took minutes to prove a vertex LP's claim.
+TRIAL_MAX_LOG10 = 12.0
+TRIAL_SHARE = 0.25
 
 
 def _seconds_left(context: SliceContext) -> float:
@@ -263,6 +282,24 @@ def _spatial_proof(context: SliceContext) -> Proof | str:
     return Proof(found.value + found.margin, found.column, f"{found.nodes:,} nodes", found.reason)
 
 
+def _trial_applies(context: SliceContext) -> str | None:
+    log10 = VertexEstimate.for_slice(context.cone.n_inputs, context.cone.n_rows).log10_bound
+    if log10 <= spatial.EXACT_FIRST_LOG10:
+        return "the exact enumeration takes the claim with the whole time (method 'vertices')"
+    if log10 > TRIAL_MAX_LOG10:
+        return f"McMullen's bound, 10^{log10:.1f} vertices, is beyond a trial"
+    return None
+
+
+def _trial_proof(context: SliceContext) -> Proof | str:
+    found = vertices.maximise_ratio(
+        context.cone, context.utility, context.duals, context.weights, TRIAL_SHARE * _seconds_left(context)
+    )
+    if isinstance(found, str):
+        return f"the trial enumeration did not finish in its share of the time ({found})"
+    return Proof(found.value + found.margin, found.column, f"{found.vertices} vertices")
+
+
 def _vertices_proof(context: SliceContext) -> Proof | str:
     found = vertices.maximise_ratio(
         context.cone, context.utility, context.duals, context.weights, _seconds_left(context)
@@ -301,6 +338,11 @@ for _method in (
     CheckMethod(
         "piecewise", "piecewise-linear utility: one LP per piece over the projected rows, proved by its duals",
         70, _piecewise_applies, _piecewise_proof,
+    ),
+    CheckMethod(
+        "vertices trial",
+        "exact vertex enumeration of the slice (pplpy, rational arithmetic), tried first on a share of the time",
+        980, _trial_applies, _trial_proof,
     ),
     CheckMethod(
         "spatial",

@@ -575,4 +575,6 @@ def global_pricer(utility: SubConvexUtility, cone: RowCone) -> GlobalPricer | Re
     return GlobalPricer(cone, utility, form)
 
 
-register_pricer(PricerEntry("global", GLOBAL_PRIORITY, global_pricer, proved_by=("spatial", "vertices")))
+register_pricer(
+    PricerEntry("global", GLOBAL_PRIORITY, global_pricer, proved_by=("spatial", "vertices trial", "vertices"))
+)
