@@ -5,7 +5,8 @@ says whether it applies to a claim (``applicable(context)``: ``None``, or why no
 can (``prove(context)``): a :class:`Proof` — the bound on ``max R`` it proved (``inf`` for none), the
 best column it met (which refutes the claim if its ratio, recomputed by the verdict, exceeds it), what
 it did and, when its bound is above the claim, why. :func:`privopt.certificates.check_bound` tries the
-registered methods by priority and judges the first that applies; adding a method for a new cone or
+registered methods by priority: the first that applies proves, and when it cannot within its time (it
+says why) the next that applies tries, until the deadline; adding a method for a new cone or
 utility is one :func:`register_check_method` call (docs/custom-definitions.md, "Your own pricer"), and the
 methods shipped here are registered below, each over its own module of this package: none imports a
 route, and each recomputes ``μ`` itself.
