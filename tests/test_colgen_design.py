@@ -69,10 +69,13 @@ def test_settled_trims_residue_and_mixes_only_when_trimming_is_not_enough():
     assert not repair.violated(mixed[:, None]).any()
     assert np.all(mixed > 0.0)
     assert mixed.min() < 1e-5  # a small step, not the uniform column
-    # One that would need a large step (1 %: not rounding) is left as it was, for the audit to refuse.
+    # One that needs a large step (1 %: not rounding) is mixed as far as needed, its mass kept.
     far = leak.copy()
     far[free], far[6] = 0.99, 0.01
-    np.testing.assert_array_equal(settled(cone, far[:, None])[:, 0], far)
+    moved = settled(cone, far[:, None])[:, 0]
+    assert abs(moved.sum() - 1.0) < 1e-12
+    assert not repair.violated(moved[:, None]).any()
+    assert moved.min() > 1e-4  # a real step towards the uniform column
 
 
 def test_an_open_gap_says_which_side_keeps_it_open():
@@ -111,3 +114,19 @@ def test_a_solution_with_a_gap_names_the_limiting_side():
         assert ("pricing bound keeps the gap open" in solution.reason) == (
             solution.stats.limited_by == "bound"
         )
+
+
+def test_a_master_column_out_of_the_cone_is_mixed_into_it_whatever_the_step():
+    # Random instance 10918 (the slow sweep): LDP w.r.t. S at a point, 2 × 2, ε = 7.47, a prior with an
+    # input of probability 0. A unit column with P(Y|S=1) = 0 reached the master (a step of 0.0016
+    # towards the uniform column puts it in the cone: above ConeRepair's rounding-sized steps), and
+    # column generation's design failed its own audit (realized ε = inf). Now it is mixed as far as
+    # needed: every route agrees and every property of the sweep holds.
+    from tests.test_random_instances import check_instance
+
+    assert check_instance(10918).failures == []
+    cone = po.Problem(po.LDP(1.0), po.MutualInformation(np.full(3, 1 / 3))).get_problem_data().cone
+    unit = np.eye(3)[:, :1] * 0.5  # mass 0.5 on one input: far out of an LDP cone
+    settled_unit = settled(cone, unit)[:, 0]
+    assert abs(settled_unit.sum() - 0.5) < 1e-12
+    assert not ConeRepair(cone).violated(settled_unit[:, None]).any()

@@ -48,8 +48,9 @@ from privopt.routes.base import (
 )
 from privopt.routes.colgen_options import relative_gap
 from privopt.routes.colgen_route import column_generation
+from privopt.routes.pricing.slice_lp import into_cone
 from privopt.solvers.lp import new_highs
-from privopt.tolerances import GAP_OPTIMAL_RTOL, REPAIR_MARGIN, REPAIR_RTOL
+from privopt.tolerances import GAP_OPTIMAL_RTOL
 from privopt.utilities import AffinePieces
 from privopt.validation import FloatArray
 
@@ -304,7 +305,7 @@ def _read_off(
     n = C.shape[0]
     solve = _solve_clarabel if solver == "CLARABEL" else _solve_highs
     x, weights = solve(system, C, data, remaining(deadline))
-    matrix = clean_channel(_into_cone(system.projected, clean_channel(np.ascontiguousarray(x[:, :n].T))))
+    matrix = clean_channel(into_cone(system.projected, clean_channel(np.ascontiguousarray(x[:, :n].T))))
     weights = np.clip(weights, 0.0, None)
     # The bound of the multipliers (certificates/linear.py), through the system's own rows: a lifted
     # block's product form has the same reduced costs on w as its lifted duals.
@@ -418,32 +419,6 @@ def _solve_clarabel(
         raise SolverError(f"Clarabel did not solve the linear program: {status}")
     x = np.asarray(solution.x).reshape(k, width)
     return x, np.asarray(solution.z)[n : n + k * m].reshape(k, m)
-
-
-def _into_cone(rows: sp.csr_matrix, matrix: FloatArray) -> FloatArray:
-    """Each column of ``matrix`` moved into ``{w : rows @ w <= 0}``, keeping its mass: an interior-point
-    solution meets the rows to an absolute tolerance, a large *relative* violation on an output of small
-    mass. A column with violated rows is mixed with the uniform column ``u`` (strictly inside every row
-    ``a − F b`` with ``F > 1``) just far enough, ``(1 − t) v + t u`` for ``v`` the column normalised
-    (``t = 1``, the uniform column itself, where ``u`` is not strictly inside a violated row)."""
-    n = matrix.shape[0]
-    uniform = np.full(n, 1.0 / n)
-    inside = rows @ uniform
-    repaired = matrix.copy()
-    for y in np.flatnonzero(matrix.sum(axis=0) > 0.0):
-        mass = float(matrix[:, y].sum())
-        v = matrix[:, y] / mass
-        values = rows @ v
-        violated = values > REPAIR_RTOL * (abs(rows) @ v)  # rounding is no violation
-        if not violated.any():
-            continue
-        if np.any(inside[violated] >= 0.0):
-            step = 1.0
-        else:
-            ratios = values[violated] / (values[violated] - inside[violated])
-            step = min(1.0, float(ratios.max()) * (1.0 + REPAIR_MARGIN))
-        repaired[:, y] = mass * ((1.0 - step) * v + step * uniform)
-    return repaired
 
 
 def _infeasible(data: ProblemData) -> InfeasibleError:

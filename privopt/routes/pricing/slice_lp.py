@@ -167,3 +167,29 @@ class ConeRepair:
             if step <= REPAIR_MAX_STEP:
                 kept.append((1.0 - step) * columns[:, j] + step * self.uniform)
         return np.column_stack(kept) if kept else np.zeros((columns.shape[0], 0))
+
+
+def into_cone(rows: sp.csr_matrix | FloatArray, matrix: FloatArray) -> FloatArray:
+    """Each column of ``matrix`` moved into ``{w : rows @ w <= 0}``, keeping its mass: an interior-point
+    solution meets the rows to an absolute tolerance, a large *relative* violation on an output of small
+    mass. A column with violated rows is mixed with the uniform column ``u`` (strictly inside every row
+    ``a − F b`` with ``F > 1``) just far enough, ``(1 − t) v + t u`` for ``v`` the column normalised
+    (``t = 1``, the uniform column itself, where ``u`` is not strictly inside a violated row)."""
+    n = matrix.shape[0]
+    uniform = np.full(n, 1.0 / n)
+    inside = rows @ uniform
+    repaired = matrix.copy()
+    for y in np.flatnonzero(matrix.sum(axis=0) > 0.0):
+        mass = float(matrix[:, y].sum())
+        v = matrix[:, y] / mass
+        values = rows @ v
+        violated = values > REPAIR_RTOL * (abs(rows) @ v)  # rounding is no violation
+        if not violated.any():
+            continue
+        if np.any(inside[violated] >= 0.0):
+            step = 1.0
+        else:
+            ratios = values[violated] / (values[violated] - inside[violated])
+            step = min(1.0, float(ratios.max()) * (1.0 + REPAIR_MARGIN))
+        repaired[:, y] = mass * ((1.0 - step) * v + step * uniform)
+    return repaired
