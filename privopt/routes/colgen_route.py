@@ -38,7 +38,11 @@ from privopt.routes.colgen import (
     starting_columns,
 )
 from privopt.routes.pricing import Refusal, certified_pricer
-from privopt.routes.pricing.certified_generation import EARLY_PHASE_STOPS, certified_column_generation
+from privopt.routes.pricing.certified_generation import (
+    EARLY_PHASE_STOPS,
+    certified_column_generation,
+    last_quarter,
+)
 from privopt.routes.pricing.slice_lp import ConeRepair, into_cone
 from privopt.routes.theorem_bounds import best_upper_bound
 from privopt.tolerances import SETTLE_RTOL
@@ -226,23 +230,20 @@ def settled(cone: RowCone, columns: FloatArray) -> FloatArray:
     rounding residue — ``6.5e-15`` on a secret's input beside a free input's unit column, a
     Pufferfish pair of secrets then reads an infinite ratio — so a violated column first loses its
     entries below :data:`~privopt.tolerances.SETTLE_RTOL` of its largest (kept when that leaves no
-    row violated), else is mixed with the uniform column just far enough
-    (:class:`~privopt.routes.pricing.slice_lp.ConeRepair` for a rounding-sized step,
-    :func:`~privopt.routes.pricing.slice_lp.into_cone` for any step: a column out of the cone in the
-    master — a unit column against a secret of exactly zero mass at ε = 7.5, random instance 10918 —
-    costs the design a little value, never its audit); its mass is kept."""
+    row violated, as :meth:`~privopt.routes.pricing.slice_lp.ConeRepair.violated` reads it), else is mixed
+    with the uniform column just far enough, whatever the step
+    (:func:`~privopt.routes.pricing.slice_lp.into_cone`: a column out of the cone in the master — a unit
+    column against a secret of exactly zero mass at ε = 7.5, random instance 10918 — costs the design a
+    little value, never its audit); its mass is kept."""
     repair = ConeRepair(cone)
-    flags = repair.violated(columns)
     out = columns.copy()
-    for j in np.flatnonzero(flags.any(axis=0)):
+    for j in np.flatnonzero(repair.violated(columns).any(axis=0)):
         column = columns[:, j]
-        mass = float(column.sum())
         trimmed = np.where(column < SETTLE_RTOL * float(column.max()), 0.0, column)
-        if not repair.violated(trimmed[:, None]).any():
-            out[:, j] = trimmed * (mass / float(trimmed.sum()))
-            continue
-        fixed = repair(column[:, None])
-        out[:, j] = fixed[:, 0] * mass if fixed.shape[1] else into_cone(repair.matrix, column[:, None])[:, 0]
+        if repair.violated(trimmed[:, None]).any():
+            out[:, j] = into_cone(repair.matrix, column[:, None])[:, 0]
+        else:
+            out[:, j] = trimmed * (float(column.sum()) / float(trimmed.sum()))
     return out
 
 
@@ -251,9 +252,8 @@ def limiting_side(trace: FloatArray, utility: SubConvexUtility, upper: float) ->
     value (``trace``: seconds and value in core units, its last the design's) rose over the last quarter
     of the run by less than :data:`SETTLED_SHARE` of the gap to ``upper`` (the utility's units) — the
     bound limits — or by more: the master does."""
-    seconds = trace[:, 0]
-    then = float(trace[max(int(np.searchsorted(seconds, 0.75 * seconds[-1], side="right")) - 1, 0), 1])
-    lower = utility.from_core(float(trace[-1, 1]))
+    then, last = last_quarter(trace)
+    lower = utility.from_core(last)
     rise, gap = lower - utility.from_core(then), max(upper - lower, 0.0)
     if rise <= SETTLED_SHARE * gap:
         return "bound", (

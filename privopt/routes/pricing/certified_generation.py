@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -246,11 +247,17 @@ def _box_due(trace: list[tuple[float, float]], best: PricingCertificate | None) 
     return best is None and _stalled(trace, active().stall_growth)
 
 
+def last_quarter(trace: Sequence[tuple[float, float]] | FloatArray) -> tuple[float, float]:
+    """The master's value a quarter of the run before the trace's end (the last point at or before
+    three quarters of its time), and at its end; ``trace`` holds (seconds, value) pairs in order."""
+    points = np.asarray(trace, dtype=np.float64)
+    index = int(np.searchsorted(points[:, 0], 0.75 * points[-1, 0], side="right")) - 1
+    return float(points[max(index, 0), 1]), float(points[-1, 1])
+
+
 def _stalled(trace: list[tuple[float, float]], growth: float) -> bool:
     """Whether the master's value grew by less than ``growth`` (a share) over the last quarter of the run."""
-    seconds, value = trace[-1]
-    index = bisect.bisect_right(trace, 0.75 * seconds, key=lambda point: point[0]) - 1
-    then = trace[max(index, 0)][1]
+    then, value = last_quarter(trace)
     return value - then < growth * max(abs(value), 1e-12)
 
 
