@@ -265,3 +265,13 @@ CHECK_SPATIAL_RTOL: float = 1e-9
 #: (routes/colgen_route.py) A design column that violates the cone first loses its entries below this
 #: times its largest (rounding residue of a pricer's formula), before any mixing with the uniform column.
 SETTLE_RTOL: float = 1e-12
+
+#: Row generation on the LP route adds a pair row ``aᵀw <= F bᵀw`` for an output whose column exceeds it
+#: by more than this relative to ``max(aᵀw, F bᵀw)``: the cone's own violation measure
+#: (``RowCone.violation``) far below the design's (``DESIGN_VIOLATION``, 1e-9).
+ROW_GENERATION_RTOL: float = 1e-10
+
+#: Row generation on the LP route brings back an output left out when its pricing LP's maximum exceeds
+#: this share of ``Σ|ν|`` (the restricted LP's value scale): one left out at that price loosens the
+#: certified bound by at most ``n`` times it, far below ``GAP_OPTIMAL_RTOL``.
+ROW_GENERATION_PRICE_RTOL: float = 1e-10

@@ -49,6 +49,7 @@ from privopt.routes.base import (
 from privopt.routes.colgen_options import relative_gap
 from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing.slice_lp import into_cone
+from privopt.routes.row_generation import INITIAL_PAIRS, ROUND_TABLE_BYTES, PairRows, solve_by_rows
 from privopt.solvers.lp import new_highs
 from privopt.tolerances import GAP_OPTIMAL_RTOL
 from privopt.utilities import AffinePieces
@@ -199,13 +200,14 @@ class LinearProgramRoute:
         start = time.perf_counter()
         system = ColumnSystem.of(data.cone)
         m = system.rows.shape[0]
-        if not fits(LP_BYTES_PER_ENTRY * k * (system.rows.nnz + 2 * n)):
+        solver = requested or ("CLARABEL" if m <= SPARSE_ROWS_PER_INPUT * n else "HIGHS")
+        by_rows = requested is None and solver == "HIGHS" and system.auxiliary == 0
+        if not fits(_bytes(system, k, by_rows)):
             return self._by_columns(data, deadline, start)
         seconds = {"build": time.perf_counter() - start}
-        solver = requested or ("CLARABEL" if m <= SPARSE_ROWS_PER_INPUT * n else "HIGHS")
         start = time.perf_counter()
-        solved = _read_off(system, C, offset, data, solver, deadline)
-        note = ""
+        solved = _read_off(system, C, offset, data, "ROWS" if by_rows else solver, deadline)
+        note = f" (row generation: {solved.rounds} rounds, {solved.held:,} of {k * m:,} rows)" if by_rows else ""
         if solver == "CLARABEL" and requested is None and not solved.clean(data.cone):
             # An interior point left noise that no move into the cone removes (an output of noise on a
             # degenerate cone, e.g. ε = 0), or stopped short on a badly scaled one: HiGHS's crossover
@@ -229,7 +231,8 @@ class LinearProgramRoute:
                 note = " (Clarabel's solution was not clean: off the cone or a gap left)"
         seconds["lp"] = time.perf_counter() - start
         matrix, value, upper, beta = solved.matrix, solved.value, solved.upper, solved.beta
-        bound = LinearBound(beta, upper, f"{solver} (interior point): the LP's duals")
+        method = "row generation" if by_rows else "interior point"
+        bound = LinearBound(beta, upper, f"{solver} ({method}): the LP's duals")
         stats = SolveStats(seconds=seconds, solver=solver, inequalities=m, columns=k * (n + system.auxiliary))
         return RouteResult(
             matrix,
@@ -291,6 +294,8 @@ class _Solved:
     value: float
     upper: float
     beta: sp.csr_matrix
+    rounds: int = 1
+    held: int = 0
 
     def clean(self, cone: RowCone) -> bool:
         """Whether the design lies in the cone to rounding and the bound closes the gap."""
@@ -303,8 +308,12 @@ def _read_off(
 ) -> _Solved:
     """Solve the LP with ``solver`` and read off the design and the bound of its multipliers."""
     n = C.shape[0]
-    solve = _solve_clarabel if solver == "CLARABEL" else _solve_highs
-    x, weights = solve(system, C, data, remaining(deadline))
+    rounds, held = 1, 0
+    if solver == "ROWS":
+        x, weights, rounds, held = _solve_rows(system, C, data, remaining(deadline))
+    else:
+        solve = _solve_clarabel if solver == "CLARABEL" else _solve_highs
+        x, weights = solve(system, C, data, remaining(deadline))
     matrix = clean_channel(into_cone(system.projected, clean_channel(np.ascontiguousarray(x[:, :n].T))))
     weights = np.clip(weights, 0.0, None)
     # The bound of the multipliers (certificates/linear.py), through the system's own rows: a lifted
@@ -312,7 +321,35 @@ def _read_off(
     reduced = C - np.asarray(system.rows[:, :n].T @ weights.T)
     upper = offset + float(reduced.max(axis=1).sum())
     value = float(np.sum(C * matrix)) + offset
-    return _Solved(matrix, value, upper, _projected_duals(system, weights, data.cone.n_rows))
+    beta = _projected_duals(system, weights, data.cone.n_rows)
+    return _Solved(matrix, value, upper, beta, rounds, held)
+
+
+def _bytes(system: ColumnSystem, k: int, by_rows: bool) -> int:
+    """The memory the LP needs: the flat LP's entries, or row generation's first LP (its initial rows)
+    and its per-round tables (rows × outputs)."""
+    n = system.rows.shape[1]
+    if not by_rows:
+        return LP_BYTES_PER_ENTRY * k * (system.rows.nnz + 2 * n)
+    first = PairRows.of(system.rows).initial(INITIAL_PAIRS)
+    return LP_BYTES_PER_ENTRY * k * (int(np.diff(system.rows.indptr)[first].sum()) + 2 * n) + (
+        ROUND_TABLE_BYTES * k * system.rows.shape[0]
+    )
+
+
+def _solve_rows(
+    system: ColumnSystem, C: FloatArray, data: ProblemData, seconds: float | None
+) -> tuple[FloatArray, FloatArray, int, int]:
+    """The LP by row generation (:mod:`privopt.routes.row_generation`), with the route's messages."""
+    try:
+        found = solve_by_rows(system.rows, C, seconds, data.options.verbose)
+    except InfeasibleError:
+        raise _infeasible(data) from None
+    except LimitError:
+        raise LimitError(
+            f"the linear program reached the time limit before its optimum. Remedies: {REMEDIES}"
+        ) from None
+    return found.columns, found.weights, found.rounds, found.held
 
 
 def _labelled(view: AffinePieces, columns: FloatArray, weights: FloatArray, k: int) -> FloatArray:
