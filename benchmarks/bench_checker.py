@@ -20,12 +20,11 @@ import time
 
 import privopt as po
 from benchmarks.timing import peak_mib, report
-from privopt.certificates import SliceBound, check_bound, envelope
+from privopt.certificates import NotProved, SliceBound, check_bound, envelope
 from privopt.experiments.figures.adult import adult_available, adult_joint
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation, seed_columns
-from privopt.routes.pricing import PricingRequest
-from privopt.routes.pricing.certificate import envelope_pricer
+from privopt.routes.pricing import PricingRequest, envelope_pricer
 from privopt.tolerances import GAP_TOLERANCE
 
 #: Pairs beyond the event enumeration, smallest first.
@@ -56,7 +55,7 @@ def _rows(sensitive: str, public: str, eps: float, colgen_seconds: float) -> lis
     )
     data = problem.get_problem_data()
     form = envelope.envelope_form(data.cone)
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     assert envelope.work_estimate(form) > envelope.MAX_WORK
     options = ColumnGenerationOptions(time_limit=colgen_seconds, progress=False)
     result = column_generation(data.utility, data.cone, options, seed_columns(data))

@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import LinearBound, SliceBound, TheoremBound, check_bound, envelope, vertices
+from privopt.certificates import (
+    LinearBound,
+    NotProved,
+    NotProvedReason,
+    SliceBound,
+    TheoremBound,
+    check_bound,
+    envelope,
+    vertices,
+)
 from privopt.certificates.envelope import block_points
 from privopt.certificates.vertices import enumerate_slice, exact_rows
 from privopt.routes.colgen import ColumnGenerationOptions
@@ -78,22 +87,24 @@ def test_envelope_method_equals_exact_vertex_enumeration():
         problem = _random_problem(rng, trial)
         cone = _cone(problem)
         form = envelope.envelope_form(cone)
-        assert not isinstance(form, str), form
+        assert not isinstance(form, NotProved), form
         duals = rng.normal(scale=0.3, size=cone.n_inputs) + 0.1
         for weights in (np.ones(cone.n_inputs), rng.uniform(0.2, 1.0, cone.n_inputs)):
             by_events = envelope.maximise_ratio(form, problem.utility, duals, weights, None)
             by_vertices = vertices.maximise_ratio(cone, problem.utility, duals, weights, 60.0)
-            assert not isinstance(by_events, str)
-            assert not isinstance(by_vertices, str)
+            assert not isinstance(by_events, NotProved)
+            assert not isinstance(by_vertices, NotProved)
             assert by_events.value == pytest.approx(by_vertices.value, abs=1e-10), trial
 
 
 def test_envelope_form_is_refused_where_the_structure_is_absent(example1):
     lip = po.Problem(po.LIP(1.0, example1), po.MutualInformation(example1))
-    assert isinstance(envelope.envelope_form(_cone(lip)), str)
+    refused = envelope.envelope_form(_cone(lip))
+    assert isinstance(refused, NotProved)
+    assert refused.reason == NotProvedReason.CONE
     F = random_ball(np.random.default_rng(1), (2, 4), 200)  # |U| = 2 boxes are lower envelopes
     box = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center), envelope="box")
-    assert isinstance(envelope.envelope_form(_cone(box)), str)
+    assert isinstance(envelope.envelope_form(_cone(box)), NotProved)
 
 
 def _vertex_solution(problem: po.Problem):
@@ -262,7 +273,7 @@ def test_dropping_the_fractional_block_vertices_in_the_pricer_is_caught(monkeypa
             duals, pricer.price(duals, PricingRequest(tolerance=1e-10))
         )
         true = vertices.maximise_ratio(cone, utility, duals, utility.p, 60.0)
-        assert not isinstance(true, str)
+        assert not isinstance(true, NotProved)
         check = check_bound(cone, utility, certificate.to_bound(utility.p))
         if true.value > certificate.delta + 1e-7:
             wrong += 1

@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import SliceBound, check_bound, envelope, lagrangian, vertices, weaker_claim
+from privopt.certificates import (
+    NotProved,
+    NotProvedReason,
+    SliceBound,
+    check_bound,
+    envelope,
+    lagrangian,
+    vertices,
+    weaker_claim,
+)
 from privopt.certificates.envelope import EnvelopeForm
 from privopt.certificates.objective import core_mu
 from privopt.routes.colgen import ColumnGenerationOptions
@@ -79,8 +88,9 @@ def test_the_lagrangian_proof_agrees_with_every_event_enumeration():
         kinds["self pairs"] += form.self_pairs
         duals = p * rng.uniform(0.2, 1.5) + rng.normal(scale=0.1, size=n)
         exact = envelope.maximise_ratio(form, utility, duals, p, None)
-        if isinstance(exact, str):  # a column of zero weight: neither method proves anything
-            assert "νᵀw = 0" in exact
+        if isinstance(exact, NotProved):  # a column of zero weight: neither method proves anything
+            assert exact.reason == NotProvedReason.CLAIM
+            assert "νᵀw = 0" in exact.message
             proof = lagrangian.prove_ratio_bound(form, utility, duals, p, 1e6, None)
             assert not proof.proved, trial
             assert "νᵀw = 0" in proof.reason, trial
@@ -123,12 +133,12 @@ def test_the_lagrangian_proof_agrees_with_exact_vertex_enumeration_of_compiled_c
         problem = _problem(rng, trial)
         cone = problem.get_problem_data().cone
         form = envelope.envelope_form(cone)
-        assert not isinstance(form, str), form
+        assert not isinstance(form, NotProved), form
         utility = problem.utility
         p = utility.p
         duals = p * rng.uniform(0.2, 1.5) + rng.normal(scale=0.05, size=cone.n_inputs)
         exact = vertices.maximise_ratio(cone, utility, duals, p, 60.0)
-        assert not isinstance(exact, str), exact
+        assert not isinstance(exact, NotProved), exact
         proof = lagrangian.prove_ratio_bound(form, utility, duals, p, exact.value + 1e-9, None)
         assert proof.proved, (trial, proof.reason)
         assert proof.upper >= exact.value - 1e-12 * (1 + abs(exact.value)), trial
@@ -180,7 +190,7 @@ def test_check_bound_uses_the_lagrangian_method_where_enumeration_is_too_large(
 def test_the_lagrangian_method_stops_at_its_deadline_without_a_verdict(monkeypatch, colgen_certificate):
     problem, cone, bound, _ = colgen_certificate
     form = envelope.envelope_form(cone)
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     past = time.perf_counter() - 1.0
     proof = lagrangian.prove_ratio_bound(form, problem.utility, bound.duals, bound.weights, bound.delta, past)
     assert not proof.proved
@@ -221,7 +231,7 @@ def test_a_stopped_lagrangian_proof_keeps_the_bound_it_proved(monkeypatch):
         utility = po.NormalizedMutualInformation(p) if trial % 4 == 1 else po.MutualInformation(p)
         duals = p * rng.uniform(0.2, 1.5) + rng.normal(scale=0.1, size=n)
         exact = envelope.maximise_ratio(form, utility, duals, p, None)
-        if isinstance(exact, str):
+        if isinstance(exact, NotProved):
             continue
         limit = exact.value + exact.margin + 1e-9
         for stop in (1, 2, 4, 8, 16, 32, 64, 128):
@@ -281,7 +291,9 @@ def test_a_cone_with_columns_of_zero_weight_is_not_proved():
     proof = lagrangian.prove_ratio_bound(form, utility, duals, utility.p, 100.0, None)
     assert not proof.proved
     assert "νᵀw = 0" in proof.reason
-    assert isinstance(envelope.maximise_ratio(form, utility, duals, utility.p, None), str)
+    refused = envelope.maximise_ratio(form, utility, duals, utility.p, None)
+    assert isinstance(refused, NotProved)
+    assert refused.reason == NotProvedReason.CLAIM
     # Two groups without self pairs: with s* = 0, both blocks can put their mass on p = 0 inputs only
     # for ρ in [(c + y_Z)/(F y_Z), F y_Z'/(c' + y_Z')] = [1.49, 2.11], away from ρ = 1 and ρ = F.
     lowers = (np.array([0.05, 0.3]), np.array([0.2, 0.1]))
@@ -301,7 +313,7 @@ def test_the_lagrangian_method_applies_only_to_mutual_information_with_its_prior
         po.SensitiveLDP(1.0, po.RenyiBall.confidence(example1)), po.MutualInformation(example1)
     )
     form = envelope.envelope_form(problem.get_problem_data().cone)
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     mi = problem.utility
     assert lagrangian.applicability(form, mi, mi.p) is None
     assert lagrangian.applicability(form, mi, mi.p * (1 + 1e-12)) is None  # ν = p to rounding
@@ -327,7 +339,7 @@ def test_adult_occupation_education_tight_claims_are_proved_and_lowered_ones_ref
     )
     cone = problem.get_problem_data().cone
     form = envelope.envelope_form(cone)
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     assert envelope.work_estimate(form) > envelope.MAX_WORK
     options = ColumnGenerationOptions(time_limit=60.0, progress=False)
     result = column_generation(problem.utility, cone, options)
@@ -365,7 +377,7 @@ def test_a_proof_shared_over_processes_agrees_with_the_proof_here(monkeypatch):
         utility = po.MutualInformation(p)
         duals = p * rng.uniform(0.2, 1.5) + rng.normal(scale=0.1, size=n)
         exact = envelope.maximise_ratio(form, utility, duals, p, None)
-        if isinstance(exact, str):
+        if isinstance(exact, NotProved):
             continue
         limit = exact.value + exact.margin + 1e-9
         here = lagrangian.prove_ratio_bound(form, utility, duals, p, limit, None)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import SliceBound, check_bound, vertices
+from privopt.certificates import NotProved, SliceBound, check_bound, vertices
 from privopt.certificates import fdivergence as checker
 from privopt.routes.pricing.fdivergence import FDivergencePricer, fdivergence_weights
 
@@ -42,7 +42,7 @@ def test_hull_pricing_and_the_checker_bracket_exact_enumeration(seed):
         cone = po.Problem(definition, utility).get_problem_data().cone
         weights = fdivergence_weights(utility.perspective_form())
         exact = vertices.maximise_ratio(cone, utility, duals, weights, 60.0)
-        assert not isinstance(exact, str)
+        assert not isinstance(exact, NotProved)
         delta, columns = FDivergencePricer(cone, utility.perspective_form(), weights).price(
             duals, 16, -np.inf
         )
@@ -52,7 +52,7 @@ def test_hull_pricing_and_the_checker_bracket_exact_enumeration(seed):
         proof = checker.maximise_ratio(
             cone, utility.perspective_form(), duals, weights, time.perf_counter() + 60.0
         )
-        assert not isinstance(proof, str)
+        assert not isinstance(proof, NotProved)
         assert (
             exact.value - 1e-9 <= proof.value + proof.margin <= exact.value + 1e-7 * (1.0 + abs(exact.value))
         )

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import SliceBound, check_bound, methods, spatial
+from privopt.certificates import NotProved, NotProvedReason, SliceBound, check_bound, methods, spatial
 from privopt.certificates.objective import core_mu
 from privopt.certificates.vertices import maximise_ratio
 from privopt.routes.pricing import PRICERS, PricingRequest, Refusal, certified_pricer
@@ -107,7 +107,7 @@ def test_the_pricers_bound_brackets_exact_vertex_enumeration_for_every_form(seed
         assert not isinstance(pricer, Refusal)
         outcome = pricer.price(duals, PricingRequest(tolerance=0.0))
         exact = maximise_ratio(cone, utility, duals, pricer.weights, 60.0)
-        assert not isinstance(exact, str)
+        assert not isinstance(exact, NotProved)
         assert outcome.complete, name
         assert exact.value <= outcome.upper, (name, exact.value, outcome.upper)
         assert outcome.upper - exact.value <= BRACKET_ATOL, (name, exact.value, outcome.upper)
@@ -192,7 +192,9 @@ def test_the_checker_does_not_trust_a_declared_form_that_is_not_mu(spatial_every
     n = 5
     utility = WrongForm(rng.uniform(0.5, 2.0, n))
     cone = po.Problem(cycle(n, 0.6, rng), utility).get_problem_data().cone
-    assert spatial.applicable(cone, utility, utility.c) == "its declared power form disagrees with μ"
+    assert spatial.applicable(cone, utility, utility.c) == NotProved(
+        NotProvedReason.UTILITY, "its declared power form disagrees with μ"
+    )
     assert spatial.applicable(cone, CubeNorm(utility.c), utility.c) is None
 
 
@@ -242,7 +244,7 @@ def test_a_pricing_stops_at_its_node_budget_and_deadline_with_a_valid_bound():
     assert late.upper >= exact
     # The checker's deadline is honoured the same way: a proof stopped early is not a refutation.
     check = spatial.maximise_ratio(cone, utility, duals, pricer.weights, exact - 1.0, 0.0)
-    assert check == "the time limit was reached"
+    assert check == NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
 
 
 def test_the_global_pricer_is_last_and_refuses_what_it_cannot_state():
@@ -284,5 +286,5 @@ def test_the_checker_retries_when_scips_lp_solver_fails():
         bound.delta + 1e-6,
         time.perf_counter() + 60,
     )
-    assert not isinstance(found, str), found
+    assert not isinstance(found, NotProved), found
     assert found.value + found.margin <= bound.delta + 1e-6

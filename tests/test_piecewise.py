@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import SliceBound, check_bound
+from privopt.certificates import NotProved, NotProvedReason, SliceBound, check_bound
 from privopt.certificates import piecewise as checker
 from privopt.routes.pricing.piecewise import piecewise_delta, piecewise_design
 
@@ -126,12 +126,17 @@ def test_the_checker_refutes_an_under_reported_delta_and_refuses_bad_pieces():
     assert not lie.valid
     # Declared pieces that disagree with μ are not used.
     wrong = MaxOfLinear(rng.normal(size=(2, 6)), declared=rng.normal(size=(2, 6)))
-    assert isinstance(checker.pieces(wrong, 6), str)
-    assert isinstance(checker.pieces(po.MutualInformation(F.center), 6), str)
+    assert checker.pieces(wrong, 6) == NotProved(
+        NotProvedReason.UTILITY, "its declared pieces disagree with μ"
+    )
+    refused = checker.pieces(po.MutualInformation(F.center), 6)
+    assert isinstance(refused, NotProved)
+    assert refused.reason == NotProvedReason.UTILITY
     # A normalisation with a zero entry does not bound the slice: the method refuses it.
     found = checker.maximise_ratio(cone, pieces, duals, np.r_[0.0, np.ones(5)], deadline=np.inf)
-    assert isinstance(found, str)
-    assert "zero entry" in found
+    assert isinstance(found, NotProved)
+    assert found.reason == NotProvedReason.CLAIM
+    assert "zero entry" in found.message
 
 
 def test_a_proof_whose_margin_exceeds_the_claim_is_not_a_refutation(monkeypatch):

@@ -12,12 +12,14 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import check_bound
+from privopt.certificates import NotProved, NotProvedReason, check_bound
 from privopt.certificates.methods import (
     METHODS,
     CheckMethod,
     Proof,
     SliceContext,
+    applicability,
+    attempt,
     method_for,
     register_check_method,
     unregister_check_method,
@@ -119,10 +121,12 @@ def _toy_entry(utility, cone):
     return ToyCyclePricer(cone, utility)
 
 
-def _toy_applies(context: SliceContext) -> str | None:
+def _toy_applies(context: SliceContext) -> NotProved | None:
     if _cycle(context.cone) is None or not isinstance(context.utility, po.MutualInformation):
-        return "not a cycle of single-input pairs with MI"
-    return None if np.allclose(context.weights, context.utility.p) else "ν is not the prior"
+        return NotProved(NotProvedReason.CONE, "not a cycle of single-input pairs with MI")
+    if not np.allclose(context.weights, context.utility.p):
+        return NotProved(NotProvedReason.CLAIM, "ν is not the prior")
+    return None
 
 
 def _toy_proof(context: SliceContext) -> Proof:
@@ -263,7 +267,7 @@ def test_a_method_that_does_not_prove_hands_the_claim_to_the_next(monkeypatch):
 
     def gives_up(context):
         calls.append(context.claim)
-        return "a toy that never proves"
+        return NotProved(NotProvedReason.DEADLINE, "a toy that never proves")
 
     register_check_method(
         CheckMethod("gives up", "a toy that never proves", 1, lambda context: None, gives_up)
@@ -275,3 +279,57 @@ def test_a_method_that_does_not_prove_hands_the_claim_to_the_next(monkeypatch):
     assert calls == [bound.delta]
     assert verdict.valid
     assert "a toy that never proves" not in verdict.method
+
+
+def test_a_users_method_that_still_returns_a_str_works_with_a_deprecation_warning():
+    # Before NotProved, a method said why it does not apply (or why it failed) in a bare str: such a
+    # method still works, its words read as a NotProved, with a DeprecationWarning naming it.
+    p = np.array([0.4, 0.3, 0.2, 0.1])
+    problem = po.Problem(CyclicLDP(0.7, 4), po.MutualInformation(p), colgen={"progress": False})
+    bound = problem.solve(route="colgen").certificate.bound
+    cone = problem.get_problem_data().cone
+    context = SliceContext(
+        cone, problem.utility, bound.duals, bound.weights, bound.delta, bound.delta, np.inf
+    )
+    words = CheckMethod("old words", "an old method", 1, lambda context: "not mine", _toy_proof)
+    failure = CheckMethod(
+        "old failure", "an old method that fails", 2, lambda context: None, lambda context: "gave up"
+    )
+    with pytest.warns(DeprecationWarning, match="'old words' returned a str from applicable.*NotProved"):
+        assert applicability(words, context) == NotProved(NotProvedReason.CONE, "not mine")
+    with pytest.warns(DeprecationWarning, match="'old failure' returned a str from prove.*NotProved"):
+        assert attempt(failure, context) == NotProved(NotProvedReason.NUMERICS, "gave up")
+    register_check_method(words)
+    register_check_method(failure)
+    try:
+        with pytest.warns(DeprecationWarning, match="returned a str") as warned:
+            verdict = check_bound(cone, problem.utility, bound)
+    finally:
+        unregister_check_method("old words")
+        unregister_check_method("old failure")
+    named = {
+        method for method in ("'old words'", "'old failure'") for w in warned if method in str(w.message)
+    }
+    assert named == {"'old words'", "'old failure'"}
+    assert verdict.valid  # the next method that applies proved the claim
+    assert "an old method" not in verdict.method
+
+
+def test_every_registered_method_says_why_not_with_a_not_proved():
+    # On the shipped pricers' cones, with ν uniform and ν = p: every method applies (None) or says why
+    # not with a typed NotProved, never a bare str.
+    seen = set()
+    for name, problem in _shipped_cases().items():
+        cone = problem.get_problem_data().cone
+        n = cone.n_inputs
+        prior = getattr(problem.utility, "p", None)
+        for weights in [np.full(n, 1.0 / n), *([np.asarray(prior)] if prior is not None else [])]:
+            context = SliceContext(cone, problem.utility, np.zeros(n), weights, 0.0, 1e-9, np.inf)
+            for method in METHODS:
+                why = method.applicable(context)
+                assert why is None or isinstance(why, NotProved), (name, method.name, why)
+                if why is not None:
+                    assert isinstance(why.reason, NotProvedReason)
+                    assert str(why) == why.message != ""
+                    seen.add(why.reason)
+    assert {NotProvedReason.CONE, NotProvedReason.UTILITY, NotProvedReason.CLAIM} <= seen, seen

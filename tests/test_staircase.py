@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import envelope
+from privopt.certificates import NotProved, NotProvedReason, envelope
 from privopt.certificates import staircase as checker
 from privopt.certificates.check import check_bound
 from privopt.certificates.claims import SliceBound
@@ -364,7 +364,8 @@ def test_the_checker_on_nan_is_not_valid(field):
     found = checker.maximise_ratio(
         form, utility, duals, weights, delta, delta + 1e-9, time.perf_counter() + 60.0
     )
-    assert isinstance(found, str)
+    assert isinstance(found, NotProved)
+    assert found.reason == NotProvedReason.CLAIM
 
 
 def test_a_power_form_that_is_not_its_mu_is_not_trusted_by_the_checker():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import envelope, lagrangian, vertices
+from privopt.certificates import NotProved, envelope, lagrangian, vertices
 from privopt.routes.pricing import PricingRequest, certified_pricer
 from privopt.routes.pricing.envelope import EnvelopePricer
 from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
@@ -57,7 +57,7 @@ def test_pufferfish_is_a_star_with_free_inputs():
     assert list(structure.free) == [6, 7]
     assert structure.rho_low == pytest.approx(np.exp(-1.0))
     form = envelope.envelope_form(cone)
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     assert form.hub == 0
     assert list(form.free) == [6, 7]
     assert isinstance(certified_pricer(problem.utility, cone), EnvelopePricer)
@@ -67,7 +67,7 @@ def test_pufferfish_is_a_star_with_free_inputs():
 def test_star_pricing_and_the_checker_match_exact_enumeration(seed):
     for problem, cone, p, duals in _cases(seed):
         exact = vertices.maximise_ratio(cone, problem.utility, duals, p, 60.0)
-        assert not isinstance(exact, str)
+        assert not isinstance(exact, NotProved)
         pricer = certified_pricer(problem.utility, cone)
         assert isinstance(pricer, EnvelopePricer)
         outcome = pricer.price(duals, PricingRequest(tolerance=1e-11))
@@ -75,9 +75,9 @@ def test_star_pricing_and_the_checker_match_exact_enumeration(seed):
         assert outcome.lower == pytest.approx(exact.value, abs=1e-8)
         assert cone.violation(np.column_stack([c.column for c in outcome.columns])) <= 1e-9
         form = envelope.envelope_form(cone)
-        assert not isinstance(form, str)
+        assert not isinstance(form, NotProved)
         enumerated = envelope.maximise_ratio(form, problem.utility, duals, p, None)
-        assert not isinstance(enumerated, str)
+        assert not isinstance(enumerated, NotProved)
         assert enumerated.value == pytest.approx(exact.value, abs=1e-9)
         deadline = time.perf_counter() + 60.0
         proof = lagrangian.prove_ratio_bound(form, problem.utility, duals, p, exact.value + 1e-8, deadline)
@@ -97,12 +97,12 @@ def test_a_free_input_above_the_claim_refutes_it():
     duals[7] = -1.0
     ray = -np.log(p[7]) + 1.0 / p[7]
     exact = vertices.maximise_ratio(cone, problem.utility, duals, p, 60.0)
-    assert not isinstance(exact, str)
+    assert not isinstance(exact, NotProved)
     assert exact.value == pytest.approx(ray, rel=1e-9)
     outcome = certified_pricer(problem.utility, cone).price(duals, PricingRequest(tolerance=1e-11))
     assert outcome.lower == pytest.approx(ray, rel=1e-9)
     form = envelope.envelope_form(cone)
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     refuted = lagrangian.prove_ratio_bound(form, problem.utility, duals, p, ray - 1e-3, None)
     assert refuted.reason.startswith("refuted")
     assert refuted.column is not None

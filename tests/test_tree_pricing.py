@@ -12,8 +12,8 @@ import pytest
 
 import privopt as po
 from benchmarks.bench_families import _tree_distance
+from privopt.certificates import NotProved, NotProvedReason, vertices
 from privopt.certificates import tree as checker
-from privopt.certificates import vertices
 from privopt.routes.pricing import PricingRequest, Refusal, certified_pricer
 from privopt.routes.pricing.tree import TreeCone, TreePricer, tree_pricer, tree_structure
 
@@ -46,7 +46,7 @@ def test_tree_pricing_and_the_checker_match_exact_enumeration(seed):
     for cone, utility, duals in _cases(seed):
         p = np.asarray(utility.p)
         exact = vertices.maximise_ratio(cone, utility, duals, p, 60.0)
-        assert not isinstance(exact, str)
+        assert not isinstance(exact, NotProved)
         pricer = tree_pricer(utility, cone)
         assert isinstance(pricer, TreePricer)
         outcome = pricer.price(duals, PricingRequest(tolerance=1e-10))
@@ -57,7 +57,7 @@ def test_tree_pricing_and_the_checker_match_exact_enumeration(seed):
         assert outcome.columns
         assert cone.violation(np.column_stack([c.column for c in outcome.columns])) <= 1e-9
         form = checker.tree_form(cone)
-        assert not isinstance(form, str)
+        assert not isinstance(form, NotProved)
         proof = checker.prove_ratio_bound(form, utility, duals, p, exact.value + 1e-8, None)
         assert proof.proved, proof.reason
         lowered = checker.prove_ratio_bound(form, utility, duals, p, exact.value - 1e-4, None)
@@ -105,7 +105,7 @@ def test_a_forest_with_an_input_in_no_pair():
     duals = np.full(5, 0.05) - 0.4 * p
     duals[0] = -0.2  # the lone input's ratio −λ_0/p_0 − log p_0 is the largest
     exact = vertices.maximise_ratio(cone, utility, duals, p, 60.0)
-    assert not isinstance(exact, str)
+    assert not isinstance(exact, NotProved)
     outcome = tree_pricer(utility, cone).price(duals, PricingRequest(tolerance=1e-10))
     assert exact.value == pytest.approx(-duals[0] / p[0] - np.log(p[0]), rel=1e-9)
     assert outcome.lower == pytest.approx(exact.value, rel=1e-9)
@@ -131,7 +131,9 @@ def test_cones_that_are_not_tree_cones_say_why(definition, reason):
     found = tree_structure(cone)
     assert isinstance(found, Refusal)
     assert reason in found.message
-    assert isinstance(checker.tree_form(cone), str)
+    refused = checker.tree_form(cone)
+    assert isinstance(refused, NotProved)
+    assert refused.reason == NotProvedReason.CONE
 
 
 def test_metric_line_past_enumeration_is_certified_and_checked():

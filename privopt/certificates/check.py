@@ -34,8 +34,9 @@ import scipy.sparse as sp
 
 from privopt.certificates.claims import Bound, LinearBound, SliceBound, TheoremBound
 from privopt.certificates.linear import linear_bound
-from privopt.certificates.methods import Proof, SliceContext, methods_for
+from privopt.certificates.methods import Proof, SliceContext, attempt, methods_for
 from privopt.certificates.objective import core_mu
+from privopt.certificates.outcome import NotProved
 from privopt.certificates.theorem import chain_rule_bound
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import (
@@ -202,8 +203,8 @@ def _check_slice(
     for candidate in chosen:
         if failures and time.perf_counter() >= context.deadline:
             break
-        proof = candidate.prove(context)
-        if isinstance(proof, str):  # not proved in its time: the next method that applies tries
+        proof = attempt(candidate, context)
+        if isinstance(proof, NotProved):  # not proved in its time: the next method that applies tries
             failures.append(f"{candidate.name}: {proof}")
             continue
         return _verdict(cone, utility, bound, limit, proof, f"{candidate.description} ({proof.work})", start)
@@ -289,7 +290,7 @@ def _check_linear(
         return _refuse("the certificate holds a value that is not finite (NaN or ±inf)", method, start)
     found = linear_bound(cone, utility, np.asarray(mechanism, dtype=np.float64), duals)
     seconds = time.perf_counter() - start
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return CertificateCheck(False, f"not proved: {found}", method, seconds)
     value, margin = found
     proved = value + margin
@@ -315,7 +316,7 @@ def _check_theorem(
         return _refuse(f"the checker does not know the theorem {bound.name!r}", method, start)
     found = chain_rule_bound(cone, utility, bound.parameters, start + time_limit)
     seconds = time.perf_counter() - start
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return CertificateCheck(False, f"not proved: {found}", method, seconds)
     if not found <= bound.value + CHECK_THEOREM_RTOL * max(1.0, abs(bound.value)):
         return CertificateCheck(

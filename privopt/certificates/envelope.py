@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privopt.certificates.objective import core_mu, entropy_prior, entropy_scale, xlogx
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_ENVELOPE_FORM_RTOL, CHECK_FEASIBILITY_ATOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import SubConvexUtility
@@ -102,13 +103,13 @@ class EnvelopeForm:
         return list(range(len(self.blocks))) if self.hub is None else [self.hub]
 
 
-def envelope_form(cone: RowCone) -> EnvelopeForm | str:
+def envelope_form(cone: RowCone) -> EnvelopeForm | NotProved:
     """The cone's envelope form, or why it has none."""
     if not cone.blocks:
-        return "the cone has no ratio blocks"
+        return NotProved(NotProvedReason.CONE, "the cone has no ratio blocks")
     factors = np.array([block.factor for block in cone.blocks])
     if np.ptp(factors) > CHECK_ENVELOPE_FORM_RTOL * factors.max():
-        return "its blocks do not share one factor"
+        return NotProved(NotProvedReason.CONE, "its blocks do not share one factor")
     groups = sorted({block.numerator for block in cone.blocks} | {block.denominator for block in cone.blocks})
     ordered = {(block.numerator, block.denominator) for block in cone.blocks}
     others = {(g, h) for g in groups for h in groups if g != h}
@@ -124,7 +125,10 @@ def envelope_form(cone: RowCone) -> EnvelopeForm | str:
             if ordered == {(g, h) for h in groups if h != g} | {(h, g) for h in groups if h != g}
         ]
         if len(groups) < 3 or len(spokes) != 1:
-            return "its blocks are neither every ordered pair of one family of groups nor a star"
+            return NotProved(
+                NotProvedReason.CONE,
+                "its blocks are neither every ordered pair of one family of groups nor a star",
+            )
         self_pairs, hub = False, groups.index(spokes[0])
     owner = np.full(cone.n_inputs, -1)
     blocks, lowers, slacks = [], [], []
@@ -132,7 +136,9 @@ def envelope_form(cone: RowCone) -> EnvelopeForm | str:
         vectors = cone.groups[g].vectors
         support = np.flatnonzero(np.any(vectors != 0.0, axis=0))
         if np.any(vectors < 0.0) or vectors.shape[0] != support.size or support.size == 0:
-            return f"group {g} is not one statistic L + c·e_u per input of its block"
+            return NotProved(
+                NotProvedReason.CONE, f"group {g} is not one statistic L + c·e_u per input of its block"
+            )
         local = vectors[:, support]
         lower = local.min(axis=0)
         excess = local - lower
@@ -146,9 +152,9 @@ def envelope_form(cone: RowCone) -> EnvelopeForm | str:
             or not c > CHECK_ENVELOPE_FORM_RTOL * scale
             or np.abs(excess - expected).max() > CHECK_ENVELOPE_FORM_RTOL * scale
         ):
-            return f"group {g} is not of the form L + c·e_u"
+            return NotProved(NotProvedReason.CONE, f"group {g} is not of the form L + c·e_u")
         if np.any(owner[support] >= 0):
-            return "two groups share an input"
+            return NotProved(NotProvedReason.CONE, "two groups share an input")
         owner[support] = g
         blocks.append(support)
         lowers.append(lower)
@@ -266,7 +272,7 @@ class FreeRays:
 
 def free_rays(
     form: EnvelopeForm, utility: SubConvexUtility, duals: FloatArray, weights: FloatArray
-) -> FreeRays | str:
+) -> FreeRays | NotProved:
     """``max_x (μ(e_x) − λ_x)/ν_x`` over the free inputs (module docstring), or why it is unbounded."""
     n = form.n_inputs
     if form.free.size == 0:
@@ -277,7 +283,10 @@ def free_rays(
     gain = mu - duals[form.free]
     mass = weights[form.free]
     if np.any((mass <= 0.0) & (gain > 0.0)):
-        return "a free input has νᵀe_x = 0 and a positive reduced cost: the normalisation does not bound it"
+        return NotProved(
+            NotProvedReason.CLAIM,
+            "a free input has νᵀe_x = 0 and a positive reduced cost: the normalisation does not bound it",
+        )
     kept = mass > 0.0
     if not np.any(kept):
         return FreeRays(-np.inf, 0.0, None)
@@ -321,7 +330,7 @@ def maximise_ratio(
     duals: FloatArray,
     weights: FloatArray,
     deadline: float | None,
-) -> EnvelopeMaximum | str:
+) -> EnvelopeMaximum | NotProved:
     """``max_w (μ(w) − λᵀw)/νᵀw`` over the cone by enumerating its vertices (module docstring), or why
     it could not be done. The blocks' candidates are built for many events at once (:class:`BlockFormulas`)."""
     start = time.perf_counter()
@@ -339,7 +348,7 @@ def maximise_ratio(
     all_rho = np.concatenate([events for _, events in configurations])
     for first in range(0, all_rho.size, step):  # the events of every s*, in chunks
         if deadline is not None and time.perf_counter() > deadline:
-            return "the time limit was reached"
+            return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
         stars, rho = all_stars[first : first + step], all_rho[first : first + step]
         blocks = [f.points(*_bounds(form, s, stars, rho)) for s, f in enumerate(formulas)]
         sums = (
@@ -350,7 +359,10 @@ def maximise_ratio(
         counts = np.array([feasible.sum(axis=1) for _, feasible in blocks], dtype=np.float64)
         sizes = np.prod(counts, axis=0)
         if np.any(sizes > MAX_PRODUCT):
-            return f"a product of block vertices has {sizes.max():.3g} combinations (limit {MAX_PRODUCT:.3g})"
+            return NotProved(
+                NotProvedReason.SIZE,
+                f"a product of block vertices has {sizes.max():.3g} combinations (limit {MAX_PRODUCT:.3g})",
+            )
         points += rho.size
         for e in range(rho.size):
             kept = [feasible[e] for _, feasible in blocks]
@@ -363,14 +375,17 @@ def maximise_ratio(
                     parts = [pts[e][k] for (pts, _), k in zip(blocks, kept, strict=True)]
                     value, margin, choice = _general_max(form, parts, utility, duals, weights, n)
             except _NotPositive:
-                return "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
+                return NotProved(
+                    NotProvedReason.CLAIM,
+                    "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone",
+                )
             if value > best:
                 best, best_margin = value, margin
                 best_column = np.zeros(n)
                 for s, ((pts, _), k, index) in enumerate(zip(blocks, kept, choice, strict=True)):
                     best_column[form.blocks[s]] = pts[e][k][index]
     rays = free_rays(form, utility, duals, weights)
-    if isinstance(rays, str):
+    if isinstance(rays, NotProved):
         return rays
     if rays.column is not None and rays.value > best:
         best, best_margin, best_column = rays.value, rays.margin, rays.column

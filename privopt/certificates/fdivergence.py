@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.certificates.piecewise import SliceMaximiser
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_HULL_CLOSE_RTOL, CHECK_HULL_WEIGHTS_RTOL, CHECK_ROUNDING_RTOL
@@ -47,16 +48,18 @@ class FDivergenceMaximum:
     seconds: float
 
 
-def applicable(utility: SubConvexUtility, weights: FloatArray) -> str | None:
+def applicable(utility: SubConvexUtility, weights: FloatArray) -> NotProved | None:
     """Why the method does not apply (``None``: it does)."""
     form = utility.perspective_form()
     if form is None:
-        return "the utility is not an f-divergence"
+        return NotProved(NotProvedReason.UTILITY, "the utility is not an f-divergence")
     mixture = 0.5 * (np.asarray(form.a, dtype=np.float64) + np.asarray(form.b, dtype=np.float64))
     if not np.all(mixture > 0.0):
-        return "both priors give some input no mass (the slice is unbounded along it)"
+        return NotProved(
+            NotProvedReason.UTILITY, "both priors give some input no mass (the slice is unbounded along it)"
+        )
     if np.max(np.abs(np.asarray(weights) - mixture)) > CHECK_HULL_WEIGHTS_RTOL:
-        return "the normalisation is not ν = (P0 + P1)/2"
+        return NotProved(NotProvedReason.CLAIM, "the normalisation is not ν = (P0 + P1)/2")
     return None
 
 
@@ -88,7 +91,7 @@ def _envelope(lines: list[tuple[float, float]], low: float, high: float) -> tupl
 
 def maximise_ratio(
     cone: RowCone, form: PerspectiveForm, duals: FloatArray, weights: FloatArray, deadline: float
-) -> FDivergenceMaximum | str:
+) -> FDivergenceMaximum | NotProved:
     """The proved maximum of ``μ(w) − λᵀw`` over ``{w ∈ K, νᵀw = 1}`` (module docstring), or why not."""
     start = time.perf_counter()
     nu = np.asarray(weights, dtype=np.float64)
@@ -102,8 +105,10 @@ def maximise_ratio(
     slice_lp = SliceMaximiser(cone.matrix(), nu)
     top = slice_lp.maximum(p0, deadline - time.perf_counter())
     bottom = slice_lp.maximum(-p0, deadline - time.perf_counter())
-    if isinstance(top, str) or isinstance(bottom, str):
-        return top if isinstance(top, str) else str(bottom)
+    if isinstance(top, NotProved):
+        return top
+    if isinstance(bottom, NotProved):
+        return bottom
     high, low = top[2], -bottom[2]
     lines: list[tuple[float, float]] = []  # (θ, ĝ(θ))
     maximisers: dict[float, tuple[float, float]] = {}  # θ -> (P0ᵀw, −λᵀw) of its LP's maximiser
@@ -111,9 +116,9 @@ def maximise_ratio(
     theta: float | None = 0.0
     while theta is not None and len(lines) + 2 < MAX_LPS:
         if time.perf_counter() > deadline:
-            return "the time limit was reached"
+            return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
         found = slice_lp.maximum(-lam - theta * p0, deadline - time.perf_counter())
-        if isinstance(found, str):
+        if isinstance(found, NotProved):
             return found
         column, _, proved = found
         lines.append((theta, proved))

@@ -136,6 +136,7 @@ from joblib import Parallel, delayed
 
 from privopt.certificates.envelope import EnvelopeForm, free_rays
 from privopt.certificates.objective import entropy_prior, entropy_scale, xlogx
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.memory import current_limit, limited
 from privopt.tolerances import CHECK_LAGRANGIAN_WEIGHTS_RTOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import SubConvexUtility
@@ -653,16 +654,24 @@ def _weight_error(p: FloatArray, weights: FloatArray) -> float:
     return float(np.max(np.abs(weights[positive] / p[positive] - 1.0), initial=0.0))
 
 
-def applicability(form: EnvelopeForm, utility: SubConvexUtility, weights: FloatArray) -> str | None:
+def applicability(form: EnvelopeForm, utility: SubConvexUtility, weights: FloatArray) -> NotProved | None:
     """Why the method does not apply to ``(form, utility, weights)``, or ``None`` when it does."""
     p = entropy_prior(utility)
     if p is None:
-        return "the Lagrangian method needs an entropy form (mutual information: μ separable on pᵀw = 1)"
+        return NotProved(
+            NotProvedReason.UTILITY,
+            "the Lagrangian method needs an entropy form (mutual information: μ separable on pᵀw = 1)",
+        )
     if not _weight_error(p, np.asarray(weights)) <= CHECK_LAGRANGIAN_WEIGHTS_RTOL:
-        return "the Lagrangian method needs the normalisation ν = p (the utility's prior)"
+        return NotProved(
+            NotProvedReason.CLAIM, "the Lagrangian method needs the normalisation ν = p (the utility's prior)"
+        )
     largest = max(block.size for block in form.blocks)
     if largest > MAX_BLOCK:
-        return f"a block has {largest} inputs (the Lagrangian method tabulates 2^k subsets, k <= {MAX_BLOCK})"
+        return NotProved(
+            NotProvedReason.SIZE,
+            f"a block has {largest} inputs (the Lagrangian method tabulates 2^k subsets, k <= {MAX_BLOCK})",
+        )
     return None
 
 
@@ -857,16 +866,16 @@ def prove_ratio_bound(
     if refused is not None or prior is None:
         return RatioProof(False, np.inf, None, -np.inf, str(refused), 0, 0, 0, time.perf_counter() - start)
     rays = free_rays(form, utility, np.asarray(duals), np.asarray(weights))  # the inputs in no group
-    if isinstance(rays, str) or rays.value + rays.margin > limit:
-        refuted = not isinstance(rays, str) and rays.value - rays.margin > limit
+    if isinstance(rays, NotProved) or rays.value + rays.margin > limit:
+        refuted = not isinstance(rays, NotProved) and rays.value - rays.margin > limit
         reason = (
-            rays
-            if isinstance(rays, str)
+            rays.message
+            if isinstance(rays, NotProved)
             else "refuted: a free input's column exceeds the limit"
             if refuted
             else "a free input's ratio is within rounding of the limit"
         )
-        column, ratio = (None, -np.inf) if isinstance(rays, str) else (rays.column, rays.value)
+        column, ratio = (None, -np.inf) if isinstance(rays, NotProved) else (rays.column, rays.value)
         return RatioProof(False, np.inf, column, ratio, reason, 0, 0, 0, time.perf_counter() - start)
     scale = entropy_scale(utility)
     p = prior

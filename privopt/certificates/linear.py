@@ -14,13 +14,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_ROUNDING_RTOL
 from privopt.utilities import ConcaveUtility
 from privopt.validation import FloatArray
 
 
-def supergradient(utility: ConcaveUtility, mechanism: FloatArray) -> tuple[FloatArray, float] | str:
+def supergradient(utility: ConcaveUtility, mechanism: FloatArray) -> tuple[FloatArray, float] | NotProved:
     """``(G, U(W*))``: the utility's gradient at ``W*`` (cvxpy) and its value, or why there is none."""
     import cvxpy as cp
 
@@ -29,7 +30,10 @@ def supergradient(utility: ConcaveUtility, mechanism: FloatArray) -> tuple[Float
     expression = utility.expression(W)
     gradient = expression.grad.get(W)
     if gradient is None:
-        return "the utility is not differentiable at the design (cvxpy gives no gradient there)"
+        return NotProved(
+            NotProvedReason.UTILITY,
+            "the utility is not differentiable at the design (cvxpy gives no gradient there)",
+        )
     dense = gradient.toarray() if sp.issparse(gradient) else gradient  # a number for a 1 × 1 channel
     G = np.asarray(dense, dtype=np.float64).reshape(mechanism.shape, order="F")
     return G, float(expression.value)
@@ -37,16 +41,19 @@ def supergradient(utility: ConcaveUtility, mechanism: FloatArray) -> tuple[Float
 
 def linear_bound(
     cone: RowCone, utility: ConcaveUtility, mechanism: FloatArray, cone_duals: FloatArray | sp.spmatrix
-) -> tuple[float, float] | str:
+) -> tuple[float, float] | NotProved:
     """``(bound, rounding margin)`` proved from ``β`` (module docstring; dense or sparse, as the LP route
     gives it), or why it cannot be."""
     found = supergradient(utility, mechanism)
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return found
     G, value = found
     n, k = mechanism.shape
     if cone_duals.shape != (cone.n_rows, k):
-        return f"cone multipliers of shape {(cone.n_rows, k)} expected, got {cone_duals.shape}"
+        return NotProved(
+            NotProvedReason.CLAIM,
+            f"cone multipliers of shape {(cone.n_rows, k)} expected, got {cone_duals.shape}",
+        )
     offset = value - float(np.sum(G * mechanism))
     if cone.n_rows == 0:
         return offset + float(G.max(axis=1).sum()), CHECK_ROUNDING_RTOL * (

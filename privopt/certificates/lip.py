@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privopt.certificates.objective import entropy_prior, entropy_scale, xlogx
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import (
     CHECK_FEASIBILITY_ATOL,
@@ -51,14 +52,14 @@ class LipForm:
     factor: float
 
 
-def lip_form(cone: RowCone) -> LipForm | str:
+def lip_form(cone: RowCone) -> LipForm | NotProved:
     """The cone's LIP form, or why it has none."""
     groups = cone.groups
     if len(groups) < 2 or any(group.vectors.shape[0] != 1 for group in groups):
-        return "its groups are not single statistics"
+        return NotProved(NotProvedReason.CONE, "its groups are not single statistics")
     factors = [block.factor for block in cone.blocks]
     if not factors or max(factors) - min(factors) > CHECK_LIP_FORM_RTOL * max(factors):
-        return "its blocks do not share one factor"
+        return NotProved(NotProvedReason.CONE, "its blocks do not share one factor")
     pairs = [(block.numerator, block.denominator) for block in cone.blocks]
     degree = np.zeros(len(groups), dtype=int)
     for a, b in pairs:
@@ -67,7 +68,9 @@ def lip_form(cone: RowCone) -> LipForm | str:
     hub = int(np.argmax(degree))
     others = [g for g in range(len(groups)) if g != hub]
     if sorted(pairs) != sorted([(g, hub) for g in others] + [(hub, g) for g in others]):
-        return "its blocks are not each conditional against one marginal, both ways"
+        return NotProved(
+            NotProvedReason.CONE, "its blocks are not each conditional against one marginal, both ways"
+        )
     r = groups[hub].vectors[0]
     owner = np.full(cone.n_inputs, -1)
     blocks, conditionals, prior = [], [], []
@@ -75,18 +78,22 @@ def lip_form(cone: RowCone) -> LipForm | str:
         q = groups[g].vectors[0]
         inputs = np.flatnonzero(q != 0.0)
         if np.any(q < 0.0) or inputs.size == 0 or np.any(owner[inputs] >= 0):
-            return "its conditionals are not distributions on disjoint blocks"
+            return NotProved(
+                NotProvedReason.CONE, "its conditionals are not distributions on disjoint blocks"
+            )
         owner[inputs] = g
         mass = float(np.sum(r[inputs]))
         if not mass > 0.0 or abs(float(np.sum(q[inputs])) - 1.0) > PROBABILITY_ATOL:
-            return "a conditional is not a distribution of positive probability"
+            return NotProved(
+                NotProvedReason.CONE, "a conditional is not a distribution of positive probability"
+            )
         if np.max(np.abs(r[inputs] - mass * q[inputs])) > CHECK_LIP_FORM_RTOL * max(1.0, float(np.max(r))):
-            return "the marginal is not the mixture of the conditionals"
+            return NotProved(NotProvedReason.CONE, "the marginal is not the mixture of the conditionals")
         blocks.append(inputs)
         conditionals.append(q[inputs])
         prior.append(mass)
     if np.any(r[owner < 0] != 0.0):
-        return "the marginal has mass outside the conditionals"
+        return NotProved(NotProvedReason.CONE, "the marginal has mass outside the conditionals")
     return LipForm(tuple(blocks), tuple(conditionals), np.array(prior), r, float(max(factors)))
 
 
@@ -101,23 +108,26 @@ class LipMaximum:
     seconds: float
 
 
-def applicable(form: LipForm, utility: SubConvexUtility, weights: FloatArray) -> str | None:
+def applicable(form: LipForm, utility: SubConvexUtility, weights: FloatArray) -> NotProved | None:
     """Why the method does not apply to this utility and normalisation (``None``: it does)."""
     p = entropy_prior(utility)
     if p is None:
-        return "the LIP method prices mutual information (and NMI) only"
+        return NotProved(NotProvedReason.UTILITY, "the LIP method prices mutual information (and NMI) only")
     if p.shape != form.marginal.shape or np.max(np.abs(p - form.marginal)) > PROBABILITY_ATOL:
-        return "the utility is measured under another distribution than the definition's"
+        return NotProved(
+            NotProvedReason.UTILITY,
+            "the utility is measured under another distribution than the definition's",
+        )
     if np.max(np.abs(weights - form.marginal)) > PROBABILITY_ATOL:
-        return "the normalisation is not pᵀw = 1"
+        return NotProved(NotProvedReason.CLAIM, "the normalisation is not pᵀw = 1")
     if form.prior.size > MAX_SENSITIVE:
-        return f"|S| = {form.prior.size} is above {MAX_SENSITIVE}"
+        return NotProved(NotProvedReason.SIZE, f"|S| = {form.prior.size} is above {MAX_SENSITIVE}")
     return None
 
 
 def maximise_ratio(
     form: LipForm, utility: SubConvexUtility, duals: FloatArray, deadline: float | None
-) -> LipMaximum | str:
+) -> LipMaximum | NotProved:
     """``max R`` over the cone (module docstring), or why it could not be found."""
     start = time.perf_counter()
     scale = entropy_scale(utility)
@@ -127,7 +137,10 @@ def maximise_ratio(
     for inputs in form.blocks:
         inside[inputs] = True
     if np.any(lam[~inside] < 0.0):
-        return "an input of probability 0 has a negative dual: the ratio is unbounded along it"
+        return NotProved(
+            NotProvedReason.CLAIM,
+            "an input of probability 0 has a negative dual: the ratio is unbounded along it",
+        )
     k = form.prior.size
     choice, constant, magnitude = [], np.empty(k), np.empty(k)
     for s, (inputs, q) in enumerate(zip(form.blocks, form.conditionals, strict=True)):
@@ -141,7 +154,7 @@ def maximise_ratio(
     best_value, best_m, points = -np.inf, np.ones(k), 0
     for free in range(k):
         if deadline is not None and time.perf_counter() > deadline:
-            return "the time limit was reached"
+            return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
         rest = np.delete(np.arange(k), free)
         m = np.empty((corners.shape[0], k))
         m[:, rest] = np.where(corners, high, low)
@@ -158,7 +171,7 @@ def maximise_ratio(
         if values[index] > best_value:
             best_value, best_m = float(values[index]), m[index]
     if points == 0:
-        return "the cone's slice is empty"
+        return NotProved(NotProvedReason.CONE, "the cone's slice is empty")
     column = np.zeros(n)
     for s, q in enumerate(form.conditionals):
         position = int(np.flatnonzero(form.blocks[s] == choice[s])[0])

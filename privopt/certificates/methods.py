@@ -1,23 +1,27 @@
 """The checker's methods for slice bounds, in one registry (docs/compiler.md §4, "Certificates").
 
 A slice bound claims ``δ̄ >= max {R(w) : w ∈ K}``, ``R = (μ(w) − λᵀw)/νᵀw``. Each :class:`CheckMethod`
-says whether it applies to a claim (``applicable(context)``: ``None``, or why not) and proves what it
-can (``prove(context)``): a :class:`Proof` — the bound on ``max R`` it proved (``inf`` for none), the
-best column it met (which refutes the claim if its ratio, recomputed by the verdict, exceeds it), what
-it did and, when its bound is above the claim, why. :func:`privopt.certificates.check_bound` tries the
-registered methods by priority: the first that applies proves, and when it cannot within its time (it
-says why) the next that applies tries, until the deadline; adding a method for a new cone or
-utility is one :func:`register_check_method` call (docs/custom-definitions.md, "Your own pricer"), and the
-methods shipped here are registered below, each over its own module of this package: none imports a
-route, and each recomputes ``μ`` itself.
+says whether it applies to a claim (``applicable(context)``: ``None``, or a
+:class:`~privopt.certificates.NotProved` saying why not) and proves what it can (``prove(context)``): a
+:class:`Proof` — the bound on ``max R`` it proved (``inf`` for none), the best column it met (which
+refutes the claim if its ratio, recomputed by the verdict, exceeds it), what it did and, when its bound
+is above the claim, why — or a :class:`~privopt.certificates.NotProved`.
+:func:`privopt.certificates.check_bound` tries the registered methods by priority: the first that
+applies proves, and when it cannot within its time (its NotProved says why) the next that applies
+tries, until the deadline; adding a method for a new cone or utility is one
+:func:`register_check_method` call (docs/custom-definitions.md, "Your own pricer"), and the methods
+shipped here are registered below, each over its own module of this package: none imports a route, and
+each recomputes ``μ`` itself.
 """
 
 from __future__ import annotations
 
 import functools
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -32,6 +36,7 @@ from privopt.certificates import (
     tree,
     vertices,
 )
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.compiler.estimate import VertexEstimate
 from privopt.errors import ValidationError
@@ -73,33 +78,35 @@ class SliceContext:
         self.claim, self.limit, self.deadline = claim, limit, deadline
 
     @functools.cached_property
-    def envelope_form(self) -> envelope.EnvelopeForm | str:
+    def envelope_form(self) -> envelope.EnvelopeForm | NotProved:
         return envelope.envelope_form(self.cone)
 
     @functools.cached_property
-    def lip_form(self) -> lip.LipForm | str:
+    def lip_form(self) -> lip.LipForm | NotProved:
         return lip.lip_form(self.cone)
 
     @functools.cached_property
-    def tree_form(self) -> tree.TreeForm | str:
+    def tree_form(self) -> tree.TreeForm | NotProved:
         return tree.tree_form(self.cone)
 
     @functools.cached_property
-    def pieces(self) -> FloatArray | str:
+    def pieces(self) -> FloatArray | NotProved:
         return piecewise.pieces(self.utility, self.cone.n_inputs)
 
 
 @dataclass(frozen=True)
 class CheckMethod:
-    """A way of proving slice bounds: ``applicable(context)`` is ``None`` when it applies (else why
-    not), ``prove(context)`` returns its :class:`Proof` or why it failed; ``description`` names it in
-    every :class:`~privopt.certificates.CertificateCheck`; methods are tried by ``priority`` (lowest first)."""
+    """A way of proving slice bounds: ``applicable(context)`` is ``None`` when it applies (else a
+    :class:`~privopt.certificates.NotProved` saying why not), ``prove(context)`` returns its
+    :class:`Proof` or a :class:`~privopt.certificates.NotProved` saying why it failed; ``description``
+    names it in every :class:`~privopt.certificates.CertificateCheck`; methods are tried by ``priority``
+    (lowest first). The checker calls them through :func:`applicability` and :func:`attempt`."""
 
     name: str
     description: str
     priority: int
-    applicable: Callable[[SliceContext], str | None]
-    prove: Callable[[SliceContext], Proof | str]
+    applicable: Callable[[SliceContext], NotProved | None]
+    prove: Callable[[SliceContext], Proof | NotProved]
 
 
 #: The registered methods, by priority (:func:`register_check_method`).
@@ -121,6 +128,35 @@ def unregister_check_method(name: str) -> None:
     METHODS[:] = [m for m in METHODS if m.name != name]
 
 
+def applicability(method: CheckMethod, context: SliceContext) -> NotProved | None:
+    """``method.applicable(context)``; a ``str`` from a user's method (deprecated) is read as a
+    :class:`~privopt.certificates.NotProved` of reason ``CONE``."""
+    return _typed(method, "applicable", method.applicable(context), NotProvedReason.CONE)
+
+
+def attempt(method: CheckMethod, context: SliceContext) -> Proof | NotProved:
+    """``method.prove(context)``; a ``str`` from a user's method (deprecated) is read as a
+    :class:`~privopt.certificates.NotProved` of reason ``NUMERICS``."""
+    return _typed(method, "prove", method.prove(context), NotProvedReason.NUMERICS)
+
+
+_Outcome = TypeVar("_Outcome")
+
+
+def _typed(
+    method: CheckMethod, part: str, outcome: _Outcome | str, reason: NotProvedReason
+) -> _Outcome | NotProved:
+    if not isinstance(outcome, str):
+        return outcome
+    warnings.warn(
+        f"the check method {method.name!r} returned a str from {part}; return a "
+        "privopt.certificates.NotProved (a NotProvedReason and the message) instead: a str is deprecated",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return NotProved(reason, outcome)
+
+
 def method_for(context: SliceContext) -> tuple[CheckMethod | None, list[str]]:
     """The first registered method that applies, and why each before it does not."""
     chosen, refusals = methods_for(context)
@@ -133,7 +169,7 @@ def methods_for(context: SliceContext) -> tuple[list[CheckMethod], list[str]]:
     chosen: list[CheckMethod] = []
     refusals: list[str] = []
     for method in METHODS:
-        why = method.applicable(context)
+        why = applicability(method, context)
         if why is None:
             chosen.append(method)
         else:
@@ -155,51 +191,55 @@ def _seconds_left(context: SliceContext) -> float:
 
 
 # ----------------------------------------------------------------- the shipped methods
-def _envelope_applies(context: SliceContext) -> str | None:
+def _envelope_applies(context: SliceContext) -> NotProved | None:
     form = context.envelope_form
-    if isinstance(form, str):
+    if isinstance(form, NotProved):
         return form
     if envelope.work_estimate(form) > envelope.MAX_WORK:
-        return "the envelope cone is too large to enumerate its products"
+        return NotProved(NotProvedReason.SIZE, "the envelope cone is too large to enumerate its products")
     return None
 
 
-def _envelope_proof(context: SliceContext) -> Proof | str:
+def _envelope_proof(context: SliceContext) -> Proof | NotProved:
     form = context.envelope_form
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     found = envelope.maximise_ratio(form, context.utility, context.duals, context.weights, context.deadline)
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return found
     return Proof(found.value + found.margin, found.column, f"{found.points} points")
 
 
-def _staircase_applies(context: SliceContext) -> str | None:
+def _staircase_applies(context: SliceContext) -> NotProved | None:
     form = context.envelope_form
-    return None if staircase.applies(form, context.utility) else "not an LDP cone with MI or an f-divergence"
+    if staircase.applies(form, context.utility):
+        return None
+    ldp = not isinstance(form, NotProved) and staircase.ldp_factor(form) is not None
+    reason = NotProvedReason.UTILITY if ldp else NotProvedReason.CONE
+    return NotProved(reason, "not an LDP cone with MI or an f-divergence")
 
 
-def _staircase_proof(context: SliceContext) -> Proof | str:
+def _staircase_proof(context: SliceContext) -> Proof | NotProved:
     form = context.envelope_form
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     found = staircase.maximise_ratio(
         form, context.utility, context.duals, context.weights, context.claim, context.limit, context.deadline
     )
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return found
     bound = np.inf if found.refuting else found.value + found.margin
     return Proof(bound, found.column, f"{found.nodes:,} nodes")
 
 
-def _lagrangian_applies(context: SliceContext) -> str | None:
+def _lagrangian_applies(context: SliceContext) -> NotProved | None:
     form = context.envelope_form
-    if isinstance(form, str):
+    if isinstance(form, NotProved):
         return form
     return lagrangian.applicability(form, context.utility, context.weights)
 
 
 def _lagrangian_proof(context: SliceContext) -> Proof:
     form = context.envelope_form
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     proof = lagrangian.prove_ratio_bound(
         form, context.utility, context.duals, context.weights, context.limit, context.deadline
     )
@@ -207,33 +247,33 @@ def _lagrangian_proof(context: SliceContext) -> Proof:
     return Proof(proof.upper, proof.column, work, proof.reason)
 
 
-def _lip_applies(context: SliceContext) -> str | None:
-    if not isinstance(context.envelope_form, str):
-        return "an envelope cone (its methods come first)"
+def _lip_applies(context: SliceContext) -> NotProved | None:
+    if not isinstance(context.envelope_form, NotProved):
+        return NotProved(NotProvedReason.OTHER_METHOD, "an envelope cone (its methods come first)")
     form = context.lip_form
-    return form if isinstance(form, str) else lip.applicable(form, context.utility, context.weights)
+    return form if isinstance(form, NotProved) else lip.applicable(form, context.utility, context.weights)
 
 
-def _lip_proof(context: SliceContext) -> Proof | str:
+def _lip_proof(context: SliceContext) -> Proof | NotProved:
     form = context.lip_form
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     found = lip.maximise_ratio(form, context.utility, context.duals, context.deadline)
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return found
     return Proof(found.value + found.margin, found.column, f"{found.points} points")
 
 
-def _tree_applies(context: SliceContext) -> str | None:
+def _tree_applies(context: SliceContext) -> NotProved | None:
     why = tree.applicability(context.utility, context.weights)
     if why is not None:
         return why
     form = context.tree_form
-    return form if isinstance(form, str) else None
+    return form if isinstance(form, NotProved) else None
 
 
 def _tree_proof(context: SliceContext) -> Proof:
     form = context.tree_form
-    assert not isinstance(form, str)
+    assert not isinstance(form, NotProved)
     proof = tree.prove_ratio_bound(
         form, context.utility, context.duals, context.weights, context.limit, context.deadline
     )
@@ -242,70 +282,79 @@ def _tree_proof(context: SliceContext) -> Proof:
     )
 
 
-def _fdivergence_applies(context: SliceContext) -> str | None:
+def _fdivergence_applies(context: SliceContext) -> NotProved | None:
     return fdivergence.applicable(context.utility, context.weights)
 
 
-def _fdivergence_proof(context: SliceContext) -> Proof | str:
+def _fdivergence_proof(context: SliceContext) -> Proof | NotProved:
     form = context.utility.perspective_form()
     assert form is not None
     found = fdivergence.maximise_ratio(context.cone, form, context.duals, context.weights, context.deadline)
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return found
     return Proof(found.value + found.margin, found.column, f"{found.points} LPs")
 
 
-def _piecewise_applies(context: SliceContext) -> str | None:
-    if isinstance(context.pieces, str):
+def _piecewise_applies(context: SliceContext) -> NotProved | None:
+    if isinstance(context.pieces, NotProved):
         return context.pieces
-    return None if np.all(context.weights > 0.0) else "the normalisation ν has a zero entry"
+    if not np.all(context.weights > 0.0):
+        return NotProved(NotProvedReason.CLAIM, "the normalisation ν has a zero entry")
+    return None
 
 
-def _piecewise_proof(context: SliceContext) -> Proof | str:
+def _piecewise_proof(context: SliceContext) -> Proof | NotProved:
     pieces = context.pieces
-    assert not isinstance(pieces, str)
+    assert not isinstance(pieces, NotProved)
     found = piecewise.maximise_ratio(context.cone, pieces, context.duals, context.weights, context.deadline)
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return found
     return Proof(found.value + found.margin, found.column, f"{found.points} LPs")
 
 
-def _spatial_applies(context: SliceContext) -> str | None:
+def _spatial_applies(context: SliceContext) -> NotProved | None:
     return spatial.applicable(context.cone, context.utility, context.weights)
 
 
-def _spatial_proof(context: SliceContext) -> Proof | str:
+def _spatial_proof(context: SliceContext) -> Proof | NotProved:
     found = spatial.maximise_ratio(
         context.cone, context.utility, context.duals, context.weights, context.limit, context.deadline
     )
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return found
     return Proof(found.value + found.margin, found.column, f"{found.nodes:,} nodes", found.reason)
 
 
-def _trial_applies(context: SliceContext) -> str | None:
+def _trial_applies(context: SliceContext) -> NotProved | None:
     log10 = VertexEstimate.for_slice(context.cone.n_inputs, context.cone.n_rows).log10_bound
     if log10 <= spatial.EXACT_FIRST_LOG10:
-        return "the exact enumeration takes the claim with the whole time (method 'vertices')"
+        return NotProved(
+            NotProvedReason.OTHER_METHOD,
+            "the exact enumeration takes the claim with the whole time (method 'vertices')",
+        )
     if log10 > TRIAL_MAX_LOG10:
-        return f"McMullen's bound, 10^{log10:.1f} vertices, is beyond a trial"
+        return NotProved(
+            NotProvedReason.SIZE, f"McMullen's bound, 10^{log10:.1f} vertices, is beyond a trial"
+        )
     return None
 
 
-def _trial_proof(context: SliceContext) -> Proof | str:
+def _trial_proof(context: SliceContext) -> Proof | NotProved:
     found = vertices.maximise_ratio(
         context.cone, context.utility, context.duals, context.weights, TRIAL_SHARE * _seconds_left(context)
     )
-    if isinstance(found, str):
-        return f"the trial enumeration did not finish in its share of the time ({found})"
+    if isinstance(found, NotProved):
+        return NotProved(
+            found.reason, f"the trial enumeration did not finish in its share of the time ({found})"
+        )
     return Proof(found.value + found.margin, found.column, f"{found.vertices} vertices")
 
 
-def _vertices_proof(context: SliceContext) -> Proof | str:
+def _vertices_proof(context: SliceContext) -> Proof | NotProved:
     found = vertices.maximise_ratio(
         context.cone, context.utility, context.duals, context.weights, _seconds_left(context)
     )
-    if isinstance(found, str):
+    if isinstance(found, NotProved):
         return found
     return Proof(found.value + found.margin, found.column, f"{found.vertices} vertices")
 

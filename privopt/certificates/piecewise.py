@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from privopt.certificates.objective import core_mu
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_PIECES_RTOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import SubConvexUtility
@@ -43,7 +44,7 @@ class PiecewiseMaximum:
     seconds: float
 
 
-def pieces(utility: SubConvexUtility, n: int) -> FloatArray | str:
+def pieces(utility: SubConvexUtility, n: int) -> FloatArray | NotProved:
     """The rows ``a_k`` of ``μ(w) = max_k a_kᵀw`` as the checker reads them, or why it has none."""
     form = utility.perspective_form()
     if form is not None and form.kind == "tv":  # the checker's own pieces of ½|P0ᵀw − P1ᵀw|
@@ -51,16 +52,18 @@ def pieces(utility: SubConvexUtility, n: int) -> FloatArray | str:
         return np.vstack([half, -half])
     declared = utility.linear_pieces()
     if declared is None:
-        return "the utility is not piecewise linear"
+        return NotProved(NotProvedReason.UTILITY, "the utility is not piecewise linear")
     found = np.asarray(declared, dtype=np.float64)
     if found.ndim != 2 or found.shape[1] != n or not np.all(np.isfinite(found)):
-        return f"its declared pieces are not a finite matrix with {n} columns"
+        return NotProved(
+            NotProvedReason.UTILITY, f"its declared pieces are not a finite matrix with {n} columns"
+        )
     rng = np.random.default_rng(0)
     columns = np.hstack([np.eye(n), rng.dirichlet(np.full(n, 0.5), size=SPOT_CHECKS).T])
     expected = core_mu(utility, columns)
     declared_values = (found @ columns).max(axis=0)
     if np.any(np.abs(expected - declared_values) > CHECK_PIECES_RTOL * (1.0 + np.abs(expected))):
-        return "its declared pieces disagree with μ"
+        return NotProved(NotProvedReason.UTILITY, "its declared pieces disagree with μ")
     return found
 
 
@@ -90,7 +93,7 @@ class SliceMaximiser:
         self.highs.addRows(m + 1, lower, upper, rows.nnz, rows.indptr[:-1], rows.indices, rows.data)
         self.columns = np.arange(n, dtype=np.int32)
 
-    def maximum(self, c: FloatArray, seconds: float = np.inf) -> tuple[FloatArray, float, float] | str:
+    def maximum(self, c: FloatArray, seconds: float = np.inf) -> tuple[FloatArray, float, float] | NotProved:
         """The maximiser (on ``νᵀw = 1``), its value and the bound its duals prove (``ν > 0``), or why
         the LP failed (``seconds``: HiGHS's time limit)."""
         import highspy
@@ -101,9 +104,12 @@ class SliceMaximiser:
         self.highs.run()
         status = self.highs.getModelStatus()
         if status == highspy.HighsModelStatus.kTimeLimit:
-            return "the time limit was reached"
+            return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
         if status != highspy.HighsModelStatus.kOptimal:
-            return f"the LP over the cone's slice failed ({self.highs.modelStatusToString(status)})"
+            return NotProved(
+                NotProvedReason.NUMERICS,
+                f"the LP over the cone's slice failed ({self.highs.modelStatusToString(status)})",
+            )
         solution = self.highs.getSolution()
         multipliers = -np.asarray(solution.row_dual, dtype=np.float64)  # HiGHS minimises −cᵀw
         y = np.clip(multipliers[:-1], 0.0, None)
@@ -118,26 +124,28 @@ class SliceMaximiser:
 
 def maximise_ratio(
     cone: RowCone, a: FloatArray, duals: FloatArray, weights: FloatArray, deadline: float
-) -> PiecewiseMaximum | str:
+) -> PiecewiseMaximum | NotProved:
     """``max_k max {(a_k − λ)ᵀw : w >= 0, G w <= 0, νᵀw = 1}``, proved by each LP's duals (module
     docstring), or why it could not be done."""
     start = time.perf_counter()
     nu = np.asarray(weights, dtype=np.float64)
     lam = np.asarray(duals, dtype=np.float64)
     if not np.all(nu > 0.0):
-        return "the normalisation ν has a zero entry: the slice is not bounded by it"
+        return NotProved(
+            NotProvedReason.CLAIM, "the normalisation ν has a zero entry: the slice is not bounded by it"
+        )
     slice_lp = SliceMaximiser(cone.matrix(), nu)
     best: tuple[float, float, FloatArray] | None = None
     for piece in a:
         if time.perf_counter() > deadline:
-            return "the time limit was reached"
+            return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
         found = slice_lp.maximum(piece - lam, deadline - time.perf_counter())
-        if isinstance(found, str):
+        if isinstance(found, NotProved):
             return found
         column, value, proved = found
         if best is None or proved > best[0] + best[1]:
             best = (value, max(proved - value, 0.0), column)
     if best is None:
-        return "the utility has no pieces"
+        return NotProved(NotProvedReason.UTILITY, "the utility has no pieces")
     value, margin, column = best
     return PiecewiseMaximum(value, margin, column / column.sum(), len(a), time.perf_counter() - start)

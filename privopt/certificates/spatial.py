@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from privopt.certificates.objective import xlogx
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.certificates.piecewise import SliceMaximiser
 from privopt.compiler.cone import RowCone
 from privopt.compiler.estimate import VertexEstimate
@@ -109,12 +110,12 @@ class SpatialMaximum:
     reason: str
 
 
-def applicable(cone: RowCone, utility: SubConvexUtility, weights: FloatArray) -> str | None:
+def applicable(cone: RowCone, utility: SubConvexUtility, weights: FloatArray) -> NotProved | None:
     """``None`` when the method applies to a claim on ``(cone, utility)`` with ``ν = weights``, else why not."""
     if not np.all(np.asarray(weights) > 0.0):
-        return "the normalisation ν has a zero entry"
+        return NotProved(NotProvedReason.CLAIM, "the normalisation ν has a zero entry")
     if VertexEstimate.for_slice(cone.n_inputs, cone.n_rows).log10_bound <= EXACT_FIRST_LOG10:
-        return "the exact vertex enumeration is cheap here"
+        return NotProved(NotProvedReason.OTHER_METHOD, "the exact vertex enumeration is cheap here")
     return form_disagreement(utility, cone.n_inputs)
 
 
@@ -141,18 +142,20 @@ def form_value(utility: SubConvexUtility, columns: FloatArray) -> tuple[str, Flo
     return "perspective", xlogx(u) - u * np.log(v)
 
 
-def form_disagreement(utility: SubConvexUtility, n: int) -> str | None:
+def form_disagreement(utility: SubConvexUtility, n: int) -> NotProved | None:
     """Why the utility's declared form is not one the method states, or does not agree with its ``μ``
     (at the unit columns and :data:`SPOT_CHECKS` random positive ones, within :data:`FORM_RTOL`)."""
     rng = np.random.default_rng(0)
     columns = np.hstack([np.eye(n) + 1e-3, rng.dirichlet(np.ones(n), size=SPOT_CHECKS).T])
     stated = form_value(utility, columns)
     if stated is None:
-        return "the utility declares no entropy, power or built-in perspective form"
+        return NotProved(
+            NotProvedReason.UTILITY, "the utility declares no entropy, power or built-in perspective form"
+        )
     name, values = stated
     expected = utility.mu(columns)
     if not np.all(np.abs(values - expected) <= FORM_RTOL * (1.0 + np.abs(expected))):
-        return f"its declared {name} form disagrees with μ"
+        return NotProved(NotProvedReason.UTILITY, f"its declared {name} form disagrees with μ")
     return None
 
 
@@ -297,16 +300,16 @@ def _upper_xlogx_values(t: FloatArray) -> FloatArray:
 
 def _box(
     cone: RowCone, utility: SubConvexUtility, nu: FloatArray, deadline: float
-) -> tuple[FloatArray, tuple[float, float]] | str:
+) -> tuple[FloatArray, tuple[float, float]] | NotProved:
     """``[l_x, u_x]`` per input on the slice (rows of an ``n × 2`` array) and the range of ``pᵀw`` (the
     entropy form's ``q``; ``(0, 0)`` for other forms), each end proved by an LP's duals."""
     lp = SliceMaximiser(cone.matrix(), nu)
 
-    def extremes(c: FloatArray) -> tuple[float, float] | str:
+    def extremes(c: FloatArray) -> tuple[float, float] | NotProved:
         ends = []
         for sign in (-1.0, 1.0):
             found = lp.maximum(sign * c, deadline - time.perf_counter())
-            if isinstance(found, str):
+            if isinstance(found, NotProved):
                 return found
             ends.append(sign * found[2])
         return ends[0], ends[1]
@@ -315,8 +318,8 @@ def _box(
     box = np.zeros((n, 2))
     for x in range(n):
         found = extremes(np.eye(n)[x])
-        if isinstance(found, str):
-            return f"bounding w_{x}: {found}"
+        if isinstance(found, NotProved):
+            return NotProved(found.reason, f"bounding w_{x}: {found}")
         box[x] = found
     box[:, 0] = np.clip(box[:, 0], 0.0, None)
     box[:, 1] = np.maximum(box[:, 1], box[:, 0])
@@ -324,10 +327,10 @@ def _box(
     if entropy is None:
         return box, (0.0, 0.0)
     q_range = extremes(np.asarray(entropy.p, dtype=np.float64))
-    if isinstance(q_range, str):
-        return f"bounding pᵀw: {q_range}"
+    if isinstance(q_range, NotProved):
+        return NotProved(q_range.reason, f"bounding pᵀw: {q_range}")
     if not q_range[0] > 0.0:
-        return "pᵀw reaches 0 on the slice"
+        return NotProved(NotProvedReason.NUMERICS, "pᵀw reaches 0 on the slice")
     return box, q_range
 
 
@@ -338,16 +341,16 @@ def maximise_ratio(
     weights: FloatArray,
     limit: float,
     deadline: float,
-) -> SpatialMaximum | str:
+) -> SpatialMaximum | NotProved:
     """SCIP's proved bound on ``max R`` over the cone (module docstring), stopping once it proves
     ``<= limit``; or why there is none. SCIP runs in a child process (:func:`~privopt.solvers.subprocess_call.call_with_timeout`):
     stopped at the deadline whatever it is doing, and an abort of its LP solver is a failed proof,
     not a crash of the caller."""
     seconds = deadline - time.perf_counter()
     if seconds <= 0.0:
-        return "the time limit was reached"
+        return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
     try:
-        found: SpatialMaximum | str = call_with_timeout(
+        found: SpatialMaximum | NotProved = call_with_timeout(
             _maximise,
             (
                 cone,
@@ -362,19 +365,19 @@ def maximise_ratio(
             progress=False,
         )
     except BackendTimeout:
-        return f"SCIP did not finish within {seconds:.3g} s"
+        return NotProved(NotProvedReason.DEADLINE, f"SCIP did not finish within {seconds:.3g} s")
     except BackendError as exc:
-        return f"SCIP failed: {exc}"
+        return NotProved(NotProvedReason.NUMERICS, f"SCIP failed: {exc}")
     return found
 
 
 def _maximise(
     cone: RowCone, utility: SubConvexUtility, lam: FloatArray, nu: FloatArray, limit: float, deadline: float
-) -> SpatialMaximum | str:
+) -> SpatialMaximum | NotProved:
     from pyscipopt import quicksum
 
     bounded = _box(cone, utility, nu, deadline)
-    if isinstance(bounded, str):
+    if isinstance(bounded, NotProved):
         return bounded
     box, q_range = bounded
     failure = ""
@@ -382,7 +385,7 @@ def _maximise(
         statement = _Statement(cone, utility, nu, box, q_range)
         magnitude = float(np.abs(lam) @ box[:, 1]) + statement.magnitude
         if not np.isfinite(magnitude):
-            return "μ is not bounded on the slice (bᵀw reaches 0)"
+            return NotProved(NotProvedReason.NUMERICS, "μ is not bounded on the slice (bᵀw reaches 0)")
         model = statement.model
         for name, value in settings:
             model.setParam(name, value)
@@ -400,7 +403,9 @@ def _maximise(
             failure = str(exc)
             continue
         return _verdict(model, statement, magnitude)
-    return f"SCIP's LP solver failed with every setting tried ({failure})"
+    return NotProved(
+        NotProvedReason.NUMERICS, f"SCIP's LP solver failed with every setting tried ({failure})"
+    )
 
 
 def _margin(bound: float, magnitude: float) -> float:

@@ -66,6 +66,7 @@ import numpy as np
 
 from privopt.certificates.envelope import EnvelopeForm
 from privopt.certificates.objective import core_mu, entropy_prior, entropy_scale
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.certificates.spatial import form_disagreement
 from privopt.tolerances import CHECK_DETERMINANT_RTOL, CHECK_FORMED_ULPS, CHECK_ROUNDING_RTOL
 from privopt.utilities import PerspectiveForm, SubConvexUtility
@@ -104,9 +105,9 @@ def ldp_factor(form: EnvelopeForm) -> float | None:
     return form.factor
 
 
-def applies(form: EnvelopeForm | str, utility: SubConvexUtility) -> bool:
+def applies(form: EnvelopeForm | NotProved, utility: SubConvexUtility) -> bool:
     """Whether :func:`maximise_ratio` takes this cone and utility."""
-    if isinstance(form, str) or ldp_factor(form) is None:
+    if isinstance(form, NotProved) or ldp_factor(form) is None:
         return False
     return (
         utility.entropy_form() is not None
@@ -123,7 +124,7 @@ def maximise_ratio(
     claim: float,
     limit: float,
     deadline: float,
-) -> StaircaseMaximum | str:
+) -> StaircaseMaximum | NotProved:
     """Prove ``max_K R <= limit`` (aiming at ``claim``), refute it with a column, or say why neither
     was done (module docstring)."""
     factor = ldp_factor(form)
@@ -134,9 +135,12 @@ def maximise_ratio(
     if not (
         np.all(np.isfinite(lam)) and np.all(np.isfinite(nu)) and math.isfinite(claim) and math.isfinite(limit)
     ):
-        return "the claim holds a value that is not finite (NaN or ±inf)"
+        return NotProved(NotProvedReason.CLAIM, "the claim holds a value that is not finite (NaN or ±inf)")
     if np.any(nu < 0.0) or not float(nu.sum()) > 0.0:
-        return "ν has a negative entry or νᵀw = 0 on a non-zero column: the normalisation does not bound the cone"
+        return NotProved(
+            NotProvedReason.CLAIM,
+            "ν has a negative entry or νᵀw = 0 on a non-zero column: the normalisation does not bound the cone",
+        )
     level = claim + 0.5 * (limit - claim)
     prior, power, perspective = entropy_prior(utility), utility.power_form(), utility.perspective_form()
     if prior is not None:
@@ -351,7 +355,7 @@ class _Concave:
     def _seconds(self) -> float:
         return time.perf_counter() - self.start
 
-    def run(self) -> StaircaseMaximum | str:
+    def run(self) -> StaircaseMaximum | NotProved:
         m = self.order.size
         width = (m + 7) // 8
         stack: list[tuple[int, FloatArray, FloatArray, np.ndarray, np.ndarray]] = [
@@ -359,7 +363,9 @@ class _Concave:
         ]
         while stack:
             if time.perf_counter() > self.deadline:
-                return f"the time limit was reached after {self.nodes:,} states"
+                return NotProved(
+                    NotProvedReason.DEADLINE, f"the time limit was reached after {self.nodes:,} states"
+                )
             depth, a, ell, closed, bits = stack.pop()
             self.nodes += a.size
             if depth == m:  # leaves: exact values
@@ -416,7 +422,7 @@ def _divergence(
     limit: float,
     deadline: float,
     start: float,
-) -> StaircaseMaximum | str:
+) -> StaircaseMaximum | NotProved:
     """Enumerate the arrangement's cells at ``level`` (module docstring); move the level up to the
     largest ratio met while that stays within ``limit``."""
     k = factor - 1.0
@@ -429,19 +435,22 @@ def _divergence(
         ell = k * (lam + level * nu)
         constant = float(lam.sum()) + level * mass
         masks = _cells(np.column_stack([p0, p1, ell]), deadline)
-        if isinstance(masks, str):
+        if isinstance(masks, NotProved):
             return masks
         nodes += len(masks)
         top, top_margin, excess = -np.inf, 0.0, -np.inf
         for first in range(0, len(masks), _CHUNK):
             if time.perf_counter() > deadline:
-                return "the time limit was reached while evaluating the arrangement's cells"
+                return NotProved(
+                    NotProvedReason.DEADLINE,
+                    "the time limit was reached while evaluating the arrangement's cells",
+                )
             chunk = masks[first : first + _CHUNK]
             chosen = chunk.astype(np.float64)
             rays = 1.0 + k * chosen
             mu = np.asarray(form.perspective(rays @ p0, rays @ p1), dtype=np.float64)
             if not np.all(np.isfinite(mu)):
-                return "μ is not finite at a staircase column"
+                return NotProved(NotProvedReason.NUMERICS, "μ is not finite at a staircase column")
             weight = rays @ nu
             ratio = (mu - rays @ lam) / weight
             ratio_margin = CHECK_ROUNDING_RTOL * (np.abs(mu) + rays @ np.abs(lam) + 1.0) / weight
@@ -474,7 +483,9 @@ def _divergence(
         if not top + top_margin > level:
             break
         level = top + top_margin  # a subset above the level, within the limit: Dinkelbach's next level
-    return "a staircase column's ratio is within rounding of the claim's limit"
+    return NotProved(
+        NotProvedReason.NUMERICS, "a staircase column's ratio is within rounding of the claim's limit"
+    )
 
 
 def _exact(values: FloatArray) -> list[int]:
@@ -492,7 +503,7 @@ def _dot(u: tuple[int, int, int], v: tuple[int, int, int]) -> int:
     return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
 
 
-def _cells(vectors: FloatArray, deadline: float) -> np.ndarray | str:
+def _cells(vectors: FloatArray, deadline: float) -> np.ndarray | NotProved:
     """Subsets ``{x : u·g_x > 0}`` of every full-dimensional cell of the arrangement ``{u·g_x = 0}``
     (``g_x`` the rows of ``vectors``; module docstring), with ``∅`` and every input; may repeat."""
     n = vectors.shape[0]
@@ -504,7 +515,10 @@ def _cells(vectors: FloatArray, deadline: float) -> np.ndarray | str:
     found_pair = False
     for i in range(n):
         if time.perf_counter() > deadline:
-            return "the time limit was reached while enumerating the arrangement's cells"
+            return NotProved(
+                NotProvedReason.DEADLINE,
+                "the time limit was reached while enumerating the arrangement's cells",
+            )
         j = np.arange(i + 1, n)
         if j.size == 0:
             continue

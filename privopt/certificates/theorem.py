@@ -23,6 +23,7 @@ import numpy as np
 from scipy.optimize import linprog, nnls
 
 from privopt.certificates.objective import entropy_prior, entropy_scale, xlogx
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_MEMBERSHIP_ATOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import ConcaveUtility, SubConvexUtility
@@ -39,7 +40,7 @@ def _in_hull(vectors: np.ndarray, point: np.ndarray) -> bool:
     return bool(residual <= CHECK_MEMBERSHIP_ATOL)
 
 
-def ldp_mi_bound(p_s: np.ndarray, factor: float) -> float | str:
+def ldp_mi_bound(p_s: np.ndarray, factor: float) -> float | NotProved:
     """An upper bound on ``max I(S;Y)`` over ``log F``-LDP channels from ``S ~ p_s`` (module docstring)."""
     k = p_s.size
     patterns = np.array(list(itertools.product((1.0, factor), repeat=k)))
@@ -48,7 +49,7 @@ def ldp_mi_bound(p_s: np.ndarray, factor: float) -> float | str:
     mu = xlogx(columns) @ p_s - xlogx(q)
     result = linprog(-mu, A_eq=columns.T, b_eq=np.ones(k), bounds=(0.0, None), method="highs")
     if result.status != 0:
-        return f"the LDP vertex LP failed ({result.message})"
+        return NotProved(NotProvedReason.NUMERICS, f"the LDP vertex LP failed ({result.message})")
     duals = -np.asarray(result.eqlin.marginals, dtype=np.float64)
     reduced = mu - columns @ duals
     margin = CHECK_ROUNDING_RTOL * (np.abs(xlogx(columns)) @ p_s + np.abs(columns) @ np.abs(duals) + 1.0)
@@ -60,20 +61,20 @@ def chain_rule_bound(
     utility: SubConvexUtility | ConcaveUtility,
     parameters: dict[str, Any],
     deadline: float,
-) -> float | str:
+) -> float | NotProved:
     """The chain-rule bound on the utility (module docstring), or why it does not apply."""
     prior = entropy_prior(utility) if isinstance(utility, SubConvexUtility) else None
     if prior is None:
-        return "the chain rule bounds mutual information (and NMI) only"
+        return NotProved(NotProvedReason.UTILITY, "the chain rule bounds mutual information (and NMI) only")
     shape = tuple(int(v) for v in parameters.get("shape", ()))
     if len(shape) != 2 or shape[0] * shape[1] != cone.n_inputs:
-        return f"the inputs are not S × U of the stated shape {shape}"
+        return NotProved(NotProvedReason.CONE, f"the inputs are not S × U of the stated shape {shape}")
     n_u = shape[1]
     joint = prior.reshape(shape)
     p_s = joint.sum(axis=1)
     support = [int(s) for s in np.flatnonzero(p_s > 0.0)]
     if len(support) > MAX_SENSITIVE:
-        return f"|S| = {len(support)} is above {MAX_SENSITIVE}"
+        return NotProved(NotProvedReason.SIZE, f"|S| = {len(support)} is above {MAX_SENSITIVE}")
     conditionals = {s: np.zeros(cone.n_inputs) for s in support}
     for s in support:
         conditionals[s][s * n_u : (s + 1) * n_u] = joint[s] / p_s[s]
@@ -85,16 +86,16 @@ def chain_rule_bound(
     factor = 0.0
     for s, t in itertools.permutations(support, 2):
         if time.perf_counter() > deadline:
-            return "the time limit was reached"
+            return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
         usable = [b.factor for b in cone.blocks if member[b.numerator, s] and member[b.denominator, t]]
         if not usable:
-            return f"no block of the cone bounds P(y|s={s}) by P(y|s={t})"
+            return NotProved(NotProvedReason.CONE, f"no block of the cone bounds P(y|s={s}) by P(y|s={t})")
         factor = max(factor, min(usable))
     if len(support) < 2:
         value = 0.0
     else:
         found = ldp_mi_bound(p_s[support], factor)
-        if isinstance(found, str):
+        if isinstance(found, NotProved):
             return found
         value = found
     h_s = -float(np.sum(xlogx(p_s)))

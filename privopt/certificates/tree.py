@@ -31,6 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from privopt.certificates.objective import entropy_prior, entropy_scale
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.tolerances import CHECK_ROUNDING_RTOL, CHECK_TREE_FORM_RTOL, CHECK_TREE_WEIGHTS_RTOL
 from privopt.utilities import SubConvexUtility
@@ -65,16 +66,18 @@ class TreeForm:
     fall: np.ndarray
 
 
-def tree_form(cone: RowCone) -> TreeForm | str:
+def tree_form(cone: RowCone) -> TreeForm | NotProved:
     """The checker's reading of ``cone`` as a tree cone, or why it is not one."""
     n = cone.n_inputs
     if n > MAX_INPUTS:
-        return f"the tree method closes the bounds of at most {MAX_INPUTS} inputs, not {n}"
+        return NotProved(
+            NotProvedReason.SIZE, f"the tree method closes the bounds of at most {MAX_INPUTS} inputs, not {n}"
+        )
     where, weight = [], []
     for group in cone.groups:
         nonzero = np.flatnonzero(group.vectors)
         if group.vectors.shape[0] != 1 or nonzero.size != 1 or group.vectors[0, nonzero[0]] <= 0.0:
-            return "its statistics are not single inputs"
+            return NotProved(NotProvedReason.CONE, "its statistics are not single inputs")
         where.append(int(nonzero[0]))
         weight.append(float(group.vectors[0, nonzero[0]]))
     closed = np.full((n, n), np.inf)
@@ -85,13 +88,15 @@ def tree_form(cone: RowCone) -> TreeForm | str:
             closed[a, b], block.log_factor + math.log(weight[block.denominator] / weight[block.numerator])
         )
     if not cone.blocks or np.any(np.diag(closed) < 0.0):
-        return "it has no ratio pairs, or one that bounds an input below itself"
+        return NotProved(
+            NotProvedReason.CONE, "it has no ratio pairs, or one that bounds an input below itself"
+        )
     for c in range(n):
         closed = np.minimum(closed, closed[:, c : c + 1] + closed[c : c + 1, :])
     if np.any(np.diag(closed) < -CHECK_TREE_FORM_RTOL):
-        return "its pairs admit only the zero column"
+        return NotProved(NotProvedReason.CONE, "its pairs admit only the zero column")
     if np.any(np.isfinite(closed) != np.isfinite(closed.T)):
-        return "a pair is bounded one way only"
+        return NotProved(NotProvedReason.CONE, "a pair is bounded one way only")
     detour = np.full((n, n), np.inf)
     for c in range(n):
         through = closed[:, c : c + 1] + closed[c : c + 1, :]
@@ -104,7 +109,7 @@ def tree_form(cone: RowCone) -> TreeForm | str:
     return _forest(closed, essential)
 
 
-def _forest(closed: FloatArray, essential: np.ndarray) -> TreeForm | str:
+def _forest(closed: FloatArray, essential: np.ndarray) -> TreeForm | NotProved:
     """The essential pairs as rooted trees, if they form a forest that reproduces ``closed``."""
     n = closed.shape[0]
     parent = np.full(n, -1, dtype=np.intp)
@@ -121,25 +126,25 @@ def _forest(closed: FloatArray, essential: np.ndarray) -> TreeForm | str:
                 if y == parent[x]:
                     continue
                 if seen[y]:
-                    return "its essential pairs form a cycle"
+                    return NotProved(NotProvedReason.CONE, "its essential pairs form a cycle")
                 seen[y], parent[y] = True, x
                 order.append(int(y))
                 queue.append(int(y))
         members = np.array(order, dtype=np.intp)
         if not np.all(np.isfinite(closed[np.ix_(members, members)])):
-            return "its essential pairs do not join every bounded pair"
+            return NotProved(NotProvedReason.CONE, "its essential pairs do not join every bounded pair")
         components.append(members[::-1].copy())  # post-order: every child before its parent
     child = np.flatnonzero(parent >= 0)
     unit = _lattice_unit(np.concatenate([closed[child, parent[child]], closed[parent[child], child]]))
     if unit is None:
-        return "its edge bounds are not multiples of one unit"
+        return NotProved(NotProvedReason.CONE, "its edge bounds are not multiples of one unit")
     rise = np.zeros(n, dtype=np.int64)
     fall = np.zeros(n, dtype=np.int64)
     rise[child] = np.rint(closed[child, parent[child]] / unit)
     fall[child] = np.rint(closed[parent[child], child] / unit)
     form = TreeForm(unit, tuple(components), parent, rise, fall)
     if not _paths_agree(form, closed):
-        return "its closed bounds are not the sums along the forest's paths"
+        return NotProved(NotProvedReason.CONE, "its closed bounds are not the sums along the forest's paths")
     return form
 
 
@@ -202,16 +207,21 @@ class TreeProof:
     seconds: float
 
 
-def applicability(utility: SubConvexUtility, weights: FloatArray) -> str | None:
+def applicability(utility: SubConvexUtility, weights: FloatArray) -> NotProved | None:
     """Why the tree method does not apply to ``(utility, weights)``, or ``None``."""
     p = entropy_prior(utility)
     if p is None:
-        return "the tree method needs an entropy form (mutual information: μ separable on pᵀw = 1)"
+        return NotProved(
+            NotProvedReason.UTILITY,
+            "the tree method needs an entropy form (mutual information: μ separable on pᵀw = 1)",
+        )
     if (
         p.shape != np.shape(weights)
         or np.max(np.abs(np.asarray(weights) - p)) > CHECK_TREE_WEIGHTS_RTOL * p.max()
     ):
-        return "the tree method needs the normalisation ν = p (the utility's prior)"
+        return NotProved(
+            NotProvedReason.CLAIM, "the tree method needs the normalisation ν = p (the utility's prior)"
+        )
     return None
 
 

@@ -19,6 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from privopt.certificates.objective import core_mu
+from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.compiler.estimate import VertexEstimate
 from privopt.solvers.errors import BackendError, BackendTimeout
@@ -96,13 +97,16 @@ def maximise_ratio(
     duals: FloatArray,
     weights: FloatArray,
     time_limit: float,
-) -> VertexMaximum | str:
+) -> VertexMaximum | NotProved:
     """``max_w (μ(w) − λᵀw)/νᵀw`` over the cone through its exact vertices, or why it was not found."""
     start = time.perf_counter()
     n = cone.n_inputs
     estimate = VertexEstimate.for_slice(n, cone.n_rows)
     if estimate.log10_bound > MAX_LOG10_VERTICES:
-        return f"the slice may have {estimate.bound_text} vertices, too many to enumerate exactly"
+        return NotProved(
+            NotProvedReason.SIZE,
+            f"the slice may have {estimate.bound_text} vertices, too many to enumerate exactly",
+        )
     rows = exact_rows(cone)
     try:
         if len(rows) <= IN_PROCESS_ROWS:
@@ -112,17 +116,22 @@ def maximise_ratio(
                 enumerate_slice, (rows, n), time_limit, "certificate check: exact vertices", progress=False
             )
     except BackendTimeout:
-        return f"the exact enumeration did not finish within {time_limit:.3g} s"
+        return NotProved(
+            NotProvedReason.DEADLINE, f"the exact enumeration did not finish within {time_limit:.3g} s"
+        )
     except BackendError as exc:
-        return f"the exact enumeration failed: {exc}"
+        return NotProved(NotProvedReason.NUMERICS, f"the exact enumeration failed: {exc}")
     if len(vertices) == 0:
-        return "the cone contains no non-zero column"
+        return NotProved(NotProvedReason.CONE, "the cone contains no non-zero column")
     mu = core_mu(utility, vertices.T)
     if not np.all(np.isfinite(mu)):
-        return "μ is not finite at a vertex of the cone"
+        return NotProved(NotProvedReason.NUMERICS, "μ is not finite at a vertex of the cone")
     N = vertices @ weights
     if not np.all(N > 0.0):
-        return "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone"
+        return NotProved(
+            NotProvedReason.CLAIM,
+            "a non-zero column of the cone has νᵀw = 0: the normalisation does not bound the cone",
+        )
     f = mu - vertices @ duals
     ratio = f / N
     index = int(np.argmax(ratio))
