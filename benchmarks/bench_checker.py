@@ -24,7 +24,7 @@ from privopt.certificates import NotProved, SliceBound, check_bound, envelope
 from privopt.experiments.figures.adult import adult_available, adult_joint
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation, seed_columns
-from privopt.routes.pricing import PricingRequest, envelope_pricer
+from privopt.routes.pricing import PricingRequest, Refusal, envelope_pricer
 from privopt.tolerances import GAP_TOLERANCE
 
 #: Pairs beyond the event enumeration, smallest first.
@@ -64,7 +64,7 @@ def _rows(sensitive: str, public: str, eps: float, colgen_seconds: float) -> lis
         return [(label, "no certificate from column generation")]
     duals, value = result.certificate.duals, result.lower
     pricer = envelope_pricer(data.utility, data.cone)
-    assert not isinstance(pricer, str)
+    assert not isinstance(pricer, Refusal)
     start = time.perf_counter()
     outcome = pricer.price(
         duals, PricingRequest(tolerance=0.5 * GAP_TOLERANCE * max(abs(value), 1e-3), max_nodes=10**7)

@@ -24,7 +24,7 @@ from benchmarks.timing import peak_mib, report
 from privopt.certificates import SliceBound, check_bound
 from privopt.routes.colgen import ColumnGenerationOptions
 from privopt.routes.colgen_route import column_generation
-from privopt.routes.pricing import PricingRequest
+from privopt.routes.pricing import PricingRequest, Refusal
 from privopt.routes.pricing.certificate import certified_pricer
 from privopt.routes.pricing.staircase import prior_free_bound
 from privopt.tolerances import GAP_TOLERANCE
@@ -69,7 +69,7 @@ def _dual_row(n: int) -> tuple[str, str]:
     data = po.Problem(po.LDP(1.0), utility).get_problem_data()
     result = column_generation(utility, data.cone, ColumnGenerationOptions(progress=False))
     pricer = certified_pricer(utility, data.cone)
-    assert not isinstance(pricer, str)
+    assert not isinstance(pricer, Refusal)
     start = time.perf_counter()
     tolerance = 0.5 * GAP_TOLERANCE * max(abs(result.lower), 1e-3)
     outcome = pricer.price(result.duals, PricingRequest(tolerance=tolerance, max_nodes=10**8))

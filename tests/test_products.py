@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import privopt as po
+from privopt.routes.pricing import Refusal
 from privopt.routes.pricing.blocks import BlockTable
 from tests.test_independent_reporting import random_ball
 
@@ -22,7 +23,7 @@ def test_product_pricing_reaches_the_exact_enumerations_optimum(shape, eps, seed
 
     # Built directly: the route itself prices over products only where enumeration is predicted slow.
     pricer = envelope_pricer(problem.utility, data.cone)
-    assert not isinstance(pricer, str)
+    assert not isinstance(pricer, Refusal)
     products = ProductPricer(pricer)
     solution = problem._finish(
         data,
@@ -88,7 +89,7 @@ def test_the_flat_combinations_price_as_each_configuration_enumerated_and_respec
     F = random_ball(np.random.default_rng(4), (3, 3), 1000)
     problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center))
     pricer = envelope_pricer(problem.utility, problem.get_problem_data().cone)
-    assert not isinstance(pricer, str)
+    assert not isinstance(pricer, Refusal)
     products = ProductPricer(pricer)
     # The layout holds a 32-bit index per block and four 8-byte numbers per combination: a budget a
     # byte short of it is refused, exactly that much is enough, and it is what the arrays hold.
@@ -146,7 +147,7 @@ def test_product_pricing_returns_each_configurations_best_column_once():
     problem = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center))
     data = problem.get_problem_data()
     pricer = envelope_pricer(problem.utility, data.cone)
-    assert not isinstance(pricer, str)
+    assert not isinstance(pricer, Refusal)
     products = ProductPricer(pricer)
     duals = np.random.default_rng(5).uniform(0.0, 0.2, data.n_inputs)
     best, columns = products.price(duals, 8, -np.inf)
