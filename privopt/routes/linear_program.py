@@ -49,7 +49,13 @@ from privopt.routes.base import (
 from privopt.routes.colgen_options import relative_gap
 from privopt.routes.colgen_route import column_generation
 from privopt.routes.pricing.slice_lp import into_cone
-from privopt.routes.row_generation import INITIAL_PAIRS, ROUND_TABLE_BYTES, PairRows, solve_by_rows
+from privopt.routes.row_generation import (
+    INITIAL_PAIRS,
+    ROUND_TABLE_BYTES,
+    PairRows,
+    RowGeneration,
+    solve_by_rows,
+)
 from privopt.solvers.lp import new_highs
 from privopt.tolerances import GAP_OPTIMAL_RTOL
 from privopt.utilities import AffinePieces
@@ -207,7 +213,13 @@ class LinearProgramRoute:
         seconds = {"build": time.perf_counter() - start}
         start = time.perf_counter()
         solved = _read_off(system, C, offset, data, "ROWS" if by_rows else solver, deadline)
-        note = f" (row generation: {solved.rounds} rounds, {solved.held:,} of {k * m:,} rows)" if by_rows else ""
+        note = ""
+        if solved.generation is not None:
+            found = solved.generation
+            note = (
+                f" (row and output generation: {found.rounds} LPs over {found.outputs} of {k} outputs and "
+                f"{found.held:,} of {k * m:,} rows, {found.pricing_lps} pricing LPs)"
+            )
         if solver == "CLARABEL" and requested is None and not solved.clean(data.cone):
             # An interior point left noise that no move into the cone removes (an output of noise on a
             # degenerate cone, e.g. ε = 0), or stopped short on a badly scaled one: HiGHS's crossover
@@ -294,8 +306,7 @@ class _Solved:
     value: float
     upper: float
     beta: sp.csr_matrix
-    rounds: int = 1
-    held: int = 0
+    generation: RowGeneration | None = None
 
     def clean(self, cone: RowCone) -> bool:
         """Whether the design lies in the cone to rounding and the bound closes the gap."""
@@ -308,9 +319,10 @@ def _read_off(
 ) -> _Solved:
     """Solve the LP with ``solver`` and read off the design and the bound of its multipliers."""
     n = C.shape[0]
-    rounds, held = 1, 0
+    generation = None
     if solver == "ROWS":
-        x, weights, rounds, held = _solve_rows(system, C, data, remaining(deadline))
+        generation = _solve_rows(system, C, data, remaining(deadline))
+        x, weights = generation.columns, generation.weights
     else:
         solve = _solve_clarabel if solver == "CLARABEL" else _solve_highs
         x, weights = solve(system, C, data, remaining(deadline))
@@ -322,7 +334,7 @@ def _read_off(
     upper = offset + float(reduced.max(axis=1).sum())
     value = float(np.sum(C * matrix)) + offset
     beta = _projected_duals(system, weights, data.cone.n_rows)
-    return _Solved(matrix, value, upper, beta, rounds, held)
+    return _Solved(matrix, value, upper, beta, generation)
 
 
 def _bytes(system: ColumnSystem, k: int, by_rows: bool) -> int:
@@ -339,7 +351,7 @@ def _bytes(system: ColumnSystem, k: int, by_rows: bool) -> int:
 
 def _solve_rows(
     system: ColumnSystem, C: FloatArray, data: ProblemData, seconds: float | None
-) -> tuple[FloatArray, FloatArray, int, int]:
+) -> RowGeneration:
     """The LP by row generation (:mod:`privopt.routes.row_generation`), with the route's messages."""
     try:
         found = solve_by_rows(system.rows, C, seconds, data.options.verbose)
@@ -349,7 +361,7 @@ def _solve_rows(
         raise LimitError(
             f"the linear program reached the time limit before its optimum. Remedies: {REMEDIES}"
         ) from None
-    return found.columns, found.weights, found.rounds, found.held
+    return found
 
 
 def _labelled(view: AffinePieces, columns: FloatArray, weights: FloatArray, k: int) -> FloatArray:

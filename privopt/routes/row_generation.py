@@ -49,6 +49,10 @@ from privopt.validation import FloatArray
 #: (measured on 10×10 Euclidean grids: 4 pairs 26 s, 8 pairs 20 s, 12 pairs 29 s with HiGHS rounds).
 INITIAL_PAIRS = 8
 
+#: Outputs in the first LP: all of them up to this many, else this many spread evenly over the labels
+#: (on a grid in row-major order, a spatial subsample); pricing brings back any that pay.
+FIRST_OUTPUTS = 100
+
 #: Bytes per (row, output) of a round's tables: the membership mask and the two sides of every row.
 ROUND_TABLE_BYTES = 24
 
@@ -151,7 +155,8 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
     deadline = None if seconds is None else time.perf_counter() + seconds
     table = _Rows(rows, k)
     table.held[PairRows.of(rows).initial(INITIAL_PAIRS), :] = True
-    outputs = np.arange(k)
+    outputs = np.arange(k) if k <= FIRST_OUTPUTS else np.unique(np.linspace(0, k - 1, FIRST_OUTPUTS).round())
+    outputs = outputs.astype(int)
     pricing_lps = 0
     left_out: np.ndarray = np.zeros(0, dtype=int)
     priced: list[tuple[float, FloatArray, int]] = []
