@@ -143,3 +143,26 @@ def test_the_lp_route_by_rows_matches_the_flat_lp_on_a_euclidean_grid(side: int,
     assert by_rows.certificate.checked
     assert by_rows.value == pytest.approx(flat.value, rel=1e-12, abs=1e-12)
     assert by_rows.certificate.audit.satisfied
+
+
+def test_the_vertex_polish_survives_a_crossover_that_crashes() -> None:
+    """HiGHS 1.16's crossover from a given point crashes on this instance's first restricted LP (a
+    segmentation fault in the process that calls it); the polish runs it in a child, so the caller gets
+    ``None`` or a vertex of the same LP, and lives on."""
+    from privopt.routes import row_generation as rg
+
+    rng = np.random.default_rng(0)
+    points = rng.uniform(0.0, 4.0, size=(16, 2))
+    rows = _pair_rows(points, 0.5)
+    d = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
+    C = -rng.dirichlet(np.ones(16))[:, None] * d
+    table = rg._Rows(rows, 16)
+    table.held[PairRows.of(rows).initial(rg.INITIAL_PAIRS), :] = True
+    outputs = np.arange(16)
+    columns, nu, beta = rg._restricted(table, C, outputs, None, False)
+    polished = rg._polish(table, C, outputs, columns, nu, beta, None)
+    if polished is not None:
+        vertex, _ = polished
+        held = rows[np.flatnonzero(table.held[:, 0])]
+        assert np.all(held @ vertex.T <= 1e-9)
+        assert float(np.sum(C * vertex.T)) >= float(np.sum(C * columns.T)) - 1e-9

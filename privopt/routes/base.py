@@ -10,11 +10,13 @@ result into a :class:`~privopt.Solution` after the independent audit.
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Hashable, Mapping
+import weakref
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 import scipy.linalg
@@ -193,6 +195,24 @@ class ProblemData:
                 f"vertex estimate: {self.estimate}",
             ]
         )
+
+
+Result = TypeVar("Result")
+
+
+def per_problem(function: Callable[[ProblemData], Result]) -> Callable[[ProblemData], Result]:
+    """``function(data)`` computed once per :class:`ProblemData` object while it lives (its identity is
+    its hash, and the cache holds it weakly): the recognisers that planning, the cost model and a route
+    each ask of the same problem build their pricers once."""
+    cache: weakref.WeakKeyDictionary[ProblemData, Result] = weakref.WeakKeyDictionary()
+
+    @functools.wraps(function)
+    def once(data: ProblemData) -> Result:
+        if data not in cache:
+            cache[data] = function(data)
+        return cache[data]
+
+    return once
 
 
 @dataclass(frozen=True, eq=False)

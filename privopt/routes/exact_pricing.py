@@ -14,7 +14,6 @@ from privopt.certificates import SliceBound
 from privopt.errors import LimitError
 from privopt.routes.base import ProblemData, RouteResult, SolveStats, matrix_from_columns, status_for
 from privopt.routes.colgen import start_master, starting_columns
-from privopt.routes.pricing import Refusal, envelope_pricer
 from privopt.routes.pricing.fdivergence import FDivergencePricer
 from privopt.routes.pricing.products import MAX_WORK, ProductPricer
 from privopt.routes.slice_check import checked
@@ -58,10 +57,8 @@ def exact_pricer(data: ProblemData, utility: SubConvexUtility) -> ExactPricer | 
     hull = fdivergence_pricing(data)
     if hull is not None:
         return FDivergencePricer(data.cone, *hull)
-    if product_pricing(data):
-        pricer = envelope_pricer(utility, data.cone)
-        if isinstance(pricer, Refusal):
-            return None
+    pricer = product_pricing(data)
+    if pricer is not None:
         products = ProductPricer(pricer)
         return products if products.work <= MAX_WORK else None
     return lip_pricing(data)
@@ -76,7 +73,7 @@ class ExactPricingStrategy:
     @staticmethod
     def accepts(data: ProblemData) -> str | None:
         """``None`` when the strategy applies, else why not."""
-        if product_pricing(data) or lip_pricing(data) is not None or fdivergence_pricing(data) is not None:
+        if any(found(data) is not None for found in (product_pricing, lip_pricing, fdivergence_pricing)):
             return None
         return "no exact pricer over the whole slice is predicted to beat enumeration"
 

@@ -42,6 +42,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from privopt.errors import InfeasibleError, LimitError, SolverError
+from privopt.solvers.errors import BackendError
+from privopt.solvers.subprocess_call import call_with_timeout
 from privopt.tolerances import ROW_GENERATION_PRICE_RTOL, ROW_GENERATION_RTOL
 from privopt.validation import FloatArray
 
@@ -183,7 +185,7 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
         outputs = np.union1d(outputs, back)
     else:
         raise SolverError(f"row generation went on for {MAX_ROUNDS} rounds without settling")
-    polished = _vertex(table, C, outputs, columns, nu, beta, deadline)
+    polished = _polish(table, C, outputs, columns, nu, beta, deadline)
     if polished is not None and not table.violated(polished[0], outputs).any():
         columns, beta = polished
     design = np.zeros((k, n))
@@ -237,6 +239,32 @@ def _restricted(
         beta[i, h] = np.clip(z[start : start + h.size], 0.0, None)
         start += h.size
     return columns, z[:n], beta
+
+
+def _polish(
+    table: _Rows,
+    C: FloatArray,
+    outputs: np.ndarray,
+    columns: FloatArray,
+    nu: FloatArray,
+    beta: FloatArray,
+    deadline: float | None,
+) -> tuple[FloatArray, FloatArray] | None:
+    """:func:`_vertex` in a forked child: HiGHS 1.16's ``crossover`` from a given point crashes the
+    process on some points (a segmentation fault, seen on restricted LPs before the last; measured in
+    this module's tests); ``None`` when the child dies or runs out of time."""
+    seconds = np.inf if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+    try:
+        found: tuple[FloatArray, FloatArray] | None = call_with_timeout(
+            _vertex,
+            (table, C, outputs, columns, nu, beta, None),
+            seconds,
+            "HiGHS's crossover",
+            progress=False,
+        )
+    except BackendError:
+        return None
+    return found
 
 
 def _vertex(

@@ -28,8 +28,8 @@ from importlib import resources
 
 import numpy as np
 
-from privopt.routes.base import ProblemData
-from privopt.routes.pricing import Refusal, envelope_pricer
+from privopt.routes.base import ProblemData, per_problem
+from privopt.routes.pricing import EnvelopePricer, Refusal, envelope_pricer
 from privopt.routes.pricing.envelope import slice_objective
 from privopt.routes.pricing.fdivergence import fdivergence_weights
 from privopt.routes.pricing.lip import MAX_SENSITIVE as LIP_MAX_SENSITIVE
@@ -94,24 +94,26 @@ PRICING_MIN_SECONDS = 0.15
 HULL_MAX_INPUTS = 64
 
 
-def product_pricing(data: ProblemData) -> bool:
-    """Whether the vertex route prices exactly over block-vertex products instead of enumerating
-    (back end ``"auto"``, mutual information on an envelope cone without self pairs, small products,
-    and an enumeration predicted to take longer than :data:`PRODUCT_MIN_SECONDS`)."""
+@per_problem
+def product_pricing(data: ProblemData) -> EnvelopePricer | None:
+    """The envelope pricer whose block-vertex products the vertex route prices exactly over instead of
+    enumerating (back end ``"auto"``, mutual information on an envelope cone without self pairs, small
+    products, and an enumeration predicted to take longer than :data:`PRODUCT_MIN_SECONDS`), else ``None``."""
     if data.options.backend != "auto" or not isinstance(data.utility, SubConvexUtility):
-        return False
+        return None
     if predicted_vertex_seconds(data, lifted=False) <= PRODUCT_MIN_SECONDS:
-        return False
+        return None
     pricer = envelope_pricer(data.utility, data.cone)
     if isinstance(pricer, Refusal):
-        return False
+        return None
     structure = pricer.structure
     if structure.self_pairs or structure.hub is not None or structure.free.size:  # products of blocks only
-        return False
+        return None
     sizes = [2**block.size + block.size * 2 ** (block.size - 1) for block in structure.blocks]
-    return float(np.prod(sizes, dtype=np.float64)) <= PRODUCT_EVENT_LIMIT
+    return pricer if float(np.prod(sizes, dtype=np.float64)) <= PRODUCT_EVENT_LIMIT else None
 
 
+@per_problem
 def lip_pricing(data: ProblemData) -> LipPricer | None:
     """The exact LIP pricer (:mod:`privopt.routes.pricing.lip`) when the cone is LIP's at a known
     distribution, the utility mutual information (or NMI) under that distribution and ``|S|`` small."""
@@ -130,6 +132,7 @@ def lip_pricing(data: ProblemData) -> LipPricer | None:
     return LipPricer(structure, objective)
 
 
+@per_problem
 def piecewise_pricing(data: ProblemData) -> FloatArray | None:
     """The linear pieces of a piecewise-linear utility (:mod:`privopt.routes.pricing.piecewise`) when
     the vertex route prices with them: back end ``"auto"`` and an enumeration predicted to take longer
@@ -144,6 +147,7 @@ def piecewise_pricing(data: ProblemData) -> FloatArray | None:
     return pieces
 
 
+@per_problem
 def fdivergence_pricing(data: ProblemData) -> tuple[PerspectiveForm, FloatArray] | None:
     """The perspective form and normalisation ``ν = (P0 + P1)/2`` of an f-divergence priced exactly on any cone
     (:mod:`privopt.routes.pricing.fdivergence`): back end ``"auto"``, ``ν`` positive, not total
@@ -171,7 +175,7 @@ def exact_pricing(data: ProblemData) -> bool:
     enumerating (block-vertex products on envelope cones, the LIP pricer, the hull of an
     f-divergence, or one LP per piece of a piecewise-linear utility): no vertex limit then."""
     return (
-        product_pricing(data)
+        product_pricing(data) is not None
         or lip_pricing(data) is not None
         or piecewise_pricing(data) is not None
         or fdivergence_pricing(data) is not None
