@@ -112,16 +112,7 @@ def solve_equality_lp(
     cost = _checked_inputs(c, (a_eq, b_eq, "a_eq", "b_eq"))
     matrix = sp.csc_matrix(np.asarray(a_eq, dtype=np.float64))
     rhs = np.asarray(b_eq, dtype=np.float64)
-    model = highspy.HighsLp()
-    model.num_col_, model.num_row_ = matrix.shape[1], matrix.shape[0]
-    model.col_cost_ = -cost  # HiGHS minimises
-    model.col_lower_ = np.zeros(matrix.shape[1])
-    model.col_upper_ = np.full(matrix.shape[1], highspy.kHighsInf)
-    model.row_lower_ = model.row_upper_ = rhs
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_ = matrix.indptr
-    model.a_matrix_.index_ = matrix.indices
-    model.a_matrix_.value_ = matrix.data
+    model = highs_lp(-cost, matrix, (rhs, rhs))  # HiGHS minimises
     highs = new_highs()
     highs.setOptionValue("output_flag", verbose)
     highs.setOptionValue("presolve", "off")
@@ -141,6 +132,37 @@ def solve_equality_lp(
         method="highs-ds",
         status="optimal",
     )
+
+
+def highs_lp(
+    cost: np.ndarray,
+    matrix: Any,
+    row_bounds: tuple[np.ndarray, np.ndarray],
+    col_bounds: tuple[np.ndarray, np.ndarray] | None = None,
+    *,
+    maximize: bool = False,
+) -> Any:
+    """A ``highspy.HighsLp`` for ``max``/``min cᵀx s.t. row_lower <= A x <= row_upper, col_lower <= x <=
+    col_upper`` (``col_bounds`` ``None``: ``x >= 0``), its matrix passed column-wise from a scipy sparse
+    ``matrix``; ``±highspy.kHighsInf`` marks a free side."""
+    import highspy
+    import scipy.sparse as sp
+
+    columns = sp.csc_matrix(matrix)
+    model = highspy.HighsLp()
+    model.num_col_, model.num_row_ = columns.shape[1], columns.shape[0]
+    model.col_cost_ = np.asarray(cost, dtype=np.float64)
+    if col_bounds is None:
+        col_bounds = (np.zeros(columns.shape[1]), np.full(columns.shape[1], highspy.kHighsInf))
+    model.col_lower_, model.col_upper_ = col_bounds
+    model.row_lower_, model.row_upper_ = row_bounds
+    if maximize:
+        model.sense_ = highspy.ObjSense.kMaximize
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_ = columns.indptr
+    model.a_matrix_.index_ = columns.indices
+    model.a_matrix_.value_ = columns.data
+    return model
 
 
 def new_highs() -> Any:

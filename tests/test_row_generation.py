@@ -160,7 +160,7 @@ def test_the_vertex_polish_survives_a_crossover_that_crashes() -> None:
     table.held[PairRows.of(rows).initial(rg.INITIAL_PAIRS), :] = True
     outputs = np.arange(16)
     columns, nu, beta = rg._restricted(table, C, outputs, None, False)
-    polished = rg._polish(table, C, outputs, columns, nu, beta, None)
+    polished = rg._polish(table, C, outputs, (columns, nu, beta), None)
     if polished is not None:
         vertex, _ = polished
         held = rows[np.flatnonzero(table.held[:, 0])]

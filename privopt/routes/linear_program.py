@@ -56,7 +56,7 @@ from privopt.routes.row_generation import (
     RowGeneration,
     solve_by_rows,
 )
-from privopt.solvers.lp import new_highs
+from privopt.solvers.lp import highs_lp, new_highs
 from privopt.tolerances import GAP_OPTIMAL_RTOL
 from privopt.utilities import AffinePieces
 from privopt.validation import FloatArray
@@ -399,20 +399,18 @@ def _solve_highs(
     width, m = n + system.auxiliary, system.rows.shape[0]
     cone_rows, sums = _blocks(system, C)
     matrix = sp.vstack([cone_rows, sums], format="csc")
-    model = highspy.HighsLp()
-    model.num_col_, model.num_row_ = k * width, k * m + n
-    model.col_cost_ = _cost(system, C)
     lower = np.zeros((k, width))
     lower[:, n:] = -highspy.kHighsInf
-    model.col_lower_ = lower.ravel()
-    model.col_upper_ = np.full(k * width, highspy.kHighsInf)
-    model.row_lower_ = np.concatenate([np.full(k * m, -highspy.kHighsInf), np.ones(n)])
-    model.row_upper_ = np.concatenate([np.zeros(k * m), np.ones(n)])
-    model.sense_ = highspy.ObjSense.kMaximize
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_ = matrix.indptr
-    model.a_matrix_.index_ = matrix.indices
-    model.a_matrix_.value_ = matrix.data
+    model = highs_lp(
+        _cost(system, C),
+        matrix,
+        (
+            np.concatenate([np.full(k * m, -highspy.kHighsInf), np.ones(n)]),
+            np.concatenate([np.zeros(k * m), np.ones(n)]),
+        ),
+        (lower.ravel(), np.full(k * width, highspy.kHighsInf)),
+        maximize=True,
+    )
     highs = new_highs()
     highs.setOptionValue("output_flag", data.options.verbose)
     highs.setOptionValue("solver", "ipm")

@@ -114,6 +114,10 @@ class PairRows:
         return np.union1d(self.general, self.index[keep])
 
 
+#: A restricted LP's solution as :func:`_restricted` returns it: the columns, ``ν`` and ``β``.
+Point = tuple[FloatArray, FloatArray, FloatArray]
+
+
 @dataclass(frozen=True)
 class RowGeneration:
     """What :func:`solve_by_rows` returns: the design (outputs × inputs), the multipliers (outputs ×
@@ -185,7 +189,7 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
         outputs = np.union1d(outputs, back)
     else:
         raise SolverError(f"row generation went on for {MAX_ROUNDS} rounds without settling")
-    polished = _polish(table, C, outputs, columns, nu, beta, deadline)
+    polished = _polish(table, C, outputs, (columns, nu, beta), deadline)
     if polished is not None and not table.violated(polished[0], outputs).any():
         columns, beta = polished
     design = np.zeros((k, n))
@@ -201,7 +205,7 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
 
 def _restricted(
     table: _Rows, C: FloatArray, outputs: np.ndarray, deadline: float | None, verbose: bool
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+) -> Point:
     """The LP over ``outputs`` and the rows held for each, by Clarabel: the columns (outputs × inputs),
     ``ν`` and the multipliers ``β`` (outputs × all rows, 0 off the held rows)."""
     import clarabel
@@ -242,13 +246,7 @@ def _restricted(
 
 
 def _polish(
-    table: _Rows,
-    C: FloatArray,
-    outputs: np.ndarray,
-    columns: FloatArray,
-    nu: FloatArray,
-    beta: FloatArray,
-    deadline: float | None,
+    table: _Rows, C: FloatArray, outputs: np.ndarray, point: Point, deadline: float | None
 ) -> tuple[FloatArray, FloatArray] | None:
     """:func:`_vertex` in a forked child: HiGHS 1.16's ``crossover`` from a given point crashes the
     process on some points (a segmentation fault, seen on restricted LPs before the last; measured in
@@ -257,7 +255,7 @@ def _polish(
     try:
         found: tuple[FloatArray, FloatArray] | None = call_with_timeout(
             _vertex,
-            (table, C, outputs, columns, nu, beta, None),
+            (table, C, outputs, point),
             seconds,
             "HiGHS's crossover",
             progress=False,
@@ -268,16 +266,11 @@ def _polish(
 
 
 def _vertex(
-    table: _Rows,
-    C: FloatArray,
-    outputs: np.ndarray,
-    columns: FloatArray,
-    nu: FloatArray,
-    beta: FloatArray,
-    deadline: float | None,
+    table: _Rows, C: FloatArray, outputs: np.ndarray, point: Point
 ) -> tuple[FloatArray, FloatArray] | None:
-    """The last restricted LP's optimal vertex, by HiGHS's crossover from Clarabel's solution: the
-    columns and multipliers (as :func:`_restricted`), or ``None`` when the crossover does not end optimal.
+    """The last restricted LP's optimal vertex, by HiGHS's crossover from Clarabel's ``point``: the
+    columns and multipliers (as :func:`_restricted`), or ``None`` when the crossover does not end optimal
+    (the caller, :func:`_polish`, bounds its time).
 
     An interior point meets the rows to an absolute tolerance, a large relative violation on a column of
     small mass, which moving the column into the cone pays for in value (6×6 grid: 3e-9); the vertex has
@@ -285,36 +278,32 @@ def _vertex(
     """
     import highspy
 
-    from privopt.solvers.lp import new_highs
+    from privopt.solvers.lp import highs_lp, new_highs
 
     n, count = C.shape[0], outputs.size
     held = [np.flatnonzero(table.held[:, y]) for y in outputs]
     blocks = sp.block_diag([table.rows[h] for h in held], format="csr")
     sums = sp.hstack([sp.eye(n)] * count, format="csr")
     matrix = sp.vstack([sums, blocks], format="csc")
-    model = highspy.HighsLp()
-    model.num_col_, model.num_row_ = n * count, matrix.shape[0]
-    model.col_cost_ = np.ascontiguousarray(C[:, outputs].T).ravel()
-    model.col_lower_ = np.zeros(n * count)
-    model.col_upper_ = np.full(n * count, highspy.kHighsInf)
-    model.row_lower_ = np.concatenate([np.ones(n), np.full(blocks.shape[0], -highspy.kHighsInf)])
-    model.row_upper_ = np.concatenate([np.ones(n), np.zeros(blocks.shape[0])])
-    model.sense_ = highspy.ObjSense.kMaximize
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_ = matrix.indptr
-    model.a_matrix_.index_ = matrix.indices
-    model.a_matrix_.value_ = matrix.data
+    infinity = highspy.kHighsInf
+    cost = np.ascontiguousarray(C[:, outputs].T).ravel()
+    free = np.full(blocks.shape[0], -infinity)
+    model = highs_lp(
+        cost,
+        matrix,
+        (np.concatenate([np.ones(n), free]), np.concatenate([np.ones(n), np.zeros(blocks.shape[0])])),
+        maximize=True,
+    )
     highs = new_highs()
     highs.setOptionValue("output_flag", False)
-    if deadline is not None:
-        highs.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
     highs.passModel(model)
+    columns, nu, beta = point
     start = highspy.HighsSolution()
     start.col_value = columns.ravel().tolist()
     start.row_value = (matrix @ columns.ravel()).tolist()
     row_duals = np.concatenate([nu] + [beta[i, h] for i, h in enumerate(held)])
     start.row_dual = row_duals.tolist()
-    start.col_dual = (model.col_cost_ - matrix.T @ row_duals).tolist()
+    start.col_dual = (cost - matrix.T @ row_duals).tolist()
     start.value_valid = start.dual_valid = True
     highs.crossover(start)
     if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
