@@ -56,6 +56,10 @@ INITIAL_PAIRS = 8
 #: (on a grid in row-major order, a spatial subsample); pricing brings back any that pay.
 FIRST_OUTPUTS = 100
 
+#: Outputs left out are priced once the rows a round adds are at most this share of those held (the
+#: restricted LP has nearly settled: its ``ν`` prices as the final one would), not only once none is.
+FEW_ROWS = 0.01
+
 #: Bytes per (row, output) of a round's tables: the membership mask and the two sides of every row.
 ROUND_TABLE_BYTES = 24
 
@@ -176,7 +180,7 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
             mass = columns.sum(axis=1)
             outputs = outputs[mass > MASS_SHARE * mass.max()]
             continue
-        if chosen.size:
+        if chosen.size > FEW_ROWS * table.held[:, outputs].sum():
             continue
         scale = max(float(np.abs(nu).sum()), 1.0)
         left_out = np.setdiff1d(np.arange(k), outputs)
@@ -186,6 +190,8 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
             y for y, (t, _, _) in zip(left_out, priced, strict=True) if t > ROW_GENERATION_PRICE_RTOL * scale
         ]
         if not back:
+            if chosen.size:
+                continue
             break
         outputs = np.union1d(outputs, back)
     else:
