@@ -210,6 +210,27 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
     )
 
 
+def _restricted_rows(
+    table: _Rows, n: int, outputs: np.ndarray
+) -> tuple[list[np.ndarray], sp.csr_matrix, sp.csr_matrix]:
+    """The restricted LP's rows over ``[w_y for y in outputs]``: the rows held for each output, the
+    ``n`` rows ``Σ_y w_y`` and the held rows output by output (block-diagonal)."""
+    held = [np.flatnonzero(table.held[:, y]) for y in outputs]
+    sums = sp.hstack([sp.eye(n)] * outputs.size, format="csr")
+    return held, sums, sp.block_diag([table.rows[h] for h in held], format="csr")
+
+
+def _scatter(held: list[np.ndarray], values: np.ndarray, m: int) -> FloatArray:
+    """The multipliers of the held rows (``values``, output by output as :func:`_restricted_rows` orders
+    them) as an (outputs × all ``m`` rows) array, clipped at 0."""
+    beta = np.zeros((len(held), m))
+    start = 0
+    for i, rows in enumerate(held):
+        beta[i, rows] = np.clip(values[start : start + rows.size], 0.0, None)
+        start += rows.size
+    return beta
+
+
 def _restricted(
     table: _Rows, C: FloatArray, outputs: np.ndarray, deadline: float | None, verbose: bool
 ) -> Point:
@@ -218,9 +239,7 @@ def _restricted(
     import clarabel
 
     n, count = C.shape[0], outputs.size
-    held = [np.flatnonzero(table.held[:, y]) for y in outputs]
-    blocks = sp.block_diag([table.rows[h] for h in held], format="csc")
-    sums = sp.hstack([sp.eye(n)] * count, format="csc")
+    held, sums, blocks = _restricted_rows(table, n, outputs)
     A = sp.vstack([sums, blocks, -sp.eye(n * count)], format="csc")
     b = np.concatenate([np.ones(n), np.zeros(blocks.shape[0] + n * count)])
     settings = clarabel.DefaultSettings()
@@ -244,12 +263,7 @@ def _restricted(
         raise SolverError(f"Clarabel did not solve a restricted LP of row generation: {status}")
     columns = np.clip(np.asarray(solution.x).reshape(count, n), 0.0, None)
     z = np.asarray(solution.z)
-    beta = np.zeros((count, table.rows.shape[0]))
-    start = n
-    for i, h in enumerate(held):
-        beta[i, h] = np.clip(z[start : start + h.size], 0.0, None)
-        start += h.size
-    return columns, z[:n], beta
+    return columns, z[:n], _scatter(held, z[n:], table.rows.shape[0])
 
 
 def _polish(
@@ -288,9 +302,7 @@ def _vertex(
     from privopt.solvers.lp import highs_lp, new_highs
 
     n, count = C.shape[0], outputs.size
-    held = [np.flatnonzero(table.held[:, y]) for y in outputs]
-    blocks = sp.block_diag([table.rows[h] for h in held], format="csr")
-    sums = sp.hstack([sp.eye(n)] * count, format="csr")
+    held, sums, blocks = _restricted_rows(table, n, outputs)
     matrix = sp.vstack([sums, blocks], format="csc")
     infinity = highspy.kHighsInf
     cost = np.ascontiguousarray(C[:, outputs].T).ravel()
@@ -317,13 +329,7 @@ def _vertex(
         return None
     solution = highs.getSolution()
     vertex = np.clip(np.asarray(solution.col_value).reshape(count, n), 0.0, None)
-    duals = np.asarray(solution.row_dual)[n:]
-    multipliers = np.zeros_like(beta)
-    start_row = 0
-    for i, h in enumerate(held):
-        multipliers[i, h] = np.clip(duals[start_row : start_row + h.size], 0.0, None)
-        start_row += h.size
-    return vertex, multipliers
+    return vertex, _scatter(held, np.asarray(solution.row_dual)[n:], table.rows.shape[0])
 
 
 def _price(table: _Rows, gain: FloatArray, y: int, deadline: float | None) -> tuple[float, FloatArray, int]:
