@@ -19,8 +19,9 @@ does not make):
    side, :data:`~privopt.tolerances.ROW_GENERATION_RTOL`), until none is.
 2. **Outputs.** After the first solve keep only the outputs that carry mass. An output ``y`` left out
    is priced with the multipliers ``ν`` of ``Σ_y w_y = 1``: ``t_y = max {(C_y − ν)ᵀw : R w <= 0, 1ᵀw = 1,
-   w >= 0}`` (one small LP, with its own rows generated the same way); outputs with ``t_y > 0`` come
-   back, with the rows their pricing found.
+   w >= 0}`` (one small LP, with its own rows generated the same way, kept between rounds so that a new
+   ``ν`` starts from the last optimal basis: :class:`_Pricing`); outputs with ``t_y > 0`` come back,
+   with the rows their pricing found.
 
 When no row is violated and no output prices positive, the restricted LP's optimum is the full LP's:
 its multipliers ``β_y >= 0`` with ``ν + Rᵀβ_y >= C_y``, and for an output left out the pricing LP's
@@ -37,7 +38,9 @@ LP 130 s (HiGHS); rows alone, HiGHS warm-started, 49–96 s; rows and outputs 10
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -168,9 +171,9 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
     table.held[PairRows.of(rows).initial(INITIAL_PAIRS), :] = True
     outputs = np.arange(k) if k <= FIRST_OUTPUTS else np.unique(np.linspace(0, k - 1, FIRST_OUTPUTS).round())
     outputs = outputs.astype(int)
-    pricing_lps = 0
+    pricing = _Pricing(table, deadline)
     left_out: np.ndarray = np.zeros(0, dtype=int)
-    priced: list[tuple[float, FloatArray, int]] = []
+    priced: list[tuple[float, FloatArray]] = []
     for rounds in range(1, MAX_ROUNDS + 1):
         columns, nu, beta = _restricted(table, C, outputs, deadline, verbose)
         violated = table.violated(columns, outputs)
@@ -184,16 +187,16 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
             continue
         scale = max(float(np.abs(nu).sum()), 1.0)
         left_out = np.setdiff1d(np.arange(k), outputs)
-        priced = [_price(table, C[:, y] - nu, int(y), deadline) for y in left_out]
-        pricing_lps += sum(lps for _, _, lps in priced)
+        priced = [pricing.price(C[:, y] - nu, int(y)) for y in left_out]
         back = [
-            y for y, (t, _, _) in zip(left_out, priced, strict=True) if t > ROW_GENERATION_PRICE_RTOL * scale
+            y for y, (t, _) in zip(left_out, priced, strict=True) if t > ROW_GENERATION_PRICE_RTOL * scale
         ]
         if not back:
             if chosen.size:
                 continue
             break
         outputs = np.union1d(outputs, back)
+        pricing.drop(back)
     else:
         raise SolverError(f"row generation went on for {MAX_ROUNDS} rounds without settling")
     polished = _polish(table, C, outputs, (columns, nu, beta), deadline)
@@ -203,10 +206,10 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
     design[outputs] = columns
     weights = np.zeros((k, rows.shape[0]))
     weights[outputs] = beta
-    for y, (_, multipliers, _) in zip(left_out, priced, strict=True):
+    for y, (_, multipliers) in zip(left_out, priced, strict=True):
         weights[y] = multipliers
     return RowGeneration(
-        design, weights, rounds, pricing_lps, int(table.held[:, outputs].sum()), outputs.size
+        design, weights, rounds, pricing.lps, int(table.held[:, outputs].sum()), outputs.size
     )
 
 
@@ -332,58 +335,81 @@ def _vertex(
     return vertex, _scatter(held, np.asarray(solution.row_dual)[n:], table.rows.shape[0])
 
 
-def _price(table: _Rows, gain: FloatArray, y: int, deadline: float | None) -> tuple[float, FloatArray, int]:
-    """``max {gainᵀw : R w <= 0, 1ᵀw = 1, w >= 0}`` for output ``y`` by HiGHS, rows generated from those
-    held for ``y`` (which it extends): the maximum, the multipliers of ``R``'s rows and the LPs solved."""
-    import highspy
+class _Pricing:
+    """The pricing LPs of the outputs left out, one HiGHS model per output kept between rounds: a new
+    ``ν`` changes only its costs, so each pricing starts from the last one's optimal basis, and the rows
+    generated for the output stay in its model."""
 
-    from privopt.solvers.lp import new_highs
+    def __init__(self, table: _Rows, deadline: float | None) -> None:
+        self.table, self.deadline = table, deadline
+        self.models: dict[int, tuple[Any, list[np.ndarray]]] = {}
+        self.lps = 0
 
-    n = gain.size
-    infinity = highspy.kHighsInf
-    highs = new_highs()
-    highs.setOptionValue("output_flag", False)
-    highs.addVars(n, np.zeros(n), np.full(n, infinity))
-    highs.changeColsCost(n, np.arange(n, dtype=np.int32), gain)
-    highs.changeObjectiveSense(highspy.ObjSense.kMaximize)
-    highs.addRow(1.0, 1.0, n, np.arange(n, dtype=np.int32), np.ones(n))
-    order: list[np.ndarray] = []
+    def drop(self, outputs: Iterable[int]) -> None:
+        """Forget the models of ``outputs`` (back in the restricted LP)."""
+        for y in outputs:
+            self.models.pop(int(y), None)
 
-    def add(chosen: np.ndarray) -> None:
-        block = table.rows[chosen].tocsr()
+    def price(self, gain: FloatArray, y: int) -> tuple[float, FloatArray]:
+        """``max {gainᵀw : R w <= 0, 1ᵀw = 1, w >= 0}`` for output ``y`` by HiGHS, rows generated from
+        those held for ``y`` (which it extends): the maximum and the multipliers of ``R``'s rows."""
+        import highspy
+
+        highs, order = self.models[y] if y in self.models else self._model(y, gain.size)
+        n, table = gain.size, self.table
+        highs.changeColsCost(n, np.arange(n, dtype=np.int32), gain)
+        for _ in range(MAX_ROUNDS):
+            self.lps += 1
+            if self.deadline is not None:
+                highs.setOptionValue("time_limit", max(self.deadline - time.perf_counter(), 1e-3))
+            highs.run()
+            status = highs.getModelStatus()
+            if status == highspy.HighsModelStatus.kTimeLimit:
+                raise LimitError("row generation reached the time limit while pricing an output")
+            if status != highspy.HighsModelStatus.kOptimal:
+                raise SolverError(f"HiGHS did not solve a pricing LP: {highs.modelStatusToString(status)}")
+            column = np.clip(np.asarray(highs.getSolution().col_value), 0.0, None)
+            violated = table.violated(column[None, :], np.array([y]))[:, 0]
+            if not violated.any():
+                break
+            self._add(highs, order, y, np.flatnonzero(violated))
+        else:
+            raise SolverError(f"pricing an output went on for {MAX_ROUNDS} LPs without settling")
+        duals = np.asarray(highs.getSolution().row_dual)[1:]  # a maximum: its <= rows' duals are >= 0
+        multipliers = np.zeros(table.rows.shape[0])
+        multipliers[np.concatenate(order)] = np.clip(duals, 0.0, None)
+        return float(highs.getInfo().objective_function_value), multipliers
+
+    def _model(self, y: int, n: int) -> tuple[Any, list[np.ndarray]]:
+        """Output ``y``'s model: ``1ᵀw = 1`` and the rows held for ``y``."""
+        import highspy
+
+        from privopt.solvers.lp import new_highs
+
+        highs = new_highs()
+        highs.setOptionValue("output_flag", False)
+        highs.addVars(n, np.zeros(n), np.full(n, highspy.kHighsInf))
+        highs.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        highs.addRow(1.0, 1.0, n, np.arange(n, dtype=np.int32), np.ones(n))
+        order: list[np.ndarray] = []
+        self._add(highs, order, y, np.flatnonzero(self.table.held[:, y]))
+        self.models[y] = (highs, order)
+        return highs, order
+
+    def _add(self, highs: Any, order: list[np.ndarray], y: int, chosen: np.ndarray) -> None:
+        """Rows ``chosen`` (``<= 0``) into output ``y``'s model, and held for ``y``."""
+        import highspy
+
+        block = self.table.rows[chosen].tocsr()
         size = chosen.size
         highs.addRows(
             size,
-            np.full(size, -infinity),
+            np.full(size, -highspy.kHighsInf),
             np.zeros(size),
             block.nnz,
             block.indptr[:-1].astype(np.int32),
             block.indices.astype(np.int32),
             block.data,
         )
-        table.held[chosen, y] = True
+        self.table.held[chosen, y] = True
         order.append(chosen)
-
-    add(np.flatnonzero(table.held[:, y]))
-    lps = 0
-    while lps < MAX_ROUNDS:
-        lps += 1
-        if deadline is not None:
-            highs.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
-        highs.run()
-        status = highs.getModelStatus()
-        if status == highspy.HighsModelStatus.kTimeLimit:
-            raise LimitError("row generation reached the time limit while pricing an output")
-        if status != highspy.HighsModelStatus.kOptimal:
-            raise SolverError(f"HiGHS did not solve a pricing LP: {highs.modelStatusToString(status)}")
-        column = np.clip(np.asarray(highs.getSolution().col_value), 0.0, None)
-        violated = table.violated(column[None, :], np.array([y]))[:, 0]
-        if not violated.any():
-            break
-        add(np.flatnonzero(violated))
-    else:
-        raise SolverError(f"pricing an output went on for {MAX_ROUNDS} LPs without settling")
-    duals = np.asarray(highs.getSolution().row_dual)[1:]  # HiGHS, a maximum: its <= rows' duals are >= 0
-    multipliers = np.zeros(table.rows.shape[0])
-    multipliers[np.concatenate(order)] = np.clip(duals, 0.0, None)
-    return float(highs.getInfo().objective_function_value), multipliers, lps
