@@ -10,7 +10,7 @@ from scipy.optimize import linprog
 
 import privopt as po
 from privopt.errors import LimitError
-from privopt.routes.row_generation import PairRows, solve_by_rows
+from privopt.routes.row_generation import PairRows, _separator, solve_by_rows
 
 
 def _pair_rows(points: np.ndarray, eps: float) -> sp.csr_matrix:
@@ -105,6 +105,21 @@ def test_outputs_left_out_are_priced_and_certified() -> None:
     assert found.outputs < 25
     assert found.pricing_lps > 0
     assert _certified(rows, C, found.weights) == pytest.approx(_flat(rows, C), rel=1e-7)
+
+
+def test_the_separator_adds_structure_and_no_values() -> None:
+    """The rows ``Σ_y w_y = 1`` reach Clarabel with ``n`` more columns whose entries are explicit zeros
+    in every row (what keeps them last in its ordering): the values are the rows', the structure a full
+    ``n × n`` block more, which a sparse matrix that drops its zeros would lose."""
+    n, outputs = 4, 3
+    sums = sp.hstack([sp.eye(n)] * outputs, format="csr")
+    padded = _separator(sums)
+    assert padded.shape == (n, n * outputs + n)
+    assert np.array_equal(padded.toarray()[:, : n * outputs], sums.toarray())
+    assert not padded.toarray()[:, n * outputs :].any()
+    assert padded.nnz == sums.nnz + n * n
+    structure = sp.csc_matrix((np.ones(padded.nnz), padded.indices, padded.indptr), shape=padded.shape)
+    assert structure.toarray()[:, n * outputs :].all()
 
 
 def test_general_rows_are_kept_from_the_start() -> None:

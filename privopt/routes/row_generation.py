@@ -238,23 +238,38 @@ def _restricted(
     table: _Rows, C: FloatArray, outputs: np.ndarray, deadline: float | None, verbose: bool
 ) -> Point:
     """The LP over ``outputs`` and the rows held for each, by Clarabel: the columns (outputs × inputs),
-    ``ν`` and the multipliers ``β`` (outputs × all rows, 0 off the held rows)."""
+    ``ν`` and the multipliers ``β`` (outputs × all rows, 0 off the held rows).
+
+    The rows ``Σ_y w_y = 1`` tie the outputs' blocks together; factored after the blocks (a separator),
+    their Schur complement is one dense ``n × n`` matrix. Clarabel orders its KKT system by minimum
+    degree, which eliminates such a row once its degree (the outputs held) falls below the fill inside a
+    block, and then merges every block through it: a 10×10 grid over 50 outputs took 25.6 s (0.43 s an
+    iteration) against 5.3 s over 100, and 20×20 over 25 outputs 78 s. ``n`` variables fixed at 0 whose
+    entries in those rows are explicit zeros (:func:`_separator`) raise each row's degree by ``n``, so the
+    ordering keeps them for last: 1.6 s, 5.7 s and 12 s, the same iterations and optimum.
+    """
     import clarabel
 
     n, count = C.shape[0], outputs.size
     held, sums, blocks = _restricted_rows(table, n, outputs)
-    A = sp.vstack([sums, blocks, -sp.eye(n * count)], format="csc")
-    b = np.concatenate([np.ones(n), np.zeros(blocks.shape[0] + n * count)])
+    size = n * count
+    A = sp.vstack(
+        [_separator(sums), sp.hstack([sp.csr_matrix((n, size)), sp.eye(n)]),
+         sp.hstack([blocks, sp.csr_matrix((blocks.shape[0], n))]),
+         sp.hstack([-sp.eye(size), sp.csr_matrix((size, n))])],
+        format="csc",
+    )  # fmt: skip
+    b = np.concatenate([np.ones(n), np.zeros(n + blocks.shape[0] + size)])
     settings = clarabel.DefaultSettings()
     settings.verbose = verbose
     settings.direct_solve_method = "qdldl"  # one thread: faer's two were 1–4× slower on these systems
     settings.tol_feas = settings.tol_gap_abs = settings.tol_gap_rel = CLARABEL_TOLERANCE
     if deadline is not None:
         settings.time_limit = max(deadline - time.perf_counter(), 1e-3)
-    cones = [clarabel.ZeroConeT(n), clarabel.NonnegativeConeT(blocks.shape[0] + n * count)]
-    cost = -np.ascontiguousarray(C[:, outputs].T).ravel()
+    cones = [clarabel.ZeroConeT(2 * n), clarabel.NonnegativeConeT(blocks.shape[0] + size)]
+    cost = np.concatenate([-np.ascontiguousarray(C[:, outputs].T).ravel(), np.zeros(n)])
     solution = clarabel.DefaultSolver(
-        sp.csc_matrix((n * count, n * count)), cost, A, b, cones, settings
+        sp.csc_matrix((size + n, size + n)), cost, A, b, cones, settings
     ).solve()
     status = str(solution.status)
     if "MaxTime" in status:
@@ -264,9 +279,22 @@ def _restricted(
         raise InfeasibleError("no mechanism with these outputs lies in the cone")
     if status not in ("Solved", "AlmostSolved"):
         raise SolverError(f"Clarabel did not solve a restricted LP of row generation: {status}")
-    columns = np.clip(np.asarray(solution.x).reshape(count, n), 0.0, None)
+    columns = np.clip(np.asarray(solution.x)[:size].reshape(count, n), 0.0, None)
     z = np.asarray(solution.z)
-    return columns, z[:n], _scatter(held, z[n:], table.rows.shape[0])
+    return columns, z[:n], _scatter(held, z[2 * n :], table.rows.shape[0])
+
+
+def _separator(sums: sp.csr_matrix) -> sp.csc_matrix:
+    """``[sums, 0]`` with ``n`` more columns (the variables fixed at 0 of :func:`_restricted`) whose
+    entries in every row of ``sums`` are explicit zeros: the structure the ordering sees, not values."""
+    n = sums.shape[0]
+    joined = sp.hstack([sums, sp.csr_matrix((n, n))], format="csc")
+    indptr = np.concatenate(
+        [joined.indptr[: sums.shape[1] + 1], joined.indptr[sums.shape[1]] + n * np.arange(1, n + 1)]
+    )
+    indices = np.concatenate([joined.indices, np.tile(np.arange(n), n)])
+    data = np.concatenate([joined.data, np.zeros(n * n)])
+    return sp.csc_matrix((data, indices, indptr), shape=joined.shape)
 
 
 def _polish(
