@@ -278,3 +278,13 @@ def test_an_lp_beyond_the_memory_budget_is_solved_by_column_generation_over_its_
     assert solution.value == pytest.approx(flat.value, rel=1e-7)
     assert solution.value == pytest.approx(utility.value(solution.mechanism), rel=1e-12)
     assert po.audit(solution.mechanism, po.MetricLDP(0.5, d)).satisfied
+
+
+def test_metric_ldp_leaves_the_callers_distances_writable():
+    # MetricLDP froze the array it was given (np.asarray kept it, setflags made it read-only), so a
+    # caller's next `np.fill_diagonal(d, 0)` raised "assignment destination is read-only" (fuzzing).
+    d = np.abs(np.subtract.outer(np.arange(3), np.arange(3))).astype(float)
+    definition = po.MetricLDP(1.0, d)
+    d[0, 1] = 5.0
+    assert definition.distances[0, 1] == 1.0
+    assert not definition.distances.flags.writeable
