@@ -215,7 +215,11 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
 
 
 def _multipliers(
-    k: int, outputs: np.ndarray, beta: FloatArray, left_out: np.ndarray, priced: list[tuple[float, FloatArray, int]]
+    k: int,
+    outputs: np.ndarray,
+    beta: FloatArray,
+    left_out: np.ndarray,
+    priced: list[tuple[float, FloatArray, int]],
 ) -> FloatArray:
     """The multipliers of every row for every output (outputs × rows): the restricted LP's ``β`` for the
     outputs it kept, the pricing LPs' for those left out."""
