@@ -469,3 +469,24 @@ def test_exact_rows_are_the_cone_the_floats_describe(example1):
     points = enumerate_slice(exact_rows(cone), cone.n_inputs)
     assert cone.violation(points.T) <= 1e-12
     assert np.allclose(points.sum(axis=1), 1.0)
+
+
+def test_an_exact_enumeration_too_large_for_this_process_stops_at_its_time_limit():
+    """A 2×6 Euclidean grid's metric cone has only 92 rows but a McMullen bound of 10^8.1 vertices: ppl
+    ran in this process, where nothing stops it, and a column generation run of 3 s spent minutes in the
+    check (fuzzing). Its enumeration now runs in a child stopped at the limit."""
+    import time
+
+    from privopt.certificates import NotProved, NotProvedReason
+    from privopt.certificates.vertices import maximise_ratio
+
+    grid = po.Grid(2, 6)
+    p = np.full(grid.n, 1 / grid.n)
+    utility = po.MutualInformation(p)
+    cone = po.Problem(po.MetricLDP(2.0, grid.distances()), utility).get_problem_data().cone
+    assert len(exact_rows(cone)) <= 120
+    start = time.perf_counter()
+    found = maximise_ratio(cone, utility, np.zeros(grid.n), p, 1.0)
+    assert time.perf_counter() - start < 10.0
+    assert isinstance(found, NotProved)
+    assert found.reason is NotProvedReason.DEADLINE

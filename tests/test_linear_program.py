@@ -225,6 +225,24 @@ def test_solver_names_and_limits():
         tiny.solve(route="lp")  # not even the cone fits: a LimitError, not an allocation failure
 
 
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_badly_scaled_lp_that_clarabel_cannot_solve_is_solved_by_highs(seed):
+    # ε·d = 30 between neighbours of a path (factors e^30 ≈ 1e13 in each row): Clarabel, which the route
+    # picks for so sparse a cone, stops with InsufficientProgress, which was a SolverError (fuzzing).
+    # Every deterministic release is within e^-30 of the cone, so the optimum is Σ_x p_x max_y g[x, y]
+    # to ~1e-12.
+    rng = np.random.default_rng(seed)
+    n = 6
+    d = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
+    gain = rng.uniform(0.0, 1.0, size=(n, n)) - d
+    prior = rng.dirichlet(np.ones(n))
+    solution = po.Problem(po.MetricLDP(30.0, d), po.ExpectedGain(prior, gain)).solve(route="lp")
+    assert "HiGHS solved the LP instead" in solution.reason
+    assert solution.status is po.Status.OPTIMAL
+    assert solution.value == pytest.approx(float(prior @ gain.max(axis=1)), rel=1e-9)
+    assert solution.certificate.audit_passed
+
+
 def test_a_matrix_that_is_not_a_metric_is_its_shortest_path_closure():
     # MetricLDP takes any positive levels on purpose: a pair longer than a chain is implied by it, so the
     # problem equals the one over the closure of d (here d(0,2) = 5 > d(0,1) + d(1,2) = 2, asymmetric
@@ -260,3 +278,13 @@ def test_an_lp_beyond_the_memory_budget_is_solved_by_column_generation_over_its_
     assert solution.value == pytest.approx(flat.value, rel=1e-7)
     assert solution.value == pytest.approx(utility.value(solution.mechanism), rel=1e-12)
     assert po.audit(solution.mechanism, po.MetricLDP(0.5, d)).satisfied
+
+
+def test_metric_ldp_leaves_the_callers_distances_writable():
+    # MetricLDP froze the array it was given (np.asarray kept it, setflags made it read-only), so a
+    # caller's next `np.fill_diagonal(d, 0)` raised "assignment destination is read-only" (fuzzing).
+    d = np.abs(np.subtract.outer(np.arange(3), np.arange(3))).astype(float)
+    definition = po.MetricLDP(1.0, d)
+    d[0, 1] = 5.0
+    assert definition.distances[0, 1] == 1.0
+    assert not definition.distances.flags.writeable

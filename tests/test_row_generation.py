@@ -122,6 +122,24 @@ def test_the_separator_adds_structure_and_no_values() -> None:
     assert structure.toarray()[:, n * outputs :].all()
 
 
+@pytest.mark.parametrize("seed", [1, 4])
+def test_outputs_left_out_are_certified_with_the_multipliers_they_were_priced_at(seed: int) -> None:
+    """At ε = 1e-9 every column is nearly constant and the LP's duals are far from unique: the vertex
+    polish's multipliers have another ν than the one the outputs left out were priced at, and the two
+    mixed proved a bound 1–3 % above the optimum (status 'feasible' on 11 points; fuzzing)."""
+    rng = np.random.default_rng(seed)
+    points = rng.uniform(0.0, 5.0, size=(11, 2))
+    d = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
+    rows = _pair_rows(points, 1e-9)
+    C = -np.full(11, 1 / 11)[:, None] * d
+    found = solve_by_rows(rows, C, None, False)
+    assert found.outputs < 11
+    # At ε → 0 the optimum reports the one output of least expected loss.
+    assert _flat(rows, C) == pytest.approx(C.sum(axis=0).max(), rel=1e-7)
+    assert _certified(rows, C, found.weights) == pytest.approx(_flat(rows, C), rel=1e-7, abs=1e-9)
+    assert float(np.sum(C * found.columns.T)) == pytest.approx(_flat(rows, C), rel=1e-7, abs=1e-9)
+
+
 def test_general_rows_are_kept_from_the_start() -> None:
     """Rows that are not single-input pairs (here a dense random row per input) are held from the first
     LP on, and the optimum is the flat one."""

@@ -104,3 +104,20 @@ def test_gradient_matches_finite_differences_and_euler(cls, rng):
     )
     np.testing.assert_allclose(utility.gradient(v), numeric, rtol=1e-6, atol=1e-9)
     assert utility.gradient(v) @ v == pytest.approx(utility.mu(v[:, None])[0], rel=1e-12)
+
+
+def test_sibson_near_one_at_tiny_eps_solves():
+    # α = 1.0001 at ε = 1e-9 on an ID-LDP cone: the vertex LP's bound on t = Σ_y μ(w_y) fell 4e-10 below
+    # the design's t = 1, and g(t) = α/(α−1) log t made that 4e-6 below the design's value 0, past the
+    # order check's 1e-7: a SolverError (fuzzing). Any ε·c-private channel has I_α <= I_∞ <= ε·max c
+    # (I_∞ = log Σ_y max_x W[x, y] and max_x W[x, y] <= e^{ε max c} min_x W[x, y]).
+    b = np.array([0.5, 0.5, 2.0, 2.0])
+    pairs = [
+        (po.given(x=a), po.given(x=c), float(min(b[a], b[c]))) for a in range(4) for c in range(4) if a != c
+    ]
+    definition = po.RatioConstraints(pairs, eps=1e-9, n_inputs=4, name="ID-LDP")
+    prior = np.array([0.22215620029780359, 0.0, 0.7778437997021964, 0.0])
+    solution = po.Problem(definition, po.SibsonMutualInformation(prior, 1.0001)).solve()
+    assert -1e-12 <= solution.value <= 2e-9
+    assert solution.upper >= 0.0
+    assert solution.certificate.audit_passed

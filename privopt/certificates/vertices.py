@@ -33,8 +33,13 @@ from privopt.validation import FloatArray
 #: 3×3 Γ cone).
 MAX_LOG10_VERTICES = 9.0
 
-#: Enumerations with at most this many rows run in this process (a fork costs more than they do).
+#: Enumerations with at most this many rows and a McMullen bound of at most 10^IN_PROCESS_LOG10 vertices
+#: run in this process (a fork costs more than they do); the others in a child stopped at the time limit.
+#: Rows alone were not enough: a 2×6 Euclidean grid's metric cone has 92 rows and a bound of 10^8.1, and
+#: ppl ran past 30 s in this process, where nothing stops it — column generation with a 3 s budget took
+#: minutes in the check (fuzzing). Measured on grid metric cones: 10^4.5 0.13 s, 10^5.7 0.75 s.
 IN_PROCESS_ROWS = 120
+IN_PROCESS_LOG10 = 6.0
 
 
 def exact_rows(cone: RowCone) -> list[list[Fraction]]:
@@ -109,7 +114,7 @@ def maximise_ratio(
         )
     rows = exact_rows(cone)
     try:
-        if len(rows) <= IN_PROCESS_ROWS:
+        if len(rows) <= IN_PROCESS_ROWS and estimate.log10_bound <= IN_PROCESS_LOG10:
             vertices = enumerate_slice(rows, n)
         else:
             vertices = call_with_timeout(

@@ -46,7 +46,8 @@ def _distance_matrix(d: Distance, labels: tuple[Hashable, ...]) -> FloatArray:
         matrix = np.array([[0.0 if a == b else _distance(d, a, b) for b in labels] for a in labels])
     else:
         try:
-            matrix = np.asarray(d, dtype=np.float64)
+            # a copy: the definition's matrix is made read-only, the caller's array stays as it was
+            matrix = np.array(d, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise ValidationError("d", "a square matrix of distances", repr(d)) from exc
         if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:

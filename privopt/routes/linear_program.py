@@ -212,8 +212,18 @@ class LinearProgramRoute:
             return self._by_columns(data, deadline, start)
         seconds = {"build": time.perf_counter() - start}
         start = time.perf_counter()
-        solved = _read_off(system, C, offset, data, "ROWS" if by_rows else solver, deadline)
         note = ""
+        try:
+            solved = _read_off(system, C, offset, data, "ROWS" if by_rows else solver, deadline)
+        except SolverError as failure:
+            # Clarabel's interior point — the whole LP, or row generation's restricted LPs — stops short
+            # of a badly scaled LP (ε·d near 30: factors e^30 beside 1 in one row) with a status that is
+            # not an optimum. Unless Clarabel was asked for, HiGHS's simplex solves the flat LP instead.
+            if requested is not None or not fits(_bytes(system, k, False)):
+                raise
+            solver, by_rows = "HIGHS", False
+            solved = _read_off(system, C, offset, data, solver, deadline)
+            note = f" ({failure}; HiGHS solved the LP instead)"
         if solved.generation is not None:
             found = solved.generation
             note = (

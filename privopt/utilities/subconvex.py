@@ -169,6 +169,10 @@ class SubConvexUtility:
 
     def value(self, mechanism: Mechanism | ArrayLike) -> float:
         """``U(W) = g(Σ_y μ(W[:, y]))`` (a mechanism's rows matched to the utility's inputs by label)."""
+        return self.from_core(self.core(mechanism))
+
+    def core(self, mechanism: Mechanism | ArrayLike) -> float:
+        """``Σ_y μ(W[:, y])``, the sum the routes maximise (a mechanism's rows matched by label)."""
         matrix = _columns(mechanism)
         if self.input_size is not None and matrix.shape[0] != self.input_size:
             raise ShapeError(
@@ -178,7 +182,7 @@ class SubConvexUtility:
             )
         if isinstance(mechanism, Mechanism) and self.input_labels is not None:
             matrix = align_rows(mechanism, self.input_labels).matrix
-        return self.from_core(float(np.sum(self.mu(matrix))))
+        return float(np.sum(self.mu(matrix)))
 
     def from_core(self, total: float) -> float:
         """The utility of a mechanism whose columns' ``Σ_y μ(w_y)`` is ``total`` (``g(total)``)."""
