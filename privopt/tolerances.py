@@ -72,6 +72,12 @@ VERIFY_SYMBOLIC_SECONDS: float = 60.0
 #: (LP solvers meet their constraints to ~1e-9, and a pricing certificate carries its search margin).
 GAP_OPTIMAL_RTOL: float = 1e-6
 
+#: Bounds within this of 0 (absolute, in the utility's units) close the gap: the relative gap
+#: ``(upper − lower) / |upper|`` is undefined at an optimum of 0, and an LP solver's duals leave ~1e-10 of
+#: rounding there (a 3×3 grid with a one-hot prior, ``MetricLDP`` and ``ExpectedDistortion``: 0 ≤ OPT ≤
+#: 3.7e-10, reported ``feasible`` with a gap of 1 before).
+ZERO_OPTIMUM_ATOL: float = 1e-9
+
 #: Default relative gap at which column generation stops (``ColumnGenerationOptions.gap_tolerance``).
 GAP_TOLERANCE: float = 1e-6
 

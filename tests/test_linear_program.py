@@ -4,6 +4,7 @@ utilities"): against the cvxpy route, against LPs written here over every pair, 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ import privopt as po
 from privopt.certificates import LinearBound, bound_from_dict, check_bound
 from privopt.compiler import implied as implied_module
 from privopt.compiler.implied import implied_blocks, pair_endpoints
+from privopt.routes.colgen_options import relative_gap
+from privopt.tolerances import ZERO_OPTIMUM_ATOL
 
 #: Two routes' optima agree to this (relative to max(1, |value|)): both are certified to 1e-6 or better.
 ROUTES_RTOL = 1e-6
@@ -288,3 +291,35 @@ def test_metric_ldp_leaves_the_callers_distances_writable():
     d[0, 1] = 5.0
     assert definition.distances[0, 1] == 1.0
     assert not definition.distances.flags.writeable
+
+
+@pytest.mark.parametrize(
+    "problem",
+    [
+        # A one-hot prior: the constant mechanism reporting its location loses nothing.
+        lambda: po.Problem(
+            po.MetricLDP(0.5, po.Grid(3, 3).distances("euclidean")),
+            po.ExpectedDistortion(np.eye(9)[4], po.Grid(3, 3).distances("euclidean")),
+        ),
+        # ε = 0: every column is constant, and a centred gain averages to 0 on each.
+        lambda: po.Problem(po.LDP(0.0), po.ExpectedGain(np.full(4, 0.25), np.eye(4) - 0.25)),
+    ],
+)
+def test_an_optimum_of_zero_is_optimal(problem: Any) -> None:
+    """At an optimum of 0 the relative gap is undefined: bounds within ``ZERO_OPTIMUM_ATOL`` of 0 close
+    it (an upper bound of 3.7e-10 was reported ``feasible`` with a gap of 1)."""
+    solution = problem().solve()
+    assert abs(solution.value) <= ZERO_OPTIMUM_ATOL
+    assert 0.0 <= solution.upper <= ZERO_OPTIMUM_ATOL
+    assert solution.status is po.Status.OPTIMAL
+    assert solution.gap == 0.0
+    assert solution.certificate.checked
+
+
+def test_the_relative_gap_near_zero() -> None:
+    """Both bounds near 0 close the gap; one bound away from 0 keeps the ratio."""
+    assert relative_gap(0.0, 0.5 * ZERO_OPTIMUM_ATOL) == 0.0
+    assert relative_gap(-0.5 * ZERO_OPTIMUM_ATOL, 0.5 * ZERO_OPTIMUM_ATOL) == 0.0
+    assert relative_gap(0.0, 1e-6) == pytest.approx(1.0)
+    assert relative_gap(0.9, 1.0) == pytest.approx(0.1)
+    assert relative_gap(0.0, np.inf) == np.inf

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privopt.errors import ValidationError
-from privopt.tolerances import GAP_TOLERANCE
+from privopt.tolerances import GAP_TOLERANCE, ZERO_OPTIMUM_ATOL
 from privopt.validation import check_positive_int, check_real
 
 #: Default cap of the restricted master: this many columns per input, and at least
@@ -122,7 +122,10 @@ class ColumnGenerationOptions:
 
 
 def relative_gap(lower: float, upper: float) -> float:
-    """``(upper − lower) / |upper|``, clipped at 0 (``inf`` without a finite upper bound)."""
+    """``(upper − lower) / |upper|``, clipped at 0 (``inf`` without a finite upper bound; 0 when both
+    bounds are within ``ZERO_OPTIMUM_ATOL`` of 0, where the ratio is undefined)."""
     if not np.isfinite(upper):
         return np.inf
+    if max(abs(lower), abs(upper)) <= ZERO_OPTIMUM_ATOL:
+        return 0.0
     return max(0.0, (upper - lower) / max(abs(upper), 1e-300))
