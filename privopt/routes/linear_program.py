@@ -190,7 +190,7 @@ class LinearProgramRoute:
     def accepts(self, data: ProblemData) -> tuple[bool, str]:
         if data.affine_utility() is None:
             return False, "the utility is not affine in the mechanism (no linear program to solve)"
-        return True, "the utility is affine in the mechanism: one linear program (HiGHS)"
+        return True, "the utility is affine in the mechanism: one linear program"
 
     def solve(self, data: ProblemData, deadline: float | None) -> RouteResult:
         requested = data.options.solver
@@ -254,6 +254,8 @@ class LinearProgramRoute:
         seconds["lp"] = time.perf_counter() - start
         matrix, value, upper, beta = solved.matrix, solved.value, solved.upper, solved.beta
         method = "row generation" if by_rows else "interior point"
+        if by_rows:  # Clarabel's restricted LPs, HiGHS's pricing and vertex
+            solver = "CLARABEL and HIGHS"
         bound = LinearBound(beta, upper, f"{solver} ({method}): the LP's duals")
         stats = SolveStats(seconds=seconds, solver=solver, inequalities=m, columns=k * (n + system.auxiliary))
         return RouteResult(
