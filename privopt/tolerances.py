@@ -78,6 +78,15 @@ GAP_OPTIMAL_RTOL: float = 1e-6
 #: 3.7e-10, reported ``feasible`` with a gap of 1 before).
 ZERO_OPTIMUM_ATOL: float = 1e-9
 
+#: The LP route leaves out of its LP the single rows ``a − F b`` whose coefficients span more than this
+#: (``F`` beside 1: metric privacy at ``ε·d`` above 20.7), and moves the design into them afterwards: the
+#: LP without them is a relaxation, so its multipliers (0 on those rows) still bound the optimum, and the
+#: columns move towards the uniform one by about ``n / F`` of their mass. HiGHS and Clarabel failed
+#: ("Solve error", InsufficientProgress) or returned a design 90 times below the optimum with a bound of
+#: 1.5e5 on such LPs (factors of 1e13 to 1e55: a 2×2 grid of step 3 at ε = 30; 10 random points at
+#: ε = 10).
+LP_FACTOR_CAP: float = 1e9
+
 #: Default relative gap at which column generation stops (``ColumnGenerationOptions.gap_tolerance``).
 GAP_TOLERANCE: float = 1e-6
 

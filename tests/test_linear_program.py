@@ -14,8 +14,9 @@ import privopt as po
 from privopt.certificates import LinearBound, bound_from_dict, check_bound
 from privopt.compiler import implied as implied_module
 from privopt.compiler.implied import implied_blocks, pair_endpoints
+from privopt.routes import linear_program as linear_program_module
 from privopt.routes.colgen_options import relative_gap
-from privopt.tolerances import ZERO_OPTIMUM_ATOL
+from privopt.tolerances import LP_FACTOR_CAP, ZERO_OPTIMUM_ATOL
 
 #: Two routes' optima agree to this (relative to max(1, |value|)): both are certified to 1e-6 or better.
 ROUTES_RTOL = 1e-6
@@ -229,18 +230,23 @@ def test_solver_names_and_limits():
 
 
 @pytest.mark.parametrize("seed", [0, 3])
-def test_a_badly_scaled_lp_that_clarabel_cannot_solve_is_solved_by_highs(seed):
-    # ε·d = 30 between neighbours of a path (factors e^30 ≈ 1e13 in each row): Clarabel, which the route
-    # picks for so sparse a cone, stops with InsufficientProgress, which was a SolverError (fuzzing).
-    # Every deterministic release is within e^-30 of the cone, so the optimum is Σ_x p_x max_y g[x, y]
-    # to ~1e-12.
+@pytest.mark.parametrize("cap", ["default", "none"])
+def test_a_badly_scaled_lp_is_solved(seed: int, cap: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ε·d = 30 between neighbours of a path (factors e^30 ≈ 1e13 in each row). By default those rows are
+    # left out of the LP (above LP_FACTOR_CAP) and the design is moved into them; with every row in the
+    # LP, Clarabel, which the route picks for so sparse a cone, stops with InsufficientProgress, which was
+    # a SolverError (fuzzing), and HiGHS solves it instead. Every deterministic release is within e^-30 of
+    # the cone, so the optimum is Σ_x p_x max_y g[x, y] to ~1e-12.
+    if cap == "none":
+        monkeypatch.setattr(linear_program_module, "LP_FACTOR_CAP", np.inf)
     rng = np.random.default_rng(seed)
     n = 6
     d = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
     gain = rng.uniform(0.0, 1.0, size=(n, n)) - d
     prior = rng.dirichlet(np.ones(n))
     solution = po.Problem(po.MetricLDP(30.0, d), po.ExpectedGain(prior, gain)).solve(route="lp")
-    assert "HiGHS solved the LP instead" in solution.reason
+    expected = "left out of the LP" if cap == "default" else "HiGHS solved the LP instead"
+    assert expected in solution.reason
     assert solution.status is po.Status.OPTIMAL
     assert solution.value == pytest.approx(float(prior @ gain.max(axis=1)), rel=1e-9)
     assert solution.certificate.audit_passed
@@ -323,3 +329,50 @@ def test_the_relative_gap_near_zero() -> None:
     assert relative_gap(0.0, 1e-6) == pytest.approx(1.0)
     assert relative_gap(0.9, 1.0) == pytest.approx(0.1)
     assert relative_gap(0.0, np.inf) == np.inf
+
+
+def _exponential_mechanism(d: np.ndarray, eps: float) -> np.ndarray:
+    """``W[x, y] ∝ e^{−ε d(x, y) / 2}`` (rows normalised): ε·d-private for a metric ``d`` (each factor and
+    the normaliser's ratio contribute at most ``e^{ε d(x, x') / 2}``), a floor under the optimum."""
+    W = np.exp(-0.5 * eps * (d - d.min(axis=1, keepdims=True)))
+    return W / W.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("d", "eps", "prior", "loss_power"),
+    [
+        # A 2×2 grid of step 3 at ε = 30: factors up to e^127 (HiGHS: "Solve error" before).
+        (po.Grid(2, 2, step=3.0).distances("euclidean"), 30.0, np.array([0.97, 0.01, 0.01, 0.01]), 2),
+        # 10 random points at ε = 10: a design 90 times below the optimum with a bound of 1.5e5 before.
+        (
+            np.linalg.norm(
+                (p := np.random.default_rng(3).uniform(0.0, 5.0, (10, 2)))[:, None] - p[None], axis=2
+            ),
+            10.0,
+            np.random.default_rng(4).dirichlet(np.ones(10)),
+            1,
+        ),
+    ],
+)
+def test_pairs_with_extreme_factors_are_left_out_of_the_lp_and_met_by_the_design(
+    d: np.ndarray, eps: float, prior: np.ndarray, loss_power: int
+) -> None:
+    """Rows ``w_a <= e^{ε d} w_b`` with ``e^{ε d}`` above ``LP_FACTOR_CAP`` are left out of the LP (a
+    relaxation: its multipliers still bound the optimum) and the design is moved into them: the bound is
+    checked, the design passes an audit written here, and it loses at most what the move can cost. Each
+    column moves towards the uniform one by ``t <= n / (F − 1)`` of its mass (``into_cone``: a row
+    ``a − F b`` needs ``t (F − 1) / n >= v_a``), which changes its value by at most ``2 t max|C|`` per
+    unit of mass, and the masses add up to ``n``."""
+    loss = d**loss_power
+    n = d.shape[0]
+    solution = po.Problem(po.MetricLDP(eps, d), po.ExpectedDistortion(prior, loss)).solve()
+    assert "left out of the LP" in solution.reason
+    assert solution.certificate.checked
+    W = solution.mechanism.matrix
+    assert np.all(W > 0.0)  # finite levels: a zero beside a positive entry is an infinite ratio
+    ratios = np.log(W[:, None, :]) - np.log(W[None, :, :])
+    assert np.all(ratios <= eps * d[:, :, None] * (1.0 + 1e-9) + 1e-9)
+    move = 3.0 * n**2 / LP_FACTOR_CAP * float(np.max(prior[:, None] * loss)) + 1e-9
+    assert solution.upper - solution.value <= move
+    floor = -float(np.sum(prior[:, None] * _exponential_mechanism(d, eps) * loss))
+    assert solution.value >= floor - move

@@ -57,7 +57,7 @@ from privopt.routes.row_generation import (
     solve_by_rows,
 )
 from privopt.solvers.lp import highs_lp, new_highs
-from privopt.tolerances import GAP_OPTIMAL_RTOL
+from privopt.tolerances import GAP_OPTIMAL_RTOL, LP_FACTOR_CAP
 from privopt.utilities import AffinePieces
 from privopt.validation import FloatArray
 
@@ -107,7 +107,9 @@ class ColumnSystem:
     pairs ``(i, j)`` that are projected rows (vacuous ones are not), for the product form of the duals;
     ``dropped`` counts the implied pairs left out; ``projected`` holds rows over ``w`` alone that imply
     every row of the cone (the single rows, and the lifted blocks' projected rows), to move a solver's
-    columns into the cone.
+    columns into the cone; ``extreme`` counts the single rows whose coefficients span more than
+    ``LP_FACTOR_CAP``, in ``projected`` but left out of ``rows`` (the LP is a relaxation without them, and
+    the design is moved into them).
     """
 
     rows: sp.csr_matrix
@@ -116,6 +118,7 @@ class ColumnSystem:
     direct: np.ndarray
     lifted: tuple[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray], ...]
     dropped: int
+    extreme: int = 0
 
     @classmethod
     def of(cls, cone: RowCone) -> ColumnSystem:
@@ -125,6 +128,7 @@ class ColumnSystem:
         single: list[FloatArray] = []
         direct: list[int] = []
         multi: list[int] = []
+        extreme: list[FloatArray] = []
         for index, block in enumerate(cone.blocks):
             top, bottom = cone.groups[block.numerator].vectors, cone.groups[block.denominator].vectors
             if implied[index]:
@@ -133,11 +137,15 @@ class ColumnSystem:
                 multi.append(index)
                 continue
             row = top[0] - block.factor * bottom[0]
-            if np.any(row > 0.0):  # a row <= 0 everywhere holds for every w >= 0 (a vacuous pair)
-                single.append(row)
-                direct.append(int(starts[index]))
+            if not np.any(row > 0.0):  # a row <= 0 everywhere holds for every w >= 0 (a vacuous pair)
+                continue
+            if block.factor > LP_FACTOR_CAP * float(top[0].max()) / float(bottom[0].max()):
+                extreme.append(row)
+                continue
+            single.append(row)
+            direct.append(int(starts[index]))
         parts: list[sp.csr_matrix] = [sp.csr_matrix(np.array(single).reshape(len(single), n))]
-        projected = [parts[0]]
+        projected = [parts[0], sp.csr_matrix(np.array(extreme).reshape(len(extreme), n))]
         auxiliary = 0
         lifted: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         if multi:
@@ -153,7 +161,13 @@ class ColumnSystem:
         full = np.full(rows.shape[0], -1)
         full[: len(direct)] = direct
         return cls(
-            rows, sp.vstack(projected, format="csr"), auxiliary, full, tuple(lifted), int(implied.sum())
+            rows,
+            sp.vstack(projected, format="csr"),
+            auxiliary,
+            full,
+            tuple(lifted),
+            int(implied.sum()),
+            len(extreme),
         )
 
 
@@ -264,7 +278,7 @@ class LinearProgramRoute:
             value,
             upper,
             f"one linear program over {k} outputs ({m:,} rows per output, {system.dropped:,} implied pairs "
-            f"left out), {solver}{note}",
+            f"left out{_extreme_note(system)}), {solver}{note}",
             "the LP's duals as multipliers of the cone's rows",
             stats,
             (bound,),
@@ -308,6 +322,16 @@ class LinearProgramRoute:
             stats,
             result.bounds,
         )
+
+
+def _extreme_note(system: ColumnSystem) -> str:
+    """The reason's words for the rows left out of the LP for their span (``LP_FACTOR_CAP``)."""
+    if not system.extreme:
+        return ""
+    return (
+        f", {system.extreme:,} pairs with factors above {LP_FACTOR_CAP:.0e} left out of the LP and the "
+        "design moved into them"
+    )
 
 
 @dataclass(frozen=True)
