@@ -252,6 +252,20 @@ def test_a_badly_scaled_lp_is_solved(seed: int, cap: str, monkeypatch: pytest.Mo
     assert solution.certificate.audit_passed
 
 
+def test_clarabel_asked_for_and_failing_names_the_remedies(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The badly scaled path above with every row in the LP: Clarabel stops short (InsufficientProgress);
+    # asked for by name it does not fall back, and the error says what would solve it.
+    monkeypatch.setattr(linear_program_module, "LP_FACTOR_CAP", np.inf)
+    rng = np.random.default_rng(0)
+    n = 6
+    d = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(float)
+    gain = rng.uniform(0.0, 1.0, size=(n, n)) - d
+    problem = po.Problem(po.MetricLDP(30.0, d), po.ExpectedGain(rng.dirichlet(np.ones(n)), gain))
+    with pytest.raises(po.SolverError, match="Remedies: solver='HIGHS'"):
+        problem.solve(route="lp", solver="CLARABEL")
+    assert problem.solve(route="lp", solver="HIGHS").status is po.Status.OPTIMAL
+
+
 def test_a_matrix_that_is_not_a_metric_is_its_shortest_path_closure():
     # MetricLDP takes any positive levels on purpose: a pair longer than a chain is implied by it, so the
     # problem equals the one over the closure of d (here d(0,2) = 5 > d(0,1) + d(1,2) = 2, asymmetric

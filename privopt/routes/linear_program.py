@@ -233,6 +233,11 @@ class LinearProgramRoute:
             # Clarabel's interior point — the whole LP, or row generation's restricted LPs — stops short
             # of a badly scaled LP (ε·d near 30: factors e^30 beside 1 in one row) with a status that is
             # not an optimum. Unless Clarabel was asked for, HiGHS's simplex solves the flat LP instead.
+            if requested == "CLARABEL":
+                raise SolverError(
+                    f"{failure}. Remedies: solver='HIGHS', or no solver (a Clarabel failure then falls back "
+                    "to HiGHS)"
+                ) from failure
             if requested is not None or not fits(_bytes(system, k, False)):
                 raise
             solver, by_rows = "HIGHS", False
