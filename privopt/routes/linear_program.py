@@ -54,6 +54,7 @@ from privopt.routes.row_generation import (
     ROUND_TABLE_BYTES,
     PairRows,
     RowGeneration,
+    multipliers_bound,
     solve_by_rows,
 )
 from privopt.solvers.lp import highs_lp, new_highs
@@ -371,8 +372,7 @@ def _read_off(
     weights = np.clip(weights, 0.0, None)
     # The bound of the multipliers (certificates/linear.py), through the system's own rows: a lifted
     # block's product form has the same reduced costs on w as its lifted duals.
-    reduced = C - np.asarray(system.rows[:, :n].T @ weights.T)
-    upper = offset + float(reduced.max(axis=1).sum())
+    upper = offset + multipliers_bound(system.rows[:, :n], C, weights)
     value = float(np.sum(C * matrix)) + offset
     beta = _projected_duals(system, weights, data.cone.n_rows)
     return _Solved(matrix, value, upper, beta, generation)

@@ -208,7 +208,7 @@ def solve_by_rows(rows: sp.csr_matrix, C: FloatArray, seconds: float | None, ver
         # nearly constant) the vertex's have another ν, and the two mixed proved a bound 2 % above the
         # optimum (11 points, ε = 1e-9). The vertex's multipliers are kept where they prove as much.
         vertex = _multipliers(k, outputs, polished[1], left_out, priced)
-        if _bound(rows, C, vertex) <= _bound(rows, C, weights):
+        if multipliers_bound(rows, C, vertex) <= multipliers_bound(rows, C, weights):
             weights = vertex
     design = np.zeros((k, n))
     design[outputs] = columns
@@ -233,7 +233,7 @@ def _multipliers(
     return weights
 
 
-def _bound(rows: sp.csr_matrix, C: FloatArray, weights: FloatArray) -> float:
+def multipliers_bound(rows: sp.csr_matrix, C: FloatArray, weights: FloatArray) -> float:
     """The bound multipliers ``β >= 0`` prove on the LP, ``Σ_x max_y (C − Rᵀβ_y)_x`` (the Lagrangian of
     the rows, maximised over ``Σ_y w_y = 1``, ``w >= 0``; certificates/linear.py)."""
     return float((C - np.asarray(rows.T @ weights.T)).max(axis=1).sum())
