@@ -12,7 +12,8 @@ import pytest
 import privopt as po
 from privopt.certificates import NotProved, SliceBound, check_bound, vertices
 from privopt.certificates import fdivergence as checker
-from privopt.routes.pricing.fdivergence import FDivergencePricer, fdivergence_weights
+from privopt.routes.pricing.contract import PricingRequest
+from privopt.routes.pricing.fdivergence import FDivergencePricer, _envelope_breakpoints, fdivergence_weights
 
 KINDS = ["kl", "chi2", "hellinger", "tv"]
 
@@ -57,6 +58,51 @@ def test_hull_pricing_and_the_checker_bracket_exact_enumeration(seed):
             exact.value - 1e-9 <= proof.value + proof.margin <= exact.value + 1e-7 * (1.0 + abs(exact.value))
         )
         assert proof.value == pytest.approx(exact.value, abs=1e-7)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_pruned_hull_search_bounds_the_exact_maximum_within_its_request(seed):
+    """Refined best first and stopped by a request's tolerance or slack, the search still bounds the
+    enumerated maximum from above, within what the request allows of the best column it found, with no
+    more LPs than the whole hull."""
+    for definition, utility, duals in _cases(seed):
+        cone = po.Problem(definition, utility).get_problem_data().cone
+        weights = fdivergence_weights(utility.perspective_form())
+        exact = vertices.maximise_ratio(cone, utility, duals, weights, 60.0)
+        assert not isinstance(exact, NotProved)
+        pricer = FDivergencePricer(cone, utility.perspective_form(), weights)
+        pricer.search(duals)
+        whole = pricer.lps
+        for request in (PricingRequest(1e-3), PricingRequest(0.0, slack=0.25), PricingRequest(0.0)):
+            delta, found, complete = pricer.search(duals, closed=request.closed)
+            assert complete and pricer.lps <= whole
+            best = found[0].ratio
+            assert best <= exact.value + 1e-9
+            assert exact.value - 1e-9 <= delta
+            allowed = request.tolerance + request.slack * max(best, 0.0)
+            assert delta <= best + allowed + 1e-7 * (1.0 + abs(exact.value))
+
+
+def test_the_envelope_breakpoints_give_the_bound_of_every_crossing():
+    """The maximum of a convex φ plus the lines' lower envelope, read at the envelope's breakpoints, equals
+    the one read at every pairwise crossing of the lines (the definition), ties and parallel lines
+    included."""
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        k = int(rng.integers(1, 40))
+        theta = rng.normal(0.0, 3.0, k).round(1 if trial % 3 == 0 else 12)  # ties every third trial
+        intercept = rng.normal(0.0, 1.0, k)
+        low, high = sorted(rng.uniform(-1.0, 3.0, 2))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            crossings = (intercept[None, :] - intercept[:, None]) / (theta[:, None] - theta[None, :])
+        inside = crossings[np.isfinite(crossings) & (crossings > low) & (crossings < high)]
+        points = np.concatenate([[low, high], inside])
+        breaks = np.concatenate([[low, high], _envelope_breakpoints(theta, intercept, low, high)])
+        assert set(np.round(breaks, 9)) <= set(np.round(points, 9))
+        # With φ convex (here a²) the maximum of φ plus the envelope is at its breakpoints.
+        brute = np.max(points**2 + (intercept[None, :] + theta[None, :] * points[:, None]).min(axis=1))
+        envelope = (intercept[None, :] + theta[None, :] * breaks[:, None]).min(axis=1)
+        assert np.max(breaks**2 + envelope) == pytest.approx(brute, abs=1e-9)
 
 
 def test_metric_kl_past_enumeration_equals_the_enumerated_optimum():

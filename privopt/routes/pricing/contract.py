@@ -71,6 +71,11 @@ class PricingRequest:
     max_columns: int = 16
     ceiling: float = np.inf
 
+    def closed(self, bound: float, found: float) -> bool:
+        """Whether a search may stop with ``bound`` left against the best reduced cost ``found``: the
+        bound is at most ``target``, or within ``tolerance`` and ``slack`` of ``found``."""
+        return bound <= max(self.target, found + self.tolerance + self.slack * max(found, 0.0))
+
     def __post_init__(self) -> None:
         if (
             not self.tolerance >= 0.0

@@ -26,8 +26,11 @@ LPs' duals (docs/compiler.md, "f-divergences on any cone").
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -110,10 +113,24 @@ class FDivergencePricer:
         v, bound = self.lp.maximise_bounded(c)
         return v / float(self._weights @ v), bound
 
-    def search(self, duals: FloatArray, max_lps: int = MAX_LPS) -> tuple[float, list[PricedColumn], bool]:
+    def search(
+        self,
+        duals: FloatArray,
+        max_lps: int = MAX_LPS,
+        closed: Callable[[float, float], bool] | None = None,
+        deadline: float | None = None,
+    ) -> tuple[float, list[PricedColumn], bool]:
         """``(δ̄, vertices, complete)``: a proved upper bound on ``max μ(w) − λᵀw`` over ``{w ∈ K, νᵀw =
         1}``, the hull vertices found (``Σ w = 1``, with their reduced cost on ``νᵀw = 1``, best first)
-        and whether the search closed (``False``: stopped at ``max_lps``; ``δ̄`` is still proved)."""
+        and whether the search closed (``False``: stopped at ``max_lps`` or ``deadline``; ``δ̄`` is still
+        proved).
+
+        The segments between the hull points found are refined best first, by the bound each allows:
+        ``φ`` plus the smaller of its two end points' lines, at its ends and where the lines cross
+        (:func:`_segment_bound`). With ``closed`` (a test ``closed(bound, best found)``, e.g.
+        :meth:`~privopt.routes.pricing.contract.PricingRequest.closed`) the search stops once the largest
+        bound left passes it, and a segment whose bound passes it is not refined; without, every hull
+        vertex is found. ``δ̄`` is always the bound of every line met (:meth:`_bound`)."""
         lam = np.asarray(duals, dtype=np.float64)
         self.lps = 0
         a_high = self._solve(self.p0)[1]
@@ -121,28 +138,52 @@ class FDivergencePricer:
         lines: list[tuple[float, float]] = []  # (θ, ĝ(θ)): V(a) <= ĝ + θa for every a
         points: list[tuple[float, float, FloatArray]] = []  # (a, V(a), the vertex)
 
-        def probe(theta: float) -> tuple[float, float]:
+        def probe(theta: float) -> _HullPoint:
             v, bound = self._solve(-lam - theta * self.p0)
             lines.append((theta, bound))
             points.append((float(self.p0 @ v), float(-lam @ v), v))
-            return points[-1][0], points[-1][1]
+            return _HullPoint(points[-1][0], points[-1][1], theta, bound)
 
         left, right = self._end(probe, a_low, 1.0, lam), self._end(probe, a_high, -1.0, lam)
-        stack = [(left, right)] if right[0] > left[0] else []
-        while stack and self.lps < max_lps:
-            (a1, v1), (a2, v2) = stack.pop()
-            theta = (v2 - v1) / (a2 - a1)
-            a3, v3 = probe(theta)
-            tolerance = HULL_RTOL * (1.0 + abs(v1) + abs(v2) + abs(theta) * (abs(a1) + abs(a2)))
-            if (v3 - theta * a3) - (v1 - theta * a1) > tolerance and a1 < a3 < a2:
-                stack += [((a1, v1), (a3, v3)), ((a3, v3), (a2, v2))]
+        found = float(np.max(self._phi(np.array([left.a, right.a])) + np.array([left.v, right.v])))
+        # Bounds no segment refines: the ends' regions beyond the points found, and the segments passed.
+        settled = max(self._end_bound(left, a_low), self._end_bound(right, a_high))
+        heap: list[tuple[float, int, _HullPoint, _HullPoint]] = []
+        order = itertools.count()
+
+        def push(first: _HullPoint, second: _HullPoint) -> None:
+            nonlocal settled
+            bound = self._segment_bound(first, second)
+            if closed is not None and closed(bound, found):
+                settled = max(settled, bound)
+            else:
+                heapq.heappush(heap, (-bound, next(order), first, second))
+
+        if right.a > left.a:
+            push(left, right)
+        while heap and self.lps < max_lps and (deadline is None or time.perf_counter() < deadline):
+            if closed is not None and closed(max(-heap[0][0], settled), found):
+                break
+            _, _, first, second = heapq.heappop(heap)
+            theta = (second.v - first.v) / (second.a - first.a)
+            middle = probe(theta)
+            found = max(found, float(self._phi(np.array([middle.a]))[0]) + middle.v)
+            tolerance = HULL_RTOL * (
+                1.0 + abs(first.v) + abs(second.v) + abs(theta) * (abs(first.a) + abs(second.a))
+            )
+            if (middle.v - theta * middle.a) - (first.v - theta * first.a) > tolerance and (
+                first.a < middle.a < second.a
+            ):
+                push(first, middle)
+                push(middle, second)
+        complete = not heap or (closed is not None and closed(max(-heap[0][0], settled), found))
         delta = self._bound(lines, a_low, a_high)
         values = self._phi(np.array([a for a, _, _ in points])) + np.array([value for _, value, _ in points])
-        found = [
+        columns = [
             PricedColumn(points[k][2] / points[k][2].sum(), float(values[k]))
             for k in np.argsort(-values, kind="stable")
         ]
-        return delta, found, not stack
+        return delta, columns, complete
 
     def price(self, duals: FloatArray, limit: int, threshold: float) -> tuple[float, list[FloatArray]]:
         """``(δ̄, columns)`` for the vertex route: :meth:`search`'s bound, and up to ``limit`` of its
@@ -153,43 +194,91 @@ class FDivergencePricer:
 
     def repair_priced(self, found: list[PricedColumn]) -> list[PricedColumn]:
         """``found`` with each column moved into the cone (:class:`ConeRepair`; those it drops go)."""
-        kept = []
-        for column in found:
-            repaired = self.repair(column.column[:, None])
-            if repaired.shape[1]:
-                kept.append(PricedColumn(repaired[:, 0], column.ratio))
-        return kept
+        if not found:
+            return []
+        kept = self.repair.kept(np.column_stack([column.column for column in found]))
+        return [PricedColumn(column, found[j].ratio) for j, column in kept]
 
-    def _end(
-        self, probe: Callable[[float], tuple[float, float]], end: float, side: float, lam: FloatArray
-    ) -> tuple[float, float]:
+    def _end(self, probe: Callable[[float], _HullPoint], end: float, side: float, lam: FloatArray) -> _HullPoint:
         """The hull's end at ``a = end`` (``side`` +1: the left end, −1: the right one): slopes ``±T``
         grown by :data:`END_GROWTH` until the maximiser reaches ``end`` (or :data:`END_STEPS` tries;
         the lines stay valid, only the bound near that end is looser)."""
         theta = side * END_SLOPE * (1.0 + float(np.abs(lam).max()) / float(self._weights.min()))
         for _ in range(END_STEPS):
-            a, value = probe(theta)
-            if abs(a - end) <= HULL_RTOL * (1.0 + abs(end)):
+            point = probe(theta)
+            if abs(point.a - end) <= HULL_RTOL * (1.0 + abs(end)):
                 break
             theta *= END_GROWTH
-        return a, value
+        return point
+
+    def _end_bound(self, point: _HullPoint, end: float) -> float:
+        """``max φ + ℓ`` between an end point found and the end ``â`` of the range, ``ℓ`` its line (``φ``
+        plus a line is convex: at the two ends)."""
+        a = np.array([point.a, end])
+        return float(np.max(self._phi(a) + point.line(a)))
+
+    def _segment_bound(self, first: _HullPoint, second: _HullPoint) -> float:
+        """A bound on ``φ + V`` over the segment between two hull points: ``V`` lies below both points'
+        lines, so ``φ + min(ℓ1, ℓ2)`` — convex on each side of the lines' crossing — is largest at the
+        segment's ends or at the crossing."""
+        a = [first.a, second.a]
+        if first.theta > second.theta:
+            crossing = (second.bound - first.bound) / (first.theta - second.theta)
+            a.append(min(max(crossing, first.a), second.a))
+        at = np.array(a)
+        return float(np.max(self._phi(at) + np.minimum(first.line(at), second.line(at))))
 
     def _bound(self, lines: list[tuple[float, float]], low: float, high: float) -> float:
-        """``max φ(a) + min_θ (ĝ(θ) + θa)`` over ``[low, high]``: at the ends and where two lines cross
-        (between those points ``φ`` plus one line is convex), plus a rounding margin."""
+        """``max φ(a) + min_θ (ĝ(θ) + θa)`` over ``[low, high]``: at the ends and at the breakpoints of the
+        lines' lower envelope (between those points ``φ`` plus one line is convex), the envelope taken
+        over every line there, plus a rounding margin."""
         theta = np.array([line[0] for line in lines])
         intercept = np.array([line[1] for line in lines])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            crossings = (intercept[None, :] - intercept[:, None]) / (theta[:, None] - theta[None, :])
-        inside = crossings[np.isfinite(crossings) & (crossings > low) & (crossings < high)]
-        a = np.concatenate([[low, high], inside])
+        a = np.concatenate([[low, high], _envelope_breakpoints(theta, intercept, low, high)])
         envelope = (intercept[None, :] + theta[None, :] * a[:, None]).min(axis=1)
         phi = self._phi(a)
-        # Rounding: of φ, of the minimising line's ĝ + θa, and of the crossing's position.
+        # Rounding: of φ, of the minimising line's ĝ + θa, and of the breakpoint's position.
         magnitude = np.abs(phi) + (np.abs(intercept)[None, :] + np.abs(theta[None, :] * a[:, None])).max(
             axis=1
         )
         return float(np.max(phi + envelope + DUAL_BOUND_RTOL * (1.0 + magnitude)))
+
+
+@dataclass(frozen=True)
+class _HullPoint:
+    """A point ``(a, V(a))`` the hull search found with slope ``θ``, and the line ``ĝ(θ) + θa >= V``
+    its LP's duals prove."""
+
+    a: float
+    v: float
+    theta: float
+    bound: float
+
+    def line(self, a: FloatArray) -> FloatArray:
+        return self.bound + self.theta * a
+
+
+def _envelope_breakpoints(theta: FloatArray, intercept: FloatArray, low: float, high: float) -> FloatArray:
+    """The ``a`` in ``(low, high)`` where the lower envelope ``min_i (intercept_i + θ_i a)`` changes
+    line: the lines by decreasing slope (the envelope's order from left to right), each dropping the
+    last ones it hides (the convex-hull trick), and the crossings of consecutive survivors."""
+    order = np.lexsort((intercept, -theta))
+    kept: list[int] = []
+    for i in order:
+        if kept and not theta[kept[-1]] > theta[i]:
+            continue  # the same slope, a line no lower (lexsort put the lowest first)
+        while len(kept) >= 2 and _crossing(theta, intercept, kept[-2], i) <= _crossing(
+            theta, intercept, kept[-2], kept[-1]
+        ):
+            kept.pop()
+        kept.append(int(i))
+    crossings = np.array([_crossing(theta, intercept, i, j) for i, j in itertools.pairwise(kept)])
+    return crossings[(crossings > low) & (crossings < high)] if crossings.size else crossings
+
+
+def _crossing(theta: FloatArray, intercept: FloatArray, i: int, j: int) -> float:
+    """Where lines ``i`` and ``j`` (``θ_i > θ_j``) cross."""
+    return float((intercept[j] - intercept[i]) / (theta[i] - theta[j]))
 
 
 class CertifiedHullPricer:
@@ -222,7 +311,9 @@ class CertifiedHullPricer:
         max_nodes = 10**7 if request.max_nodes is None else request.max_nodes
         max_columns = request.max_columns
         start = time.perf_counter()
-        delta, found, complete = self.hull.search(duals, max(3, min(MAX_LPS, max_nodes)))
+        delta, found, complete = self.hull.search(
+            duals, max(3, min(MAX_LPS, max_nodes)), request.closed, request.deadline
+        )
         columns = tuple(self.hull.repair_priced(found[: 4 * max_columns]))[:max_columns]
         lower = found[0].ratio if found else -np.inf
         return PricingOutcome(

@@ -64,7 +64,12 @@ class SliceLP:
         self.indices = np.arange(self.n, dtype=np.int32)
         self.calls = 0
         self.upper_bounds = cone.lifted_upper_bounds(self.weights)
-        self.matrix = matrix.tocsr()
+        # For maximise_bounded: the cone rows transposed (and their magnitudes), the costs' padding and ν
+        # on the lifted variables, built once (thousands of bounded LPs per run).
+        self._rows_t = lifted.T.tocsr()
+        self._abs_rows_t = abs(self._rows_t)
+        self._padding = np.zeros(total - self.n)
+        self._lifted_weights = np.concatenate([self.weights, self._padding])
 
     def maximise_bounded(self, c: FloatArray, what: str = "pricing LP") -> tuple[FloatArray, float]:
         """The LP's maximiser (normalised, as :meth:`maximise`) and a rigorous upper bound on
@@ -80,11 +85,10 @@ class SliceLP:
         row_dual = -np.asarray(self.highs.getSolution().row_dual, dtype=np.float64)  # HiGHS minimises
         y = np.clip(row_dual[:-1], 0.0, None)
         t = float(row_dual[-1])
-        cost = np.concatenate([np.asarray(c, dtype=np.float64), np.zeros(self.total - self.n)])
-        lifted = self.matrix[:-1]
-        residual = cost - lifted.T @ y - t * np.concatenate([self.weights, np.zeros(self.total - self.n)])
+        cost = np.concatenate([np.asarray(c, dtype=np.float64), self._padding])
+        residual = cost - self._rows_t @ y - t * self._lifted_weights
         bound = t + float(np.clip(residual, 0.0, None) @ self.upper_bounds)
-        magnitude = abs(t) + float((np.abs(cost) + abs(lifted).T @ y) @ self.upper_bounds)
+        magnitude = abs(t) + float((np.abs(cost) + self._abs_rows_t @ y) @ self.upper_bounds)
         return v, bound + DUAL_BOUND_RTOL * magnitude
 
     def maximise(self, c: FloatArray, what: str = "pricing LP") -> FloatArray:
@@ -139,6 +143,7 @@ class ConeRepair:
 
     def __init__(self, cone: RowCone) -> None:
         self.matrix = cone.matrix()
+        self.magnitudes = abs(self.matrix)
         self.uniform = np.full(cone.n_inputs, 1.0 / cone.n_inputs)
         self.at_uniform = self.matrix @ self.uniform
 
@@ -148,9 +153,15 @@ class ConeRepair:
         meets the rows with equality); a positive side against an exactly zero one is always violated
         (an infinite ratio to an exact audit)."""
         rows = self.matrix @ columns
-        return np.asarray(rows > REPAIR_RTOL * (abs(self.matrix) @ columns))
+        return np.asarray(rows > REPAIR_RTOL * (self.magnitudes @ columns))
 
     def __call__(self, columns: FloatArray) -> FloatArray:
+        """The columns kept, in order, each moved into the cone (:meth:`kept`)."""
+        kept = self.kept(columns)
+        return np.column_stack([column for _, column in kept]) if kept else np.zeros((columns.shape[0], 0))
+
+    def kept(self, columns: FloatArray) -> list[tuple[int, FloatArray]]:
+        """``(index, column moved into the cone)`` for each column of ``columns`` that is kept."""
         columns = columns / columns.sum(axis=0, keepdims=True)
         rows = self.matrix @ columns
         flags = self.violated(columns)
@@ -158,15 +169,15 @@ class ConeRepair:
         for j in range(columns.shape[1]):
             violated = flags[:, j]
             if not violated.any():
-                kept.append(columns[:, j])
+                kept.append((j, columns[:, j]))
                 continue
             inside = self.at_uniform[violated]
             if np.any(inside >= 0.0):
                 continue
             step = float(np.max(rows[violated, j] / (rows[violated, j] - inside))) * (1.0 + REPAIR_MARGIN)
             if step <= REPAIR_MAX_STEP:
-                kept.append((1.0 - step) * columns[:, j] + step * self.uniform)
-        return np.column_stack(kept) if kept else np.zeros((columns.shape[0], 0))
+                kept.append((j, (1.0 - step) * columns[:, j] + step * self.uniform))
+        return kept
 
 
 def into_cone(rows: sp.csr_matrix | FloatArray, matrix: FloatArray) -> FloatArray:
