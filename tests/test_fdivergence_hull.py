@@ -75,7 +75,8 @@ def test_a_pruned_hull_search_bounds_the_exact_maximum_within_its_request(seed):
         whole = pricer.lps
         for request in (PricingRequest(1e-3), PricingRequest(0.0, slack=0.25), PricingRequest(0.0)):
             delta, found, complete = pricer.search(duals, closed=request.closed)
-            assert complete and pricer.lps <= whole
+            assert complete
+            assert pricer.lps <= whole
             best = found[0].ratio
             assert best <= exact.value + 1e-9
             assert exact.value - 1e-9 <= delta
@@ -103,6 +104,29 @@ def test_the_envelope_breakpoints_give_the_bound_of_every_crossing():
         brute = np.max(points**2 + (intercept[None, :] + theta[None, :] * points[:, None]).min(axis=1))
         envelope = (intercept[None, :] + theta[None, :] * breaks[:, None]).min(axis=1)
         assert np.max(breaks**2 + envelope) == pytest.approx(brute, abs=1e-9)
+
+
+def test_the_checker_stops_once_it_has_proved_the_limit():
+    """Given the limit a claim needs, the checker's refinement stops once its bound is below it, with no
+    more LPs than closing the hull; a limit under the maximum is never reached (the bound stays valid)."""
+    for definition, utility, duals in _cases(3):
+        cone = po.Problem(definition, utility).get_problem_data().cone
+        form = utility.perspective_form()
+        weights = fdivergence_weights(form)
+        exact = vertices.maximise_ratio(cone, utility, duals, weights, 60.0)
+        assert not isinstance(exact, NotProved)
+        deadline = time.perf_counter() + 60.0
+        closed = checker.maximise_ratio(cone, form, duals, weights, deadline)
+        assert not isinstance(closed, NotProved)
+        for limit in (exact.value + 0.05 * (1.0 + abs(exact.value)), exact.value - 1e-3):
+            proof = checker.maximise_ratio(cone, form, duals, weights, deadline, limit)
+            assert not isinstance(proof, NotProved)
+            assert proof.points <= closed.points
+            assert proof.value + proof.margin >= exact.value - 1e-9
+            if limit > exact.value:
+                assert proof.value + proof.margin <= limit
+            else:
+                assert proof.points == closed.points
 
 
 def test_metric_kl_past_enumeration_equals_the_enumerated_optimum():

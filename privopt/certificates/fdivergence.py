@@ -90,9 +90,15 @@ def _envelope(lines: list[tuple[float, float]], low: float, high: float) -> tupl
 
 
 def maximise_ratio(
-    cone: RowCone, form: PerspectiveForm, duals: FloatArray, weights: FloatArray, deadline: float
+    cone: RowCone,
+    form: PerspectiveForm,
+    duals: FloatArray,
+    weights: FloatArray,
+    deadline: float,
+    limit: float = -np.inf,
 ) -> FDivergenceMaximum | NotProved:
-    """The proved maximum of ``μ(w) − λᵀw`` over ``{w ∈ K, νᵀw = 1}`` (module docstring), or why not."""
+    """The proved maximum of ``μ(w) − λᵀw`` over ``{w ∈ K, νᵀw = 1}`` (module docstring), or why not;
+    the refinement stops early once the bound it proves is at most ``limit`` (a claim needs no more)."""
     start = time.perf_counter()
     nu = np.asarray(weights, dtype=np.float64)
     lam = np.asarray(duals, dtype=np.float64)
@@ -128,21 +134,31 @@ def maximise_ratio(
         if value > best[0]:
             best = (value, column)
         a, envelope = _envelope(lines, low, high)
-        total = phi(a) + envelope
+        values = phi(a)
+        total = values + envelope
         k = int(np.argmax(total))
         if total[k] - best[0] <= CHECK_HULL_CLOSE_RTOL * (1.0 + abs(best[0])):
             break
+        if _proved(lines, values, envelope, low, high) <= limit:
+            break
         theta = _next_slope(lines, maximisers, float(a[k]), low, high)
     a, envelope = _envelope(lines, low, high)
-    values = phi(a)
-    slopes = np.abs([t for t, _ in lines])
-    intercepts = np.abs([c for _, c in lines])
-    magnitude = np.abs(values) + float(np.max(intercepts + slopes * max(abs(low), abs(high))))
-    proved = float(np.max(values + envelope + CHECK_ROUNDING_RTOL * (1.0 + magnitude)))
+    proved = _proved(lines, phi(a), envelope, low, high)
     value, column = best
     return FDivergenceMaximum(
         value, max(proved - value, 0.0), column / column.sum(), len(lines) + 2, time.perf_counter() - start
     )
+
+
+def _proved(
+    lines: list[tuple[float, float]], values: FloatArray, envelope: FloatArray, low: float, high: float
+) -> float:
+    """The bound ``max φ + L`` proves, from ``φ`` (``values``) and ``L`` (``envelope``) at the envelope's
+    points, with a rounding margin for ``φ`` and for the lines' values on ``[low, high]``."""
+    slopes = np.abs([t for t, _ in lines])
+    intercepts = np.abs([c for _, c in lines])
+    magnitude = np.abs(values) + float(np.max(intercepts + slopes * max(abs(low), abs(high))))
+    return float(np.max(values + envelope + CHECK_ROUNDING_RTOL * (1.0 + magnitude)))
 
 
 def _next_slope(

@@ -289,7 +289,9 @@ def _fdivergence_applies(context: SliceContext) -> NotProved | None:
 def _fdivergence_proof(context: SliceContext) -> Proof | NotProved:
     form = context.utility.perspective_form()
     assert form is not None
-    found = fdivergence.maximise_ratio(context.cone, form, context.duals, context.weights, context.deadline)
+    found = fdivergence.maximise_ratio(
+        context.cone, form, context.duals, context.weights, context.deadline, context.limit
+    )
     if isinstance(found, NotProved):
         return found
     return Proof(found.value + found.margin, found.column, f"{found.points} LPs")

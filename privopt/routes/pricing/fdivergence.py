@@ -199,7 +199,9 @@ class FDivergencePricer:
         kept = self.repair.kept(np.column_stack([column.column for column in found]))
         return [PricedColumn(column, found[j].ratio) for j, column in kept]
 
-    def _end(self, probe: Callable[[float], _HullPoint], end: float, side: float, lam: FloatArray) -> _HullPoint:
+    def _end(
+        self, probe: Callable[[float], _HullPoint], end: float, side: float, lam: FloatArray
+    ) -> _HullPoint:
         """The hull's end at ``a = end`` (``side`` +1: the left end, −1: the right one): slopes ``±T``
         grown by :data:`END_GROWTH` until the maximiser reaches ``end`` (or :data:`END_STEPS` tries;
         the lines stay valid, only the bound near that end is looser)."""
