@@ -63,12 +63,24 @@ def applicable(utility: SubConvexUtility, weights: FloatArray) -> NotProved | No
     return None
 
 
-def _envelope(lines: list[tuple[float, float]], low: float, high: float) -> tuple[FloatArray, FloatArray]:
-    """Breakpoints of ``L(a) = min_j (c_j + θ_j a)`` in ``[low, high]`` (with the ends) and ``L`` there."""
+@dataclass(frozen=True)
+class _Envelope:
+    """``L(a) = min_j (c_j + θ_j a)`` at its breakpoints in ``[low, high]`` and the ends (``a``), and the
+    size of the numbers that make each value (``scale``): ``|c_j| + |θ_j a|`` of the line lowest there
+    and of the two lines crossing there — the lines that decide ``L`` near that point, which a rounding
+    margin must cover (not the steepest line met, whose size can be a million times theirs)."""
+
+    a: FloatArray
+    values: FloatArray
+    scale: FloatArray
+
+
+def _envelope(lines: list[tuple[float, float]], low: float, high: float) -> _Envelope:
+    """:class:`_Envelope` of ``lines`` (``(θ_j, c_j)``) over ``[low, high]``."""
     ordered = sorted(lines, key=lambda line: (-line[0], line[1]))  # decreasing slope
     hull: list[tuple[float, float]] = []
     for theta, c in ordered:
-        if hull and hull[-1][0] == theta:
+        if hull and not hull[-1][0] > theta:
             continue  # same slope: the smaller intercept came first
         while len(hull) >= 2:
             (t1, c1), (t2, c2) = hull[-2], hull[-1]
@@ -78,15 +90,22 @@ def _envelope(lines: list[tuple[float, float]], low: float, high: float) -> tupl
             else:
                 break
         hull.append((theta, c))
-    points = [low, high]
+    points, crossing_scale = [low, high], [0.0, 0.0]
     for (t1, c1), (t2, c2) in itertools.pairwise(hull):
         crossing = (c2 - c1) / (t1 - t2)
         if low < crossing < high:
             points.append(crossing)
-    a = np.array(sorted(points))
+            crossing_scale.append(max(abs(c1) + abs(t1 * crossing), abs(c2) + abs(t2 * crossing)))
+    order = np.argsort(points)
+    a = np.array(points)[order]
     slopes = np.array([line[0] for line in lines])
     intercepts = np.array([line[1] for line in lines])
-    return a, (intercepts[None, :] + slopes[None, :] * a[:, None]).min(axis=1)
+    at = intercepts[None, :] + slopes[None, :] * a[:, None]
+    lowest = at.argmin(axis=1)
+    scale = np.maximum(
+        np.abs(intercepts[lowest]) + np.abs(slopes[lowest] * a), np.array(crossing_scale)[order]
+    )
+    return _Envelope(a, at[np.arange(a.size), lowest], scale)
 
 
 def maximise_ratio(
@@ -133,32 +152,28 @@ def maximise_ratio(
         value = float(phi(np.array([point[0]]))[0]) + point[1]
         if value > best[0]:
             best = (value, column)
-        a, envelope = _envelope(lines, low, high)
-        values = phi(a)
-        total = values + envelope
+        envelope = _envelope(lines, low, high)
+        values = phi(envelope.a)
+        total = values + envelope.values
         k = int(np.argmax(total))
         if total[k] - best[0] <= CHECK_HULL_CLOSE_RTOL * (1.0 + abs(best[0])):
             break
-        if _proved(lines, values, envelope, low, high) <= limit:
+        if _proved(values, envelope) <= limit:
             break
-        theta = _next_slope(lines, maximisers, float(a[k]), low, high)
-    a, envelope = _envelope(lines, low, high)
-    proved = _proved(lines, phi(a), envelope, low, high)
+        theta = _next_slope(lines, maximisers, float(envelope.a[k]), low, high)
+    envelope = _envelope(lines, low, high)
+    proved = _proved(phi(envelope.a), envelope)
     value, column = best
     return FDivergenceMaximum(
         value, max(proved - value, 0.0), column / column.sum(), len(lines) + 2, time.perf_counter() - start
     )
 
 
-def _proved(
-    lines: list[tuple[float, float]], values: FloatArray, envelope: FloatArray, low: float, high: float
-) -> float:
-    """The bound ``max φ + L`` proves, from ``φ`` (``values``) and ``L`` (``envelope``) at the envelope's
-    points, with a rounding margin for ``φ`` and for the lines' values on ``[low, high]``."""
-    slopes = np.abs([t for t, _ in lines])
-    intercepts = np.abs([c for _, c in lines])
-    magnitude = np.abs(values) + float(np.max(intercepts + slopes * max(abs(low), abs(high))))
-    return float(np.max(values + envelope + CHECK_ROUNDING_RTOL * (1.0 + magnitude)))
+def _proved(values: FloatArray, envelope: _Envelope) -> float:
+    """The bound ``max φ + L`` proves, from ``φ`` (``values``) at the envelope's points, with a rounding
+    margin for ``φ`` and for the lines that decide ``L`` there."""
+    magnitude = np.abs(values) + envelope.scale
+    return float(np.max(values + envelope.values + CHECK_ROUNDING_RTOL * (1.0 + magnitude)))
 
 
 def _next_slope(

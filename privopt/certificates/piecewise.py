@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from privopt.certificates.objective import core_mu
 from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
+from privopt.solvers.lp import limit_run
 from privopt.tolerances import CHECK_PIECES_RTOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
@@ -100,7 +101,7 @@ class SliceMaximiser:
         import highspy
 
         c = np.asarray(c, dtype=np.float64)
-        self.highs.setOptionValue("time_limit", float(max(seconds, 1e-3)))
+        limit_run(self.highs, seconds)
         self.highs.changeColsCost(c.size, self.columns, -c)
         self.highs.run()
         status = self.highs.getModelStatus()

@@ -47,6 +47,7 @@ import scipy.sparse as sp
 
 from privopt.errors import InfeasibleError, LimitError, SolverError
 from privopt.solvers.errors import BackendError
+from privopt.solvers.lp import limit_run
 from privopt.solvers.subprocess_call import call_with_timeout
 from privopt.tolerances import ROW_GENERATION_PRICE_RTOL, ROW_GENERATION_RTOL
 from privopt.validation import FloatArray
@@ -415,7 +416,7 @@ class _Pricing:
         for _ in range(MAX_ROUNDS):
             self.lps += 1
             if self.deadline is not None:
-                highs.setOptionValue("time_limit", max(self.deadline - time.perf_counter(), 1e-3))
+                limit_run(highs, self.deadline - time.perf_counter())
             highs.run()
             status = highs.getModelStatus()
             if status == highspy.HighsModelStatus.kTimeLimit:
