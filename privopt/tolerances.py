@@ -118,6 +118,13 @@ SOLVER_COLUMN_RTOL: float = 1e-8
 #: terms, each correct to a few ulps, so their error is far below this times their magnitude).
 CHECK_ROUNDING_RTOL: float = 1e-12
 
+#: HiGHS's primal and dual feasibility tolerances in the checker's slice LPs
+#: (privopt.certificates.piecewise.SliceMaximiser). A bound proved from an LP's duals is loose by its
+#: dual residual times the slice's variable bounds ``1/ν_j``; at HiGHS's default (1e-7) that was 4.5e-6
+#: on a Hellinger claim of 1.6e-8 (Adult marital-status × education, inputs of mass ~1e-3), at this one
+#: 2.7e-10.
+CHECK_LP_FEASIBILITY_TOL: float = 1e-10
+
 #: A route's dual bound on a slice LP (privopt.routes.pricing.slice_lp): relative size of the rounding
 #: margin added to ``t + Σ r⁺U`` (sums of a few thousand products, each correct to a few ulps).
 DUAL_BOUND_RTOL: float = 1e-12

@@ -25,7 +25,7 @@ from privopt.certificates.objective import core_mu
 from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.solvers.lp import limit_run
-from privopt.tolerances import CHECK_PIECES_RTOL, CHECK_ROUNDING_RTOL
+from privopt.tolerances import CHECK_LP_FEASIBILITY_TOL, CHECK_PIECES_RTOL, CHECK_ROUNDING_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -86,6 +86,8 @@ class SliceMaximiser:
         self.highs = highspy.Highs()
         self.highs.setOptionValue("output_flag", False)
         self.highs.setOptionValue("simplex_strategy", 4)  # primal: a new objective keeps the basis feasible
+        self.highs.setOptionValue("dual_feasibility_tolerance", CHECK_LP_FEASIBILITY_TOL)
+        self.highs.setOptionValue("primal_feasibility_tolerance", CHECK_LP_FEASIBILITY_TOL)
         inf = highspy.kHighsInf
         self.highs.addCols(n, np.zeros(n), np.zeros(n), np.full(n, inf), 0, [], [], [])
         rows = sp.vstack([self.G, sp.csr_matrix(self.nu[None, :])], format="csr")
