@@ -14,7 +14,7 @@ import pytest
 import privopt as po
 from privopt.certificates import NotProved, envelope, lagrangian, vertices
 from privopt.routes.pricing import PricingRequest, certified_pricer
-from privopt.routes.pricing.envelope import EnvelopePricer
+from privopt.routes.pricing.envelope import EnvelopePricer, _concat, _largest_segment_phi, _segment_phi
 from privopt.routes.pricing.structure import EnvelopeCone, envelope_structure
 
 
@@ -107,3 +107,24 @@ def test_a_free_input_above_the_claim_refutes_it():
     assert refuted.reason.startswith("refuted")
     assert refuted.column is not None
     assert refuted.column[7] == 1.0
+
+
+def test_the_largest_side_is_each_sides_phi_at_its_largest():
+    """The one-pass φ of several sides equals the largest of each side's own φ, with that side's slope
+    (the first side on a tie), at random ν, sides of different segment counts included."""
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        sides = [
+            _concat(
+                [(rng.random(k), rng.normal(0.0, 1.0, k)) for k in rng.integers(1, 12, rng.integers(1, 8))]
+            )
+            for _ in range(int(rng.integers(1, 4)))
+        ]
+        one_pass = _largest_segment_phi(sides)
+        each = [_segment_phi(*side) for side in sides]
+        for nu in rng.normal(0.0, 3.0, 20):
+            values = [f(nu) for f in each]
+            expected = values[int(np.argmax([v[0] for v in values]))]
+            got = one_pass(nu)
+            assert got[0] == pytest.approx(expected[0], abs=1e-12)
+            assert got[1] == pytest.approx(expected[1], abs=1e-12)
