@@ -125,6 +125,10 @@ CHECK_ROUNDING_RTOL: float = 1e-12
 #: 2.7e-10.
 CHECK_LP_FEASIBILITY_TOL: float = 1e-10
 
+#: ... and HiGHS's own default (1e-7), at which an LP that fails at the tighter one is solved again
+#: (a badly scaled cone may not allow 1e-10; the bound is proved whatever the duals' accuracy).
+CHECK_LP_FALLBACK_FEASIBILITY_TOL: float = 1e-7
+
 #: A route's dual bound on a slice LP (privopt.routes.pricing.slice_lp): relative size of the rounding
 #: margin added to ``t + Σ r⁺U`` (sums of a few thousand products, each correct to a few ulps).
 DUAL_BOUND_RTOL: float = 1e-12

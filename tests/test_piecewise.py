@@ -187,3 +187,51 @@ def test_the_checkers_warm_lps_prove_what_cold_lps_prove():
         assert value - 1e-9 <= proved <= value + 1e-6 * (1.0 + abs(value))
         assert nu @ column == pytest.approx(1.0)
         assert np.all(G @ column <= 1e-7 * np.abs(G).sum(axis=1).A1.max())
+
+
+def test_an_lp_that_fails_at_the_checkers_tolerance_is_solved_again_at_highs_default():
+    """A slice LP HiGHS does not solve at CHECK_LP_FEASIBILITY_TOL (a badly scaled cone) is solved once
+    more at HiGHS's default tolerances and still proves its value; the tight tolerance is then restored."""
+    import highspy
+
+    from privopt.tolerances import CHECK_LP_FEASIBILITY_TOL
+
+    rng = np.random.default_rng(12)
+    F = random_ball(rng, (2, 3), 500)
+    cone = po.Problem(po.SensitiveLDP(1.0, F), po.MutualInformation(F.center)).get_problem_data().cone
+    G, nu = cone.matrix(), np.full(cone.n_inputs, 1.0 / cone.n_inputs)
+    c = rng.normal(size=cone.n_inputs)
+    expected = checker.SliceMaximiser(G, nu).maximum(c)
+    assert not isinstance(expected, NotProved)
+
+    class FailsOnce:
+        """The model, whose first run ends in a solve error (what HiGHS reports on a cone it cannot
+        meet to the tolerance)."""
+
+        def __init__(self, highs):
+            self.highs, self.failed = highs, False
+
+        def run(self):
+            if not self.failed:
+                self.failed = True
+                return None
+            return self.highs.run()
+
+        def getModelStatus(self):
+            return (
+                highspy.HighsModelStatus.kSolveError
+                if not self.highs.getRunTime()
+                else self.highs.getModelStatus()
+            )
+
+        def __getattr__(self, name):
+            return getattr(self.highs, name)
+
+    lp = checker.SliceMaximiser(G, nu)
+    lp.highs = FailsOnce(lp.highs)
+    found = lp.maximum(c)
+    assert lp.highs.failed
+    assert not isinstance(found, NotProved)
+    assert found[1] == pytest.approx(expected[1], rel=1e-7, abs=1e-9)
+    assert found[1] - 1e-9 <= found[2]
+    assert lp.highs.getOptionValue("dual_feasibility_tolerance")[1] == pytest.approx(CHECK_LP_FEASIBILITY_TOL)

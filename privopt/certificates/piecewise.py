@@ -25,7 +25,12 @@ from privopt.certificates.objective import core_mu
 from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.compiler.cone import RowCone
 from privopt.solvers.lp import limit_run
-from privopt.tolerances import CHECK_LP_FEASIBILITY_TOL, CHECK_PIECES_RTOL, CHECK_ROUNDING_RTOL
+from privopt.tolerances import (
+    CHECK_LP_FALLBACK_FEASIBILITY_TOL,
+    CHECK_LP_FEASIBILITY_TOL,
+    CHECK_PIECES_RTOL,
+    CHECK_ROUNDING_RTOL,
+)
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
@@ -86,8 +91,8 @@ class SliceMaximiser:
         self.highs = highspy.Highs()
         self.highs.setOptionValue("output_flag", False)
         self.highs.setOptionValue("simplex_strategy", 4)  # primal: a new objective keeps the basis feasible
-        self.highs.setOptionValue("dual_feasibility_tolerance", CHECK_LP_FEASIBILITY_TOL)
-        self.highs.setOptionValue("primal_feasibility_tolerance", CHECK_LP_FEASIBILITY_TOL)
+        for option in ("dual_feasibility_tolerance", "primal_feasibility_tolerance"):
+            self.highs.setOptionValue(option, CHECK_LP_FEASIBILITY_TOL)
         inf = highspy.kHighsInf
         self.highs.addCols(n, np.zeros(n), np.zeros(n), np.full(n, inf), 0, [], [], [])
         rows = sp.vstack([self.G, sp.csr_matrix(self.nu[None, :])], format="csr")
@@ -107,6 +112,17 @@ class SliceMaximiser:
         self.highs.changeColsCost(c.size, self.columns, -c)
         self.highs.run()
         status = self.highs.getModelStatus()
+        if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit):
+            # CHECK_LP_FEASIBILITY_TOL may ask more than a badly scaled cone allows: once more from
+            # scratch at HiGHS's own tolerances (the duals prove a bound whatever their accuracy).
+            self.highs.clearSolver()
+            for option in ("dual_feasibility_tolerance", "primal_feasibility_tolerance"):
+                self.highs.setOptionValue(option, CHECK_LP_FALLBACK_FEASIBILITY_TOL)
+            limit_run(self.highs, seconds)
+            self.highs.run()
+            status = self.highs.getModelStatus()
+            for option in ("dual_feasibility_tolerance", "primal_feasibility_tolerance"):
+                self.highs.setOptionValue(option, CHECK_LP_FEASIBILITY_TOL)
         if status == highspy.HighsModelStatus.kTimeLimit:
             return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
         if status != highspy.HighsModelStatus.kOptimal:
