@@ -98,7 +98,9 @@ class RatioPair:
         def side(group: tuple[Statistic, ...], word: str) -> str:
             return str(group[0]) if len(group) == 1 else f"{word} of {len(group)} statistics"
 
-        level = "e^ε" if np.isclose(self.scale, 1.0, rtol=0.0, atol=1e-15) else f"e^({self.scale:.6g}·ε)"
+        level = (
+            "e^ε" if math.isclose(self.scale, 1.0, rel_tol=0.0, abs_tol=1e-15) else f"e^({self.scale:.6g}·ε)"
+        )
         return self.label or f"{side(self.left, 'max')} <= {level}·{side(self.right, 'min')}"
 
 

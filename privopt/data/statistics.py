@@ -29,6 +29,7 @@ it is written, with a message naming the offending part.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -160,7 +161,7 @@ class Statistic:
     def __str__(self) -> str:
         parts = []
         for coefficient, kind, key in self.atoms:
-            scale = "" if np.isclose(coefficient, 1.0) else f"{coefficient:g}·"
+            scale = "" if math.isclose(coefficient, 1.0, rel_tol=1e-5, abs_tol=1e-8) else f"{coefficient:g}·"
             text = _atom_text(kind, key)
             parts.append(scale + text)
         return " + ".join(parts)
