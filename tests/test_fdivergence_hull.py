@@ -180,3 +180,21 @@ def test_certified_column_generation_prices_an_f_divergence_by_its_hull():
     assert solution.lower <= optimum + 1e-9
     assert optimum <= solution.upper + 1e-9
     assert solution.gap <= 1e-3
+
+
+def test_the_hulls_ends_stop_where_the_maximisers_reach():
+    """The search for the hull's ends stops once the maximiser reaches the extreme of ``P0ᵀw`` the LP
+    attains, not the proved (dual) bound a little beyond it: chasing that bound steepened the end line
+    eight times over, and the line's rounding margin (proportional to its slope) then held ``δ̄`` at
+    4·10⁻⁴ where the maximum was 0, and column generation stopped short of the optimum. A sensitive-LDP
+    KL at ε = 6 that did so now converges to the enumerated optimum."""
+    rng = np.random.default_rng(18)
+    assert float(rng.choice([0.1, 0.5, 1.0, 3.0, 6.0])) == pytest.approx(6.0)  # as the instance was found
+    P = po.JointDistribution(rng.dirichlet(np.ones(6)).reshape(2, 3), n=300)
+    definition = po.SensitiveLDP(6.0, po.RenyiBall.confidence(P))
+    utility = po.FDivergence("kl", rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6)))
+    priced = po.Problem(definition, utility, time_limit=60).solve(route="colgen")
+    assert priced.status is po.Status.OPTIMAL
+    assert priced.certificate.checked
+    enumerated = po.Problem(definition, utility, backend="cdd").solve(route="vertex")
+    assert priced.value == pytest.approx(enumerated.value, rel=1e-7)

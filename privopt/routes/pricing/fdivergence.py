@@ -133,8 +133,13 @@ class FDivergencePricer:
         vertex is found. ``δ̄`` is always the bound of every line met (:meth:`_bound`)."""
         lam = np.asarray(duals, dtype=np.float64)
         self.lps = 0
-        a_high = self._solve(self.p0)[1]
-        a_low = -self._solve(-self.p0)[1]
+        # The range of P0ᵀw on the slice: proved by the LPs' duals (the bound's domain), and reached by
+        # their maximisers (where the ends' search stops: a proved end lies up to the duals' margin
+        # beyond any point, and steepening the slope towards it only grows the end line's margin).
+        top, a_high = self._solve(self.p0)
+        bottom, a_low = self._solve(-self.p0)
+        a_low = -a_low
+        reached_high, reached_low = float(self.p0 @ top), float(self.p0 @ bottom)
         lines: list[tuple[float, float]] = []  # (θ, ĝ(θ)): V(a) <= ĝ + θa for every a
         points: list[tuple[float, float, FloatArray]] = []  # (a, V(a), the vertex)
 
@@ -144,7 +149,7 @@ class FDivergencePricer:
             points.append((float(self.p0 @ v), float(-lam @ v), v))
             return _HullPoint(points[-1][0], points[-1][1], theta, bound)
 
-        left, right = self._end(probe, a_low, 1.0, lam), self._end(probe, a_high, -1.0, lam)
+        left, right = self._end(probe, reached_low, 1.0, lam), self._end(probe, reached_high, -1.0, lam)
         found = float(np.max(self._phi(np.array([left.a, right.a])) + np.array([left.v, right.v])))
         # Bounds no segment refines: the ends' regions beyond the points found, and the segments passed.
         settled = max(self._end_bound(left, a_low), self._end_bound(right, a_high))
