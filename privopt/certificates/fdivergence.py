@@ -12,9 +12,11 @@ each proved by its duals):
   the interval's ends or at a breakpoint, which the checker builds as the lower envelope of the lines
   sorted by slope.
 
-The slopes are refined where the envelope is loose: at the breakpoint where ``φ + L`` is largest, the
-chord slope of the two lines' maximisers is tried next, until the maximisers found there match the
-envelope (then the bound equals a column's value up to the LPs' accuracy) or a budget of LPs is spent.
+The slopes are refined where the envelope is loose: at every breakpoint where ``φ + L`` is above the
+best column found, the chord slope of the two lines' maximisers is tried next (a round's slopes in
+increasing order, each LP warm from the last), until the maximisers found match the envelope (then the
+bound equals a column's value up to the LPs' accuracy), the bound is below the claim's limit or a budget
+of LPs is spent.
 """
 
 from __future__ import annotations
@@ -138,29 +140,34 @@ def maximise_ratio(
     lines: list[tuple[float, float]] = []  # (θ, ĝ(θ))
     maximisers: dict[float, tuple[float, float]] = {}  # θ -> (P0ᵀw, −λᵀw) of its LP's maximiser
     best: tuple[float, FloatArray] = (-np.inf, top[0])
-    theta: float | None = 0.0
-    while theta is not None and len(lines) + 2 < MAX_LPS:
-        if time.perf_counter() > deadline:
-            return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
-        found = slice_lp.maximum(-lam - theta * p0, deadline - time.perf_counter())
-        if isinstance(found, NotProved):
-            return found
-        column, _, proved = found
-        lines.append((theta, proved))
-        point = (float(p0 @ column), float(-lam @ column))
-        maximisers[theta] = point
-        value = float(phi(np.array([point[0]]))[0]) + point[1]
-        if value > best[0]:
-            best = (value, column)
+    slopes: list[float] = [0.0]
+    while slopes:
+        # A round: the slopes for every point of the envelope still above the best column, solved in
+        # increasing order, so that each LP starts from a basis near its optimum (Adult marital-status
+        # × education, Hellinger, 243 LPs: 4.5 s in order against 29.9 s one at a time at the highest point).
+        for theta in sorted(slopes):
+            if len(lines) + 2 >= MAX_LPS:
+                break
+            if time.perf_counter() > deadline:
+                return NotProved(NotProvedReason.DEADLINE, "the time limit was reached")
+            found = slice_lp.maximum(-lam - theta * p0, deadline - time.perf_counter())
+            if isinstance(found, NotProved):
+                return found
+            column, _, proved = found
+            lines.append((theta, proved))
+            point = (float(p0 @ column), float(-lam @ column))
+            maximisers[theta] = point
+            value = float(phi(np.array([point[0]]))[0]) + point[1]
+            if value > best[0]:
+                best = (value, column)
         envelope = _envelope(lines, low, high)
         values = phi(envelope.a)
         total = values + envelope.values
-        k = int(np.argmax(total))
-        if total[k] - best[0] <= CHECK_HULL_CLOSE_RTOL * (1.0 + abs(best[0])):
+        loose = total - best[0] > CHECK_HULL_CLOSE_RTOL * (1.0 + abs(best[0]))
+        if not loose.any() or _proved(values, envelope) <= limit or len(lines) + 2 >= MAX_LPS:
             break
-        if _proved(values, envelope) <= limit:
-            break
-        theta = _next_slope(lines, maximisers, float(envelope.a[k]), low, high)
+        chosen = (_next_slope(lines, maximisers, float(a), low, high) for a in envelope.a[loose])
+        slopes = sorted({theta for theta in chosen if theta is not None})
     envelope = _envelope(lines, low, high)
     proved = _proved(phi(envelope.a), envelope)
     value, column = best
