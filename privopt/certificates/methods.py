@@ -28,6 +28,7 @@ import numpy as np
 from privopt.certificates import (
     envelope,
     fdivergence,
+    graph,
     lagrangian,
     lip,
     piecewise,
@@ -88,6 +89,10 @@ class SliceContext:
     @functools.cached_property
     def tree_form(self) -> tree.TreeForm | NotProved:
         return tree.tree_form(self.cone)
+
+    @functools.cached_property
+    def graph_form(self) -> graph.GraphForm | NotProved:
+        return graph.graph_form(self.cone)
 
     @functools.cached_property
     def pieces(self) -> FloatArray | NotProved:
@@ -282,6 +287,25 @@ def _tree_proof(context: SliceContext) -> Proof:
     )
 
 
+def _graph_applies(context: SliceContext) -> NotProved | None:
+    why = tree.applicability(context.utility, context.weights)
+    if why is not None:
+        return why
+    form = context.graph_form
+    return form if isinstance(form, NotProved) else None
+
+
+def _graph_proof(context: SliceContext) -> Proof:
+    form = context.graph_form
+    assert not isinstance(form, NotProved)
+    proof = tree.prove_ratio_bound(
+        form, context.utility, context.duals, context.weights, context.limit, context.deadline
+    )
+    return Proof(
+        context.limit if proof.proved else np.inf, proof.column, f"{proof.nodes} nodes", proof.reason
+    )
+
+
 def _fdivergence_applies(context: SliceContext) -> NotProved | None:
     return fdivergence.applicable(context.utility, context.weights)
 
@@ -381,6 +405,10 @@ for _method in (
     CheckMethod(
         "tree", "tree cone: Lagrangian bounds over lattice walks, bisection of level ranges", 50,
         _tree_applies, _tree_proof,
+    ),
+    CheckMethod(
+        "graph", "graph cone: Lagrangian bounds over lattice walks, closures proved by LP duals, bisection", 55,
+        _graph_applies, _graph_proof,
     ),
     CheckMethod(
         "f-divergence hull",

@@ -22,11 +22,13 @@ of an input on which two maximisers differ, and a walk whose own ``R`` exceeds `
 
 from __future__ import annotations
 
+import abc
 import math
 import time
 from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 import numpy as np
 
@@ -65,13 +67,27 @@ class TreeForm:
     rise: np.ndarray
     fall: np.ndarray
 
+    def lattice(self, members: np.ndarray, p: FloatArray, lam: FloatArray) -> Lattice:
+        return _Lattice(self, members, p, lam)
+
 
 def tree_form(cone: RowCone) -> TreeForm | NotProved:
     """The checker's reading of ``cone`` as a tree cone, or why it is not one."""
+    pairs = closed_pairs(cone)
+    if isinstance(pairs, NotProved):
+        return pairs
+    closed, essential = pairs
+    return _forest(closed, essential & essential.T)
+
+
+def closed_pairs(cone: RowCone) -> tuple[FloatArray, np.ndarray] | NotProved:
+    """The cone's bounds ``w_a <= e^{D_ab} w_b`` closed under composition, and the essential ones (no
+    third input improves them), when every statistic is one input and every bound holds both ways; or
+    why not (module docstring)."""
     n = cone.n_inputs
     if n > MAX_INPUTS:
         return NotProved(
-            NotProvedReason.SIZE, f"the tree method closes the bounds of at most {MAX_INPUTS} inputs, not {n}"
+            NotProvedReason.SIZE, f"the lattice methods close the bounds of at most {MAX_INPUTS} inputs, not {n}"
         )
     where, weight = [], []
     for group in cone.groups:
@@ -104,9 +120,9 @@ def tree_form(cone: RowCone) -> TreeForm | NotProved:
         through[:, c] = np.inf
         detour = np.minimum(detour, through)
     margin = CHECK_TREE_FORM_RTOL * (1.0 + np.abs(np.where(np.isfinite(closed), closed, 0.0)))
-    essential = np.isfinite(closed) & (detour > closed + margin) & (detour.T > closed.T + margin.T)
+    essential = np.isfinite(closed) & (detour > closed + margin)
     np.fill_diagonal(essential, False)
-    return _forest(closed, essential)
+    return closed, essential
 
 
 def _forest(closed: FloatArray, essential: np.ndarray) -> TreeForm | NotProved:
@@ -135,7 +151,7 @@ def _forest(closed: FloatArray, essential: np.ndarray) -> TreeForm | NotProved:
             return NotProved(NotProvedReason.CONE, "its essential pairs do not join every bounded pair")
         components.append(members[::-1].copy())  # post-order: every child before its parent
     child = np.flatnonzero(parent >= 0)
-    unit = _lattice_unit(np.concatenate([closed[child, parent[child]], closed[parent[child], child]]))
+    unit = lattice_unit(np.concatenate([closed[child, parent[child]], closed[parent[child], child]]))
     if unit is None:
         return NotProved(NotProvedReason.CONE, "its edge bounds are not multiples of one unit")
     rise = np.zeros(n, dtype=np.int64)
@@ -148,7 +164,7 @@ def _forest(closed: FloatArray, essential: np.ndarray) -> TreeForm | NotProved:
     return form
 
 
-def _lattice_unit(bounds: FloatArray) -> float | None:
+def lattice_unit(bounds: FloatArray) -> float | None:
     """The unit of which every bound is an integer multiple (rational approximation), or ``None``."""
     nonzero = np.abs(bounds[bounds != 0.0])
     if nonzero.size == 0:
@@ -225,11 +241,58 @@ def applicability(utility: SubConvexUtility, weights: FloatArray) -> NotProved |
     return None
 
 
-class _Lattice:
-    """One component: levels, caps, tables and the merge-by-merge dynamic program (module docstring)."""
+class Lattice(abc.ABC):
+    """One component's lattice: levels from ``bottom`` to ``top``, caps, the tables ``A`` and ``P`` and the
+    level ranges of its first nodes; subclasses bring :meth:`solve` (module docstring)."""
+
+    def __init__(
+        self, members: np.ndarray, p: FloatArray, lam: FloatArray, unit: float, top: int, bottom: int
+    ) -> None:
+        self.members = members
+        self.p = p[members]
+        positive = self.p > 0.0
+        caps = np.zeros(members.size, dtype=np.int64)
+        caps[positive] = np.ceil(-np.log(self.p[positive]) / unit)
+        self.size = top - bottom + 1
+        self.ok = self.size <= MAX_LEVELS and unit * max(abs(top), abs(bottom)) <= 600.0
+        self.bottom = bottom
+        self.cap = np.where(positive, caps - bottom, -1)
+        self.low = np.zeros(members.size, dtype=np.int64)
+        self.high = np.where(positive, self.cap, self.size - 1)
+        levels = np.arange(self.size if self.ok else 1) + bottom
+        h = unit * levels
+        self.e = np.exp(h)
+        self.A = self.e[None, :] * (self.p[:, None] * h[None, :] - lam[members][:, None])
+        self.P = self.p[:, None] * self.e[None, :]
+
+    @staticmethod
+    def caps(p: FloatArray, unit: float) -> np.ndarray:
+        """``c_x = ⌈−log p_x / u⌉`` of the inputs of positive ``p`` (module docstring)."""
+        return np.ceil(-np.log(p[p > 0.0]) / unit).astype(np.int64)
+
+    def roots(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The level ranges of the first nodes; together they hold every counted walk."""
+        return [(self.low.copy(), self.high.copy())]
+
+    @abc.abstractmethod
+    def solve(self, table: FloatArray, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray | None]:
+        """An upper bound on ``Σ_i table[i, k_i]`` over counted walks within the ranges, and a walk that
+        attains it (``-inf`` and ``None`` when there is none)."""
+
+    def totals(self, levels: np.ndarray) -> tuple[float, float]:
+        rows = np.arange(levels.size)
+        return float(self.A[rows, levels].sum()), float(self.P[rows, levels].sum())
+
+    def column(self, levels: np.ndarray, n: int) -> FloatArray:
+        w = np.zeros(n)
+        w[self.members] = self.e[levels] / self.e[levels].max()
+        return w / w.sum()
+
+
+class _Lattice(Lattice):
+    """One tree component and its merge-by-merge dynamic program (module docstring)."""
 
     def __init__(self, form: TreeForm, members: np.ndarray, p: FloatArray, lam: FloatArray) -> None:
-        self.members = members
         self.position = {int(x): i for i, x in enumerate(members)}
         m = members.size
         self.parent = np.array([self.position.get(int(form.parent[x]), -1) for x in members])
@@ -238,23 +301,10 @@ class _Lattice:
         for i in range(m):
             if self.parent[i] >= 0:
                 self.kids[self.parent[i]].append(i)
-        self.p = p[members]
-        positive = self.p > 0.0
-        caps = np.zeros(m, dtype=np.int64)
-        caps[positive] = np.ceil(-np.log(self.p[positive]) / form.unit)
-        top = int(caps[positive].max()) + int(self.rise.sum())
-        bottom = int(caps[positive].min()) - int(self.fall.sum())
-        self.size = top - bottom + 1
-        self.ok = self.size <= MAX_LEVELS and form.unit * max(abs(top), abs(bottom)) <= 600.0
-        self.bottom = bottom
-        self.cap = np.where(positive, caps - bottom, -1)
-        self.low = np.zeros(m, dtype=np.int64)
-        self.high = np.where(positive, self.cap, self.size - 1)
-        levels = np.arange(self.size if self.ok else 1) + bottom
-        h = form.unit * levels
-        self.e = np.exp(h)
-        self.A = self.e[None, :] * (self.p[:, None] * h[None, :] - lam[members][:, None])
-        self.P = self.p[:, None] * self.e[None, :]
+        caps = self.caps(p[members], form.unit)
+        top = int(caps.max()) + int(self.rise.sum())
+        bottom = int(caps.min()) - int(self.fall.sum())
+        super().__init__(members, p, lam, form.unit, top, bottom)
 
     def solve(self, table: FloatArray, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray | None]:
         """The largest ``Σ_i table[i, k_i]`` over counted walks within the ranges, and the walk."""
@@ -300,15 +350,6 @@ class _Lattice:
                 flagged[c] = child_flag
         return float(some[best]), levels
 
-    def totals(self, levels: np.ndarray) -> tuple[float, float]:
-        rows = np.arange(levels.size)
-        return float(self.A[rows, levels].sum()), float(self.P[rows, levels].sum())
-
-    def column(self, levels: np.ndarray, n: int) -> FloatArray:
-        w = np.zeros(n)
-        w[self.members] = self.e[levels] / self.e[levels].max()
-        return w / w.sum()
-
 
 def _moved(f: FloatArray, d: int) -> FloatArray:
     """``f[k + d]`` at every ``k`` (``-inf`` off the grid)."""
@@ -319,8 +360,17 @@ def _moved(f: FloatArray, d: int) -> FloatArray:
     return out
 
 
+class LatticeForm(Protocol):
+    """A cone read as walks on a lattice, component by component (a :class:`TreeForm`, a graph form)."""
+
+    @property
+    def components(self) -> tuple[np.ndarray, ...]: ...
+
+    def lattice(self, members: np.ndarray, p: FloatArray, lam: FloatArray) -> Lattice: ...
+
+
 def prove_ratio_bound(
-    form: TreeForm,
+    form: LatticeForm,
     utility: SubConvexUtility,
     duals: FloatArray,
     weights: FloatArray,
@@ -349,10 +399,10 @@ def prove_ratio_bound(
             if np.any(lam[members] < 0.0):
                 return stop(False, "inputs of prior 0 with a negative dual: their columns are not bounded")
             continue
-        lattice = _Lattice(form, members, p, lam)
+        lattice = form.lattice(members, p, lam)
         if not lattice.ok:
             return stop(False, f"a component spans more than {MAX_LEVELS} levels")
-        pending = [(lattice.low.copy(), lattice.high.copy())]
+        pending = lattice.roots()
         while pending:
             if deadline is not None and time.perf_counter() > deadline:
                 return stop(False, "the time limit was reached")
@@ -378,12 +428,12 @@ def prove_ratio_bound(
 
 
 def _examine(
-    lattice: _Lattice, low: np.ndarray, high: np.ndarray, bound: float
+    lattice: Lattice, low: np.ndarray, high: np.ndarray, bound: float
 ) -> tuple[bool, list[np.ndarray]]:
     """Whether some ``ν`` proves ``R <= bound`` on the node's walks (golden sections on the concave slack),
     and the maximisers met."""
-    p_high, top = lattice.solve(lattice.P, low, high)
-    if top is None:
+    p_high, _ = lattice.solve(lattice.P, low, high)
+    if np.isneginf(p_high):  # no walk in the ranges
         return True, []
     p_low = -lattice.solve(-lattice.P, low, high)[0]
     index = np.arange(lattice.size)
@@ -440,7 +490,7 @@ def _hopeless(tangents: list[tuple[float, float, float]], a: float, b: float) ->
 
 
 def _bisect(
-    lattice: _Lattice, low: np.ndarray, high: np.ndarray, walks: list[np.ndarray]
+    lattice: Lattice, low: np.ndarray, high: np.ndarray, walks: list[np.ndarray]
 ) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """The node's ranges with one input's range cut in two: between the levels of the last two distinct
     maximisers, on the input where their ``p e^h`` differ most (else the widest range, halved); ``None``

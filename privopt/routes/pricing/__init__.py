@@ -3,7 +3,7 @@
 LDP cones, the envelope pricer (on several processes, :mod:`~privopt.routes.pricing.workers`), the tree
 pricer, the piecewise-linear pricer (one LP per piece), the f-divergence hull and, last, the global pricer (SCIP's spatial branch and bound on any cone)."""
 
-from privopt.routes.pricing import fdivergence, global_pricer, piecewise, staircase, tree, workers
+from privopt.routes.pricing import fdivergence, global_pricer, graph, piecewise, staircase, tree, workers
 from privopt.routes.pricing.certificate import PricingCertificate, check_pricing_certificate
 from privopt.routes.pricing.contract import (
     PRICERS,

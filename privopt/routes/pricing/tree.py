@@ -31,6 +31,7 @@ walks of different ``P``: a node then splits one input's level range between the
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import heapq
 import time
@@ -103,13 +104,12 @@ class TreeCone:
     components: tuple[np.ndarray, ...]
 
 
-def tree_structure(cone: RowCone) -> TreeCone | Refusal:
-    """The cone as a forest of ratio pairs on the lattice of one unit, or why it is not one."""
+def single_input_limits(cone: RowCone) -> FloatArray | Refusal:
+    """``limit[a, b]``: the tightest ``L`` of the cone's pairs ``w_a <= e^L w_b`` (``inf``: none), when every
+    statistic is one input; or why they are not."""
     n = cone.n_inputs
     if not cone.blocks:
         return Refusal(RefusalReason.CONE, "it has no ratio pairs")
-    if n > MAX_TREE_INPUTS:
-        return Refusal(RefusalReason.SIZE, f"it has {n} inputs (limit {MAX_TREE_INPUTS})")
     inputs = np.empty(len(cone.groups), dtype=np.intp)
     log_scale = np.empty(len(cone.groups))
     for g, group in enumerate(cone.groups):
@@ -127,6 +127,17 @@ def tree_structure(cone: RowCone) -> TreeCone | Refusal:
                 return Refusal(RefusalReason.CONE, "a pair bounds an input by a smaller multiple of itself")
             continue
         limit[a, b] = min(limit[a, b], bound)
+    return limit
+
+
+def tree_structure(cone: RowCone) -> TreeCone | Refusal:
+    """The cone as a forest of ratio pairs on the lattice of one unit, or why it is not one."""
+    n = cone.n_inputs
+    if n > MAX_TREE_INPUTS:
+        return Refusal(RefusalReason.SIZE, f"it has {n} inputs (limit {MAX_TREE_INPUTS})")
+    limit = single_input_limits(cone)
+    if isinstance(limit, Refusal):
+        return limit
     both = np.isfinite(limit) & np.isfinite(limit.T)
     width = np.where(both, limit + limit.T, 0.0)
     if np.any(both & (width <= 0.0)):
@@ -156,7 +167,7 @@ def tree_structure(cone: RowCone) -> TreeCone | Refusal:
         return reason
     children = np.flatnonzero(parent >= 0)
     ups, downs = limit[children, parent[children]], limit[parent[children], children]
-    unit = _unit(np.concatenate([ups, downs]))
+    unit = lattice_unit(np.concatenate([ups, downs]))
     if unit is None:
         return Refusal(RefusalReason.CONE, "its factors are not multiples of one unit")
     up = np.zeros(n, dtype=np.int64)
@@ -194,7 +205,7 @@ def _implied(limit: FloatArray, neighbours: list[list[int]], labels: np.ndarray)
     return None
 
 
-def _unit(values: FloatArray) -> float | None:
+def lattice_unit(values: FloatArray) -> float | None:
     """The largest ``u`` (the smallest non-zero ``|value|`` over an integer up to ``MAX_DIVISOR``) of which
     every value is an integer multiple, or ``None``."""
     magnitudes = np.abs(values[np.abs(values) > 0.0])
@@ -244,24 +255,18 @@ class _Generation:
         return self.starts.size == self.kids.size
 
 
-class _Component:
-    """One component's lattice and its dynamic program over representatives (module docstring)."""
+class LatticeComponent(abc.ABC):
+    """One component's lattice (module docstring): its inputs, caps and level ranges, its tables, and
+    :meth:`best`, the largest separable sum over its representatives, for :class:`LatticePricer`.
 
-    def __init__(self, structure: TreeCone, inputs: np.ndarray, p: FloatArray) -> None:
+    ``reach[i, j]`` is the most levels input ``i`` may be above input ``j``."""
+
+    def __init__(self, inputs: np.ndarray, p: FloatArray, unit: float, reach: np.ndarray) -> None:
         self.inputs = inputs
         self.p = p[inputs]
-        local = {int(x): i for i, x in enumerate(inputs)}
-        self.parent = np.array([local.get(int(structure.parent[x]), -1) for x in inputs], dtype=np.intp)
-        self.up, self.down = structure.up[inputs], structure.down[inputs]
-        self.children: list[list[int]] = [[] for _ in inputs]
-        for i, parent in enumerate(self.parent):
-            if parent >= 0:
-                self.children[parent].append(i)
-        unit = structure.unit
         positive = self.p > 0.0
         cap = np.full(inputs.size, np.iinfo(np.int64).max // 4, dtype=np.int64)
         cap[positive] = np.floor(-np.log(self.p[positive]) / unit).astype(np.int64)
-        reach = self._reach()  # reach[i, j]: levels i may be above j
         capped = np.flatnonzero(positive)
         high = (cap[capped][None, :] + reach[:, capped]).min(axis=1)
         low = (cap[capped][None, :] - reach[capped, :].T).min(axis=1)
@@ -272,6 +277,49 @@ class _Component:
         self.unit = unit
         levels = np.arange(self.size if self.size <= MAX_LEVELS else 0) + self.offset
         self.h = unit * levels.astype(np.float64)
+
+    def roots(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The level ranges of the search's first nodes (together they hold every representative)."""
+        return [(self.low0.copy(), self.high0.copy())]
+
+    @abc.abstractmethod
+    def best(self, table: FloatArray, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
+        """The largest ``Σ_i table[i, k_i]`` over representatives with ``low <= k <= high``, and its levels
+        (``-inf`` and an empty array when there is none)."""
+
+    def fits(self) -> bool:
+        top = self.unit * max(abs(self.offset), abs(self.offset + self.size - 1))
+        return self.size <= MAX_LEVELS and top <= MAX_EXPONENT
+
+    def tables(self, lam: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(A, P)`` per input and level: ``e^h (p h − λ)`` and ``p e^h``."""
+        e = np.exp(self.h)[None, :]
+        return e * (self.p[:, None] * self.h[None, :] - lam[self.inputs][:, None]), self.p[:, None] * e
+
+    def walk(self, a_table: FloatArray, p_table: FloatArray, levels: np.ndarray) -> _Walk:
+        rows = np.arange(levels.size)
+        return _Walk(levels, float(a_table[rows, levels].sum()), float(p_table[rows, levels].sum()))
+
+    def column(self, levels: np.ndarray, n: int) -> FloatArray:
+        w = np.zeros(n)
+        exponent = self.h[levels]
+        w[self.inputs] = np.exp(exponent - exponent.max())
+        return w / w.sum()
+
+
+class _Component(LatticeComponent):
+    """One component of a tree cone and its dynamic program over representatives (module docstring)."""
+
+    def __init__(self, structure: TreeCone, inputs: np.ndarray, p: FloatArray) -> None:
+        self.inputs = inputs
+        local = {int(x): i for i, x in enumerate(inputs)}
+        self.parent = np.array([local.get(int(structure.parent[x]), -1) for x in inputs], dtype=np.intp)
+        self.up, self.down = structure.up[inputs], structure.down[inputs]
+        self.children: list[list[int]] = [[] for _ in inputs]
+        for i, parent in enumerate(self.parent):
+            if parent >= 0:
+                self.children[parent].append(i)
+        super().__init__(inputs, p, structure.unit, self._reach())
         grid = np.arange(self.h.size)
         # The child's grid index from each parent level, up or down (``size``: off the grid, -inf).
         self.above = np.where(
@@ -336,15 +384,6 @@ class _Component:
                         reach[y, j] = reach[x, j] + levels
                         queue.append(y)
         return reach
-
-    def fits(self) -> bool:
-        top = self.unit * max(abs(self.offset), abs(self.offset + self.size - 1))
-        return self.size <= MAX_LEVELS and top <= MAX_EXPONENT
-
-    def tables(self, lam: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(A, P)`` per input and level: ``e^h (p h − λ)`` and ``p e^h``."""
-        e = np.exp(self.h)[None, :]
-        return e * (self.p[:, None] * self.h[None, :] - lam[self.inputs][:, None]), self.p[:, None] * e
 
     def best(self, table: FloatArray, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
         """The largest ``Σ_i table[i, k_i]`` over representatives with ``low <= k <= high``, and its levels
@@ -435,16 +474,6 @@ class _Component:
         states[i, 0, :size] = np.where(cap, _NEG, own[i] + moved[0])
         states[i, 1, :size] = np.where(cap, own[i] + best_state, own[i] + best_state + extra)
 
-    def walk(self, a_table: FloatArray, p_table: FloatArray, levels: np.ndarray) -> _Walk:
-        rows = np.arange(levels.size)
-        return _Walk(levels, float(a_table[rows, levels].sum()), float(p_table[rows, levels].sum()))
-
-    def column(self, levels: np.ndarray, n: int) -> FloatArray:
-        w = np.zeros(n)
-        exponent = self.h[levels]
-        w[self.inputs] = np.exp(exponent - exponent.max())
-        return w / w.sum()
-
 
 def envelope_bound(lines: list[tuple[float, float]], low: float, high: float) -> float:
     """``max_{P ∈ [low, high]} min_i (Φ_i + ν_i P)/P − log P`` for lines ``(ν_i, Φ_i)`` (module docstring)."""
@@ -471,25 +500,26 @@ class _Node:
     right: _Walk | None = None
 
 
-class TreePricer:
-    """Exact pricing of mutual information (or NMI) on a tree cone (module docstring), as certified
-    column generation's pricer (:func:`~privopt.routes.pricing.contract.certified_pricer`); a "node" is
-    one branch-and-bound node."""
+class LatticePricer:
+    """Exact pricing of mutual information (or NMI) on a cone whose rays lie on a lattice (module
+    docstring), as certified column generation's pricer (:func:`~privopt.routes.pricing.contract.certified_pricer`);
+    a "node" is one branch-and-bound node. Each component brings its own :meth:`LatticeComponent.best`."""
 
-    #: Exact every round; the run closes to half its ``gap_tolerance`` (the checker's own bound may exceed
-    #: the route's); the checker takes four times the pricing (the 60-input tree of ``bench_families``,
-    #: 13.7 s against 4.0 s).
-    traits = PricerTraits(TREE_METHOD, "prior", exact_every_round=True, gap_share=0.5, check_ratio=4.0)
+    traits: PricerTraits
 
-    def __init__(self, cone: RowCone, structure: TreeCone, objective: SliceObjective) -> None:
+    def __init__(
+        self,
+        cone: RowCone,
+        components: list[LatticeComponent],
+        massless: list[np.ndarray],
+        objective: SliceObjective,
+    ) -> None:
+        """``components``: those with mass under the slice's weights; ``massless``: the others' inputs."""
         self.n = cone.n_inputs
         self.objective = objective
         self.weights = objective.weights
-        p = np.asarray(objective.weights, dtype=np.float64)
-        self.components = [
-            _Component(structure, inputs, p) for inputs in structure.components if p[inputs].any()
-        ]
-        self.massless = [inputs for inputs in structure.components if not p[inputs].any()]
+        self.components = components
+        self.massless = massless
         self.repair = ConeRepair(cone)
 
     def fits(self) -> bool:
@@ -546,7 +576,7 @@ class TreePricer:
 class _Search:
     """One branch and bound of :class:`TreePricer` at duals ``λ`` (MI units)."""
 
-    def __init__(self, pricer: TreePricer, lam: FloatArray) -> None:
+    def __init__(self, pricer: LatticePricer, lam: FloatArray) -> None:
         self.pricer = pricer
         self.tables = [component.tables(lam) for component in pricer.components]
         self.incumbent = -np.inf
@@ -559,9 +589,10 @@ class _Search:
         heap: list[tuple[float, int, _Node]] = []
         closed = _NEG
         for c, component in enumerate(self.pricer.components):
-            node = self._bound(_Node(c, component.low0.copy(), component.high0.copy(), np.inf, 0.0))
-            if node is not None:
-                heapq.heappush(heap, (-node.upper, self.nodes, node))
+            for low, high in component.roots():
+                node = self._bound(_Node(c, low, high, np.inf, 0.0))
+                if node is not None:
+                    heapq.heappush(heap, (-node.upper, self.nodes, node))
         while heap:
             if limits.closed(-heap[0][0], self.incumbent):
                 break
@@ -654,6 +685,24 @@ class _Search:
         ratio = walk.ratio
         self.incumbent = max(self.incumbent, ratio)
         self.walks.append((ratio, component, walk.levels))
+
+
+class TreePricer(LatticePricer):
+    """The lattice search on a tree cone: each component's oracle a dynamic program over its tree."""
+
+    #: Exact every round; the run closes to half its ``gap_tolerance`` (the checker's own bound may exceed
+    #: the route's); the checker takes four times the pricing (the 60-input tree of ``bench_families``,
+    #: 13.7 s against 4.0 s).
+    traits = PricerTraits(TREE_METHOD, "prior", exact_every_round=True, gap_share=0.5, check_ratio=4.0)
+
+    def __init__(self, cone: RowCone, structure: TreeCone, objective: SliceObjective) -> None:
+        p = np.asarray(objective.weights, dtype=np.float64)
+        super().__init__(
+            cone,
+            [_Component(structure, inputs, p) for inputs in structure.components if p[inputs].any()],
+            [inputs for inputs in structure.components if not p[inputs].any()],
+            objective,
+        )
 
 
 def tree_pricer(utility: SubConvexUtility, cone: RowCone) -> TreePricer | Refusal:

@@ -1,0 +1,171 @@
+"""The checker's proof of ``max (μ(w) − λᵀw)/pᵀw <= limit`` on graph cones, where the tree method's
+forest is missing.
+
+The cone's bounds between single inputs, closed under composition (:func:`~privopt.certificates.tree.closed_pairs`),
+are *difference constraints* ``h_a − h_b <= D_ab`` on ``h = log w``; a ray has a spanning tree of tight
+pairs, so with every essential bound a multiple of one unit ``u`` it is a walk on the lattice ``h = u·k``,
+and the tree method's argument (Lagrangian lines in ``ν``, bisection of level ranges) applies to it
+unchanged. Two parts differ:
+
+- *the oracle*: the largest ``Σ_i t_i(k_i)`` over levels within ranges that keep ``k_a − k_b <= D_ab/u``
+  is a maximum-weight closure in the threshold variables ``z_{i,l} = [k_i >= l]``. The checker solves its
+  linear program with HiGHS and takes as the bound, not the LP's value, the weak-duality bound of its row
+  duals ``y`` (any ``y >= 0`` proves ``cᵀz <= Σ_j max_{z_j ∈ [lo_j, up_j]} (c − Mᵀy)_j z_j``); the walk read
+  from the solution must satisfy every pair before it may refute a claim;
+- *the counted walks* (``max_i (k_i − c_i) = 0``): one first node per input ``x``, the first at its cap
+  (``k_x = c_x``, ``k_y <= c_y − 1`` before it), so the first nodes partition the walks.
+
+It shares no code with the route's graph pricer: the forms, the LP and the bounds are the checker's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+from privopt.certificates.outcome import NotProved, NotProvedReason
+from privopt.certificates.tree import Lattice, closed_pairs, lattice_unit
+from privopt.compiler.cone import RowCone
+from privopt.solvers.lp import new_highs
+from privopt.tolerances import CHECK_TREE_FORM_RTOL
+from privopt.validation import FloatArray
+
+_NEG = -np.inf
+
+
+@dataclass(frozen=True, eq=False)
+class GraphForm:
+    """The cone as difference constraints on a lattice: the unit, each component's inputs, the closed
+    bounds in levels (``steps[a, b]``: how far ``a`` may be above ``b``) and the essential pairs."""
+
+    unit: float
+    components: tuple[np.ndarray, ...]
+    steps: np.ndarray
+    essential: np.ndarray
+
+    def lattice(self, members: np.ndarray, p: FloatArray, lam: FloatArray) -> Lattice:
+        return _GraphLattice(self, members, p, lam)
+
+
+def graph_form(cone: RowCone) -> GraphForm | NotProved:
+    """The checker's reading of ``cone`` as a graph cone, or why it is not one."""
+    pairs = closed_pairs(cone)
+    if isinstance(pairs, NotProved):
+        return pairs
+    closed, essential = pairs
+    finite = np.isfinite(closed)
+    a, b = np.nonzero(essential)
+    unit = lattice_unit(closed[a, b])
+    if unit is None:
+        return NotProved(NotProvedReason.CONE, "its essential bounds are not multiples of one unit")
+    steps = np.rint(np.where(finite, closed, 0.0) / unit)
+    if np.any(np.abs(steps * unit - np.where(finite, closed, 0.0)) > CHECK_TREE_FORM_RTOL * (1.0 + np.abs(steps))):
+        return NotProved(NotProvedReason.CONE, "its closed bounds are not multiples of the unit")
+    components, seen = [], np.zeros(closed.shape[0], dtype=bool)
+    for x in range(closed.shape[0]):
+        if not seen[x]:
+            members = np.flatnonzero(finite[x])
+            seen[members] = True
+            components.append(members)
+    return GraphForm(unit, tuple(components), steps.astype(np.int64), essential)
+
+
+class _GraphLattice(Lattice):
+    """One component of a graph cone and its closure LP (module docstring)."""
+
+    def __init__(self, form: GraphForm, members: np.ndarray, p: FloatArray, lam: FloatArray) -> None:
+        steps = form.steps[np.ix_(members, members)]
+        positive = p[members] > 0.0
+        caps = np.zeros(members.size, dtype=np.int64)
+        caps[positive] = self.caps(p[members], form.unit)
+        capped = np.flatnonzero(positive)
+        high = (caps[capped][None, :] + steps[:, capped]).min(axis=1)  # k_i <= c_j + D_ij/u
+        low = (caps[capped][None, :] - steps[capped, :].T).min(axis=1)  # some j is at its cap
+        super().__init__(members, p, lam, form.unit, int(high.max()), int(low.min()))
+        self.steps = steps
+        self.low = low - self.bottom
+        self.high = np.minimum(high - self.bottom, np.where(positive, self.cap, self.size - 1))
+        essential = form.essential[np.ix_(members, members)]
+        self.pairs = np.argwhere(essential)
+        self.highs, self.matrix = self._model() if self.ok else (None, None)
+
+    def _model(self) -> tuple[highspy.Highs, sp.csr_matrix]:
+        m, levels = self.members.size, self.size - 1
+        index = np.arange(m * levels).reshape(m, levels)
+        rows = [np.stack([index[:, 1:].ravel(), index[:, :-1].ravel()], axis=1)]  # z_{i,l+1} <= z_{i,l}
+        l = np.arange(1, self.size)
+        for a, b in self.pairs:  # k_a <= k_b + s: z_{a,l} <= z_{b,l−s}
+            s = int(self.steps[a, b])
+            inside = (l - s >= 1) & (l - s <= levels)
+            rows.append(np.stack([index[a, l[inside] - 1], index[b, l[inside] - s - 1]], axis=1))
+        pairs = np.concatenate(rows)
+        count = pairs.shape[0]
+        matrix = sp.csr_matrix(
+            (np.r_[np.ones(count), -np.ones(count)], (np.tile(np.arange(count), 2), pairs.T.ravel())),
+            shape=(count, m * levels),
+        )
+        model = highspy.HighsLp()
+        model.num_col_, model.num_row_ = m * levels, count
+        model.col_cost_ = np.zeros(m * levels)
+        model.col_lower_ = np.zeros(m * levels)
+        model.col_upper_ = np.ones(m * levels)
+        model.row_lower_ = np.full(count, -highspy.kHighsInf)
+        model.row_upper_ = np.zeros(count)
+        model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        model.a_matrix_.start_ = matrix.indptr
+        model.a_matrix_.index_ = matrix.indices
+        model.a_matrix_.value_ = matrix.data
+        highs = new_highs()
+        highs.setOptionValue("simplex_strategy", 1)  # dual simplex: a vertex, warm between calls
+        highs.passModel(model)
+        return highs, matrix
+
+    def roots(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """One first node per input that may be the first at its cap (module docstring)."""
+        found = []
+        for x in np.flatnonzero(self.p > 0.0):
+            low, high = self.low.copy(), self.high.copy()
+            earlier = np.flatnonzero(self.p[:x] > 0.0)
+            high[earlier] = np.minimum(high[earlier], self.cap[earlier] - 1)
+            low[x], high[x] = max(low[x], self.cap[x]), min(high[x], self.cap[x])
+            high = (high[None, :] + self.steps).min(axis=1)
+            low = (low[:, None] - self.steps).max(axis=0)
+            if np.all(low <= high):
+                found.append((low, high))
+        return found
+
+    def solve(self, table: FloatArray, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray | None]:
+        """The closure LP's weak-duality bound on ``Σ_i table[i, k_i]`` and the walk read from it (``None``
+        if it breaks a pair); ``-inf`` when the ranges hold no walk."""
+        if np.any(low > high):
+            return _NEG, None
+        assert self.highs is not None and self.matrix is not None
+        l = np.arange(1, self.size)[None, :]
+        lower = (l <= low[:, None]).astype(np.float64).ravel()
+        upper = (l <= high[:, None]).astype(np.float64).ravel()
+        cost = np.diff(table, axis=1).ravel()
+        count = cost.size
+        columns = np.arange(count, dtype=np.int32)
+        self.highs.changeColsBounds(count, columns, lower, upper)
+        self.highs.changeColsCost(count, columns, -cost)  # HiGHS minimises
+        self.highs.run()
+        status = self.highs.getModelStatus()
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return _NEG, None
+        solution = self.highs.getSolution()
+        duals = np.asarray(solution.row_dual)
+        bound = np.inf
+        for y in (np.maximum(duals, 0.0), np.maximum(-duals, 0.0)):  # any y >= 0 proves a bound
+            reduced = cost - self.matrix.T @ y
+            bound = min(bound, float(np.maximum(reduced * lower, reduced * upper).sum()))
+        value = float(table[:, 0].sum()) + bound
+        z = np.asarray(solution.col_value).reshape(self.members.size, self.size - 1)
+        levels = np.rint(z.sum(axis=1)).astype(np.int64)
+        a, b = self.pairs[:, 0], self.pairs[:, 1]
+        feasible = (
+            np.all(levels >= low) and np.all(levels <= high) and np.all(levels[a] - levels[b] <= self.steps[a, b])
+        )
+        return value, levels if feasible else None

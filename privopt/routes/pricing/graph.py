@@ -1,0 +1,218 @@
+"""Exact pricing of mutual information on graph cones: ratio pairs of single inputs, any graph.
+
+**The cone.** A cone whose statistics are single inputs, ``w_a <= e^{L_ab} w_b``, in which every pair is
+bounded both ways through the pairs (the inputs of a component reach each other in both directions):
+``MetricLDP`` with any distance (a grid's Manhattan metric), per-input budgets (ID-LDP), a policy graph
+(Blowfish), per-pair levels. In logarithms ``h = log w`` the cone is a system of *difference
+constraints* ``h_a − h_b <= L_ab``; its closure (shortest paths, Floyd–Warshall) keeps the *essential*
+pairs, those no third input improves. A ray of a component has all its entries positive and a spanning
+tree of tight pairs, so with every ``L`` a multiple of one unit ``u`` the rays lie on the lattice
+``h = u·k`` (the tree cones' lattice, :mod:`~privopt.routes.pricing.tree`, without the tree).
+
+**The search** is the tree pricer's (``R = A/P − log P`` over representatives, Lagrangian lines in
+``ν``, a branch and bound on level ranges), with two changes:
+
+- *the oracle*: ``max Σ_x c_x(k_x)`` over integer levels with ``low <= k <= high`` and ``k_a − k_b <=
+  L_ab/u`` is a maximum-weight closure (the threshold variables ``z_{x,l} = [k_x >= l]`` are monotone in
+  ``l`` and ``z_{a,l} <= z_{b,l − L_ab/u}``), whose linear program has a totally unimodular matrix, so
+  HiGHS's simplex returns an integral vertex: one warm LP per call, where the tree ran a dynamic program;
+- *the representatives* (the shift with ``max_x (k_x − T_x) = 0``): the flag "some input is at its cap"
+  is not a closure constraint, so the search starts from one root per input ``x*``, the first input at
+  its cap (``k_{x*} = T_{x*}``, ``k_y <= T_y − 1`` before it, ``k_y <= T_y`` after it); the roots partition
+  the representatives. docs/compiler.md, "Graph cones".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components, shortest_path
+
+import highspy
+
+from privopt.compiler.cone import RowCone
+from privopt.solvers.lp import new_highs
+from privopt.routes.pricing.contract import PricerEntry, PricerTraits, Refusal, RefusalReason, register_pricer
+from privopt.routes.pricing.envelope import SliceObjective, slice_objective
+from privopt.routes.pricing.tree import LatticeComponent, LatticePricer, lattice_unit, single_input_limits
+from privopt.tolerances import TREE_STRUCTURE_RTOL
+from privopt.utilities import SubConvexUtility
+from privopt.validation import FloatArray
+
+_NEG = -np.inf
+
+#: How certified column generation's graph pricer proves ``δ̄`` (kept in certificates).
+GRAPH_METHOD = (
+    "graph cone: closures on the lattice of difference constraints (an integral LP), Lagrangian bounds, "
+    "branch and bound"
+)
+
+#: Largest number of inputs (the closure is cubic; one root per input).
+MAX_GRAPH_INPUTS = 400
+
+
+class GraphCone:
+    """A graph cone (module docstring): its unit, its components' inputs, and per component the closed
+    steps ``steps[a, b]`` (levels ``a`` may be above ``b``) and the essential pairs ``(a, b)``."""
+
+    def __init__(self, unit: float, components: tuple[np.ndarray, ...], steps: np.ndarray, pairs: np.ndarray):
+        self.unit = unit
+        self.components = components
+        self.steps = steps
+        self.pairs = pairs
+
+
+def graph_structure(cone: RowCone) -> GraphCone | Refusal:
+    """The cone as difference constraints on the lattice of one unit, or why it is not one."""
+    n = cone.n_inputs
+    if n > MAX_GRAPH_INPUTS:
+        return Refusal(RefusalReason.SIZE, f"it has {n} inputs (limit {MAX_GRAPH_INPUTS})")
+    limit = single_input_limits(cone)
+    if isinstance(limit, Refusal):
+        return limit
+    finite = np.isfinite(limit)
+    np.fill_diagonal(limit, 0.0)
+    closed = shortest_path(np.where(finite, limit, 0.0), method="FW", directed=True, unweighted=False)
+    closed = np.where(finite | np.isfinite(closed), closed, np.inf)
+    if np.any(np.diag(closed) < -TREE_STRUCTURE_RTOL):
+        return Refusal(RefusalReason.CONE, "its pairs admit only the zero column (a cycle of negative length)")
+    both = np.isfinite(closed) & np.isfinite(closed.T)
+    count, labels = connected_components(sp.csr_matrix(both & ~np.eye(n, dtype=bool)), directed=False)
+    if np.any(np.isfinite(closed) & (labels[:, None] != labels[None, :])):
+        return Refusal(RefusalReason.CONE, "a pair joins two inputs that are not bounded both ways")
+    if np.any(both & ~np.eye(n, dtype=bool) & (closed + closed.T <= TREE_STRUCTURE_RTOL)):
+        return Refusal(RefusalReason.CONE, "a pair fixes the ratio of two inputs")
+    improved = np.full((n, n), np.inf)  # the best bound through a third input
+    for c in range(n):
+        through = closed[:, c, None] + closed[None, c, :]
+        through[c, :] = np.inf
+        through[:, c] = np.inf
+        np.minimum(improved, through, out=improved)
+    off = ~np.eye(n, dtype=bool) & np.isfinite(closed)
+    essential = off & (improved > closed + TREE_STRUCTURE_RTOL * (1.0 + np.abs(closed)))
+    a, b = np.nonzero(essential)
+    unit = lattice_unit(closed[a, b])
+    if unit is None:
+        return Refusal(RefusalReason.CONE, "its factors are not multiples of one unit")
+    steps = np.where(np.isfinite(closed), np.rint(np.where(np.isfinite(closed), closed, 0.0) / unit), 0)
+    components = tuple(np.flatnonzero(labels == c) for c in range(count))
+    return GraphCone(unit, components, steps.astype(np.int64), np.stack([a, b], axis=1))
+
+
+class _GraphComponent(LatticeComponent):
+    """One component of a graph cone: its closure LP (module docstring), built once and re-solved warm
+    with each call's costs and level ranges."""
+
+    def __init__(self, structure: GraphCone, inputs: np.ndarray, p: FloatArray) -> None:
+        steps = structure.steps[np.ix_(inputs, inputs)]
+        super().__init__(inputs, p, structure.unit, steps)
+        self.steps = steps
+        local = np.full(structure.steps.shape[0], -1, dtype=np.intp)
+        local[inputs] = np.arange(inputs.size)
+        pairs = local[structure.pairs]
+        self.pairs = pairs[(pairs >= 0).all(axis=1)]
+        self.highs = self._model()
+
+    def _model(self) -> highspy.Highs:
+        """``max Σ_i Σ_l (c_i(l) − c_i(l−1)) z_{i,l}`` over monotone ``z`` closed under the pairs."""
+        m, levels = self.inputs.size, self.size - 1
+        column = np.arange(m * levels).reshape(m, levels)  # z_{i,l}, l = 1 .. size − 1
+        rows: list[np.ndarray] = [np.stack([column[:, 1:].ravel(), column[:, :-1].ravel()], axis=1)]
+        for a, b in self.pairs:  # k_a − k_b <= s: z_{a,l} <= z_{b,l−s}
+            s = int(self.steps[a, b])
+            l = np.arange(1, self.size)
+            kept = (l - s >= 1) & (l - s <= levels)
+            rows.append(np.stack([column[a, l[kept] - 1], column[b, l[kept] - s - 1]], axis=1))
+        pairs = np.concatenate(rows) if rows else np.zeros((0, 2), dtype=np.intp)
+        count = pairs.shape[0]
+        matrix = sp.csr_matrix(
+            (np.r_[np.ones(count), -np.ones(count)], (np.r_[np.arange(count), np.arange(count)], pairs.T.ravel())),
+            shape=(count, m * levels),
+        )
+        model = highspy.HighsLp()
+        model.num_col_, model.num_row_ = m * levels, count
+        model.col_cost_ = np.zeros(m * levels)
+        model.col_lower_ = np.zeros(m * levels)
+        model.col_upper_ = np.ones(m * levels)
+        model.row_lower_ = np.full(count, -highspy.kHighsInf)
+        model.row_upper_ = np.zeros(count)
+        model.sense_ = highspy.ObjSense.kMaximize
+        model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        model.a_matrix_.start_ = matrix.indptr
+        model.a_matrix_.index_ = matrix.indices
+        model.a_matrix_.value_ = matrix.data
+        highs = new_highs()
+        highs.passModel(model)
+        return highs
+
+    def roots(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """One root per input that may be the first at its cap (module docstring)."""
+        found = []
+        for x in np.flatnonzero(self.cap >= 0):
+            low, high = self.low0.copy(), self.high0.copy()
+            earlier = np.flatnonzero(self.cap[:x] >= 0)
+            high[earlier] = np.minimum(high[earlier], self.cap[earlier] - 1)
+            low[x] = max(low[x], self.cap[x])
+            high[x] = min(high[x], self.cap[x])
+            high = np.min(high[None, :] + self.steps, axis=1)  # k_i <= k_j + steps[i, j]
+            low = np.max(low[:, None] - self.steps, axis=0)  # k_i >= k_j − steps[j, i]
+            if np.all(low <= high):
+                found.append((low, high))
+        return found
+
+    def best(self, table: FloatArray, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
+        """The largest ``Σ_i table[i, k_i]`` over levels within the ranges that satisfy the pairs (the
+        ranges of a node below a root hold only representatives), and its levels."""
+        if np.any(low > high):
+            return _NEG, np.empty(0, dtype=np.intp)
+        l = np.arange(1, self.size)[None, :]
+        lower = (l <= low[:, None]).astype(np.float64).ravel()
+        upper = (l <= high[:, None]).astype(np.float64).ravel()
+        highs = self.highs
+        count = lower.size
+        index = np.arange(count, dtype=np.int32)
+        highs.changeColsBounds(count, index, lower, upper)
+        highs.changeColsCost(count, index, np.diff(table, axis=1).ravel())
+        highs.run()
+        if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return _NEG, np.empty(0, dtype=np.intp)
+        z = np.asarray(highs.getSolution().col_value).reshape(self.inputs.size, self.size - 1)
+        levels = np.rint(z.sum(axis=1)).astype(np.intp)
+        value = float(table[np.arange(levels.size), levels].sum())
+        return max(value, float(table[:, 0].sum() + highs.getInfo().objective_function_value)), levels
+
+
+class GraphPricer(LatticePricer):
+    """The lattice search on a graph cone: each component's oracle its closure LP."""
+
+    #: Exact every round; the run closes to half its ``gap_tolerance`` (the checker's own bound may exceed
+    #: the route's), as the tree pricer's.
+    traits = PricerTraits(GRAPH_METHOD, "prior", exact_every_round=True, gap_share=0.5, check_ratio=4.0)
+
+    def __init__(self, cone: RowCone, structure: GraphCone, objective: SliceObjective) -> None:
+        p = np.asarray(objective.weights, dtype=np.float64)
+        super().__init__(
+            cone,
+            [_GraphComponent(structure, inputs, p) for inputs in structure.components if p[inputs].any()],
+            [inputs for inputs in structure.components if not p[inputs].any()],
+            objective,
+        )
+
+
+def graph_pricer(utility: SubConvexUtility, cone: RowCone) -> GraphPricer | Refusal:
+    """The graph pricer of ``(utility, cone)``, or why there is none."""
+    objective = slice_objective(utility)
+    if isinstance(objective, Refusal):
+        return objective
+    if objective.weights.size != cone.n_inputs:
+        return Refusal(RefusalReason.UTILITY, "the utility's distribution does not match the cone's inputs")
+    structure = graph_structure(cone)
+    if isinstance(structure, Refusal):
+        return Refusal(RefusalReason.CONE, f"the cone is not a graph cone: {structure.message}")
+    pricer = GraphPricer(cone, structure, objective)
+    if not pricer.fits():
+        return Refusal(RefusalReason.SIZE, "the graph cone's lattice is too large")
+    return pricer
+
+
+register_pricer(PricerEntry("graph", 32, graph_pricer, proved_by=("graph",)))
