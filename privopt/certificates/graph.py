@@ -62,7 +62,9 @@ def graph_form(cone: RowCone) -> GraphForm | NotProved:
     if unit is None:
         return NotProved(NotProvedReason.CONE, "its essential bounds are not multiples of one unit")
     steps = np.rint(np.where(finite, closed, 0.0) / unit)
-    if np.any(np.abs(steps * unit - np.where(finite, closed, 0.0)) > CHECK_TREE_FORM_RTOL * (1.0 + np.abs(steps))):
+    if np.any(
+        np.abs(steps * unit - np.where(finite, closed, 0.0)) > CHECK_TREE_FORM_RTOL * (1.0 + np.abs(steps))
+    ):
         return NotProved(NotProvedReason.CONE, "its closed bounds are not multiples of the unit")
     components, seen = [], np.zeros(closed.shape[0], dtype=bool)
     for x in range(closed.shape[0]):
@@ -90,7 +92,7 @@ class _GraphLattice(Lattice):
         self.high = np.minimum(high - self.bottom, np.where(positive, self.cap, self.size - 1))
         essential = form.essential[np.ix_(members, members)]
         self.pairs = np.argwhere(essential)
-        self.highs, self.matrix = self._model() if self.ok else (None, None)
+        self.model: tuple[highspy.Highs, sp.csr_matrix] | None = self._model() if self.ok else None
 
     def _model(self) -> tuple[highspy.Highs, sp.csr_matrix]:
         m, levels = self.members.size, self.size - 1
@@ -142,30 +144,33 @@ class _GraphLattice(Lattice):
         if it breaks a pair); ``-inf`` when the ranges hold no walk."""
         if np.any(low > high):
             return _NEG, None
-        assert self.highs is not None and self.matrix is not None
+        assert self.model is not None  # prove_ratio_bound stops at a lattice that is not ok
+        highs, matrix = self.model
         l = np.arange(1, self.size)[None, :]
         lower = (l <= low[:, None]).astype(np.float64).ravel()
         upper = (l <= high[:, None]).astype(np.float64).ravel()
         cost = np.diff(table, axis=1).ravel()
         count = cost.size
         columns = np.arange(count, dtype=np.int32)
-        self.highs.changeColsBounds(count, columns, lower, upper)
-        self.highs.changeColsCost(count, columns, -cost)  # HiGHS minimises
-        self.highs.run()
-        status = self.highs.getModelStatus()
+        highs.changeColsBounds(count, columns, lower, upper)
+        highs.changeColsCost(count, columns, -cost)  # HiGHS minimises
+        highs.run()
+        status = highs.getModelStatus()
         if status == highspy.HighsModelStatus.kInfeasible:
             return _NEG, None
-        solution = self.highs.getSolution()
+        solution = highs.getSolution()
         duals = np.asarray(solution.row_dual)
         bound = np.inf
         for y in (np.maximum(duals, 0.0), np.maximum(-duals, 0.0)):  # any y >= 0 proves a bound
-            reduced = cost - self.matrix.T @ y
+            reduced = cost - matrix.T @ y
             bound = min(bound, float(np.maximum(reduced * lower, reduced * upper).sum()))
         value = float(table[:, 0].sum()) + bound
         z = np.asarray(solution.col_value).reshape(self.members.size, self.size - 1)
         levels = np.rint(z.sum(axis=1)).astype(np.int64)
         a, b = self.pairs[:, 0], self.pairs[:, 1]
         feasible = (
-            np.all(levels >= low) and np.all(levels <= high) and np.all(levels[a] - levels[b] <= self.steps[a, b])
+            np.all(levels >= low)
+            and np.all(levels <= high)
+            and np.all(levels[a] - levels[b] <= self.steps[a, b])
         )
         return value, levels if feasible else None

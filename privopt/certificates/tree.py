@@ -87,7 +87,8 @@ def closed_pairs(cone: RowCone) -> tuple[FloatArray, np.ndarray] | NotProved:
     n = cone.n_inputs
     if n > MAX_INPUTS:
         return NotProved(
-            NotProvedReason.SIZE, f"the lattice methods close the bounds of at most {MAX_INPUTS} inputs, not {n}"
+            NotProvedReason.SIZE,
+            f"the lattice methods close the bounds of at most {MAX_INPUTS} inputs, not {n}",
         )
     where, weight = [], []
     for group in cone.groups:

@@ -42,6 +42,7 @@ __all__ = [
     "envelope_structure",
     "fdivergence",
     "global_pricer",
+    "graph",
     "piecewise",
     "register_pricer",
     "slice_objective",

@@ -24,17 +24,16 @@ tree of tight pairs, so with every ``L`` a multiple of one unit ``u`` the rays l
 
 from __future__ import annotations
 
+import highspy
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, shortest_path
 
-import highspy
-
 from privopt.compiler.cone import RowCone
-from privopt.solvers.lp import new_highs
 from privopt.routes.pricing.contract import PricerEntry, PricerTraits, Refusal, RefusalReason, register_pricer
 from privopt.routes.pricing.envelope import SliceObjective, slice_objective
 from privopt.routes.pricing.tree import LatticeComponent, LatticePricer, lattice_unit, single_input_limits
+from privopt.solvers.lp import new_highs
 from privopt.tolerances import TREE_STRUCTURE_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
@@ -75,7 +74,9 @@ def graph_structure(cone: RowCone) -> GraphCone | Refusal:
     closed = shortest_path(np.where(finite, limit, 0.0), method="FW", directed=True, unweighted=False)
     closed = np.where(finite | np.isfinite(closed), closed, np.inf)
     if np.any(np.diag(closed) < -TREE_STRUCTURE_RTOL):
-        return Refusal(RefusalReason.CONE, "its pairs admit only the zero column (a cycle of negative length)")
+        return Refusal(
+            RefusalReason.CONE, "its pairs admit only the zero column (a cycle of negative length)"
+        )
     both = np.isfinite(closed) & np.isfinite(closed.T)
     count, labels = connected_components(sp.csr_matrix(both & ~np.eye(n, dtype=bool)), directed=False)
     if np.any(np.isfinite(closed) & (labels[:, None] != labels[None, :])):
@@ -126,7 +127,10 @@ class _GraphComponent(LatticeComponent):
         pairs = np.concatenate(rows) if rows else np.zeros((0, 2), dtype=np.intp)
         count = pairs.shape[0]
         matrix = sp.csr_matrix(
-            (np.r_[np.ones(count), -np.ones(count)], (np.r_[np.arange(count), np.arange(count)], pairs.T.ravel())),
+            (
+                np.r_[np.ones(count), -np.ones(count)],
+                (np.r_[np.arange(count), np.arange(count)], pairs.T.ravel()),
+            ),
             shape=(count, m * levels),
         )
         model = highspy.HighsLp()
