@@ -40,6 +40,7 @@ from privopt.routes.pricing import (
 )
 from privopt.routes.pricing.contract import single_session
 from privopt.routes.pricing.global_pricer import GlobalPricer
+from privopt.routes.pricing.graph import GraphPricer
 from tests.test_independent_reporting import random_ball
 
 #: The toy enumeration's rounding margin on a reduced cost (relative to the magnitudes summed).
@@ -52,6 +53,15 @@ class CyclicLDP(po.RatioConstraints):
 
     def __init__(self, eps: float, n: int) -> None:
         super().__init__([(po.given(x=i), po.given(x=(i + 1) % n)) for i in range(n)], eps=eps)
+
+
+class IrregularCycle(po.RatioConstraints):
+    """The cycle with incommensurable levels (``ε`` and ``√2·ε`` in turn): no lattice holds its rays, so
+    neither the tree nor the graph pricer takes it."""
+
+    def __init__(self, eps: float, n: int) -> None:
+        levels = [1.0 if i % 2 == 0 else float(np.sqrt(2.0)) for i in range(n)]
+        super().__init__([(po.given(x=i), po.given(x=(i + 1) % n), levels[i]) for i in range(n)], eps=eps)
 
 
 def _cycle(cone) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -171,8 +181,11 @@ def test_a_users_pricer_and_checker_method_certify_column_generation(toy_registe
     assert check_bound(cone, problem.utility, lowered).refuted
 
 
-def test_without_the_users_entries_the_global_pricer_takes_the_cycle_and_a_bare_mu_is_refused():
+def test_without_the_users_entries_the_graph_pricer_takes_the_cycle_and_a_bare_mu_is_refused():
     problem = po.Problem(CyclicLDP(0.7, 4), po.MutualInformation(np.full(4, 0.25)))
+    assert isinstance(certified_pricer(problem.utility, problem.get_problem_data().cone), GraphPricer)
+    # With incommensurable levels no lattice holds the rays: the global pricer takes the cycle.
+    problem = po.Problem(IrregularCycle(0.7, 4), po.MutualInformation(np.full(4, 0.25)))
     cone = problem.get_problem_data().cone
     assert isinstance(certified_pricer(problem.utility, cone), GlobalPricer)
     # A utility that declares no form (only its μ) gets no certified pricer: every entry says why.
@@ -195,8 +208,9 @@ def _shipped_cases() -> dict[str, po.Problem]:
             po.MetricLDP(0.5, line), po.FDivergence("kl", p, np.roll(p, 1)), colgen=quiet
         ),
         "piecewise": po.Problem(CyclicLDP(0.7, 6), po.FDivergence("tv", p, np.roll(p, 1)), colgen=quiet),
-        # A cycle of pairs with mutual information: no specialised pricer takes it.
-        "global": po.Problem(CyclicLDP(0.7, 5), po.MutualInformation(p[:5] / p[:5].sum()), colgen=quiet),
+        "graph": po.Problem(CyclicLDP(0.7, 5), po.MutualInformation(p[:5] / p[:5].sum()), colgen=quiet),
+        # A cycle of incommensurable pairs with mutual information: no specialised pricer takes it.
+        "global": po.Problem(IrregularCycle(0.7, 5), po.MutualInformation(p[:5] / p[:5].sum()), colgen=quiet),
     }
 
 
