@@ -13,6 +13,7 @@ from privopt.certificates import NotProved, NotProvedReason, vertices
 from privopt.certificates import graph as checker
 from privopt.certificates import tree as checker_tree
 from privopt.routes.pricing import PricingRequest, Refusal, certified_pricer
+from privopt.routes.pricing import graph as graph_module
 from privopt.routes.pricing.graph import GraphCone, GraphPricer, graph_pricer, graph_structure
 
 
@@ -70,8 +71,13 @@ def _cases(seed: int):
         yield kind, cone, utility, rng.normal(0.0, 0.5, n) * np.maximum(p, 0.01)
 
 
-@pytest.mark.parametrize("seed", [5, 6, 7])
-def test_graph_pricing_and_the_checker_match_exact_enumeration(seed):
+@pytest.mark.parametrize(("seed", "exact_step"), [(5, False), (6, False), (7, False), (5, True), (8, True)])
+def test_graph_pricing_and_the_checker_match_exact_enumeration(seed, exact_step, monkeypatch):
+    """With ``exact_step`` the lattice search and the checker's bisection stop at once, so the pricer's
+    MIP step (Dinkelbach, tangents of ``−P log P``) and the checker's exact proof carry everything."""
+    if exact_step:
+        monkeypatch.setattr(graph_module, "SEARCH_NODES", 0)
+        monkeypatch.setattr(checker_tree, "BISECTION_NODES", 0)
     for kind, cone, utility, duals in _cases(seed):
         p = np.asarray(utility.p)
         exact = vertices.maximise_ratio(cone, utility, duals, p, 60.0)

@@ -20,6 +20,7 @@ It shares no code with the route's graph pricer: the forms, the LP and the bound
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import highspy
@@ -29,11 +30,23 @@ import scipy.sparse as sp
 from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.certificates.tree import Lattice, closed_pairs, lattice_unit
 from privopt.compiler.cone import RowCone
-from privopt.solvers.lp import new_highs
-from privopt.tolerances import CHECK_TREE_FORM_RTOL
+from privopt.solvers.lp import limit_run, new_highs
+from privopt.tolerances import CHECK_LP_FEASIBILITY_TOL, CHECK_ROUNDING_RTOL, CHECK_TREE_FORM_RTOL
 from privopt.validation import FloatArray
 
 _NEG = -np.inf
+
+#: The exact proof's MIPs: proved to optimality, at tight LP tolerances (their dual bounds are the proof).
+_MIP_OPTIONS: dict[str, float] = {
+    "mip_rel_gap": 0.0,
+    "mip_abs_gap": 0.0,
+    "primal_feasibility_tolerance": CHECK_LP_FEASIBILITY_TOL,
+    "dual_feasibility_tolerance": CHECK_LP_FEASIBILITY_TOL,
+}
+
+#: Tangents of ``−P log P`` the exact proof starts with, and the most it adds.
+_FIRST_TANGENTS = 24
+_MAX_TANGENTS = 60
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,3 +187,85 @@ class _GraphLattice(Lattice):
             and np.all(levels[a] - levels[b] <= self.steps[a, b])
         )
         return value, levels if feasible else None
+
+    def prove_whole(self, bound: float, deadline: float | None) -> tuple[bool | None, list[np.ndarray]]:
+        """``max P (R − bound) <= 0`` over the counted walks (module docstring, "the exact proof"): a MIP
+        over the closure's threshold variables, "some input at its cap" as a row, and ``−P log P`` bounded
+        by tangents, added where the MIP's walk lands, until its dual bound is below zero (proved) or a
+        walk has ``R > bound`` (refuted)."""
+        assert self.model is not None  # prove_ratio_bound stops at a lattice that is not ok
+        _, matrix = self.model
+        m, levels = self.members.size, self.size - 1
+        count = m * levels
+        l = np.arange(1, self.size)[None, :]
+        d_a, d_p = np.diff(self.A, axis=1).ravel(), np.diff(self.P, axis=1).ravel()
+        a0, p0 = float(self.A[:, 0].sum()), float(self.P[:, 0].sum())
+        highs = new_highs()
+        for option, value in _MIP_OPTIONS.items():
+            highs.setOptionValue(option, value)
+        model = highspy.HighsLp()
+        model.num_col_, model.num_row_ = count + 1, matrix.shape[0]
+        model.col_cost_ = np.r_[d_a - bound * d_p, 1.0]
+        model.col_lower_ = np.r_[(l <= self.low[:, None]).ravel().astype(np.float64), -highspy.kHighsInf]
+        model.col_upper_ = np.r_[(l <= self.high[:, None]).ravel().astype(np.float64), highspy.kHighsInf]
+        model.row_lower_ = np.full(matrix.shape[0], -highspy.kHighsInf)
+        model.row_upper_ = np.zeros(matrix.shape[0])
+        model.sense_ = highspy.ObjSense.kMaximize
+        wide = sp.hstack([matrix, sp.csr_matrix((matrix.shape[0], 1))]).tocsr()
+        model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        model.a_matrix_.start_ = wide.indptr
+        model.a_matrix_.index_ = wide.indices
+        model.a_matrix_.value_ = wide.data
+        model.integrality_ = [highspy.HighsVarType.kInteger] * count + [highspy.HighsVarType.kContinuous]
+        highs.passModel(model)
+        positive = self.p > 0.0
+        if not np.any(positive & (self.cap <= 0)):  # no input is always at its cap
+            reach = np.flatnonzero(positive & (self.cap <= levels))
+            flags = (reach * levels + self.cap[reach] - 1).astype(np.int32)
+            highs.addRow(1.0, highspy.kHighsInf, flags.size, flags, np.ones(flags.size))
+        index = np.arange(count + 1, dtype=np.int32)
+        p_high = float(np.where(l <= self.high[:, None], 1.0, 0.0).ravel() @ np.maximum(d_p, 0.0) + p0)
+        size = float(np.abs(self.A).max(axis=1).sum())
+        margin = CHECK_ROUNDING_RTOL * (1.0 + size + p_high * (abs(bound) + abs(np.log(p_high)) + 1.0))
+
+        def tangent(t: float) -> None:  # s <= −t log t − (1 + log t)(P − t)
+            slope = 1.0 + float(np.log(t))
+            highs.addRow(-highspy.kHighsInf, t - slope * p0, count + 1, index, np.r_[slope * d_p, 1.0])
+
+        low_mass = float(self.P[np.arange(m), np.clip(self.cap, 0, self.size - 1)][positive].min())
+        for t in np.geomspace(min(low_mass, p_high), p_high, _FIRST_TANGENTS):
+            tangent(float(t))
+        walks: list[np.ndarray] = []
+        for _ in range(_MAX_TANGENTS):
+            if deadline is not None:
+                left = deadline - time.perf_counter()
+                if left <= 0.0:
+                    return None, walks
+                limit_run(highs, left)
+            highs.run()
+            info = highs.getInfo()
+            if info.mip_dual_bound + a0 - bound * p0 <= -margin:
+                return True, walks
+            if info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
+                return None, walks
+            z = np.asarray(highs.getSolution().col_value)[:count].reshape(m, levels)
+            walk = np.rint(z.sum(axis=1)).astype(np.int64)
+            if not self._counted(walk):
+                return None, walks
+            walks.append(walk)
+            a, mass = self.totals(walk)
+            if a / mass - np.log(mass) > bound:
+                return False, walks
+            tangent(mass)
+        return None, walks
+
+    def _counted(self, walk: np.ndarray) -> bool:
+        """Whether ``walk`` keeps every pair and its ranges, with some input at its cap."""
+        a, b = self.pairs[:, 0], self.pairs[:, 1]
+        positive = self.p > 0.0
+        return bool(
+            np.all(walk >= self.low)
+            and np.all(walk <= self.high)
+            and np.all(walk[a] - walk[b] <= self.steps[a, b])
+            and np.any(walk[positive] == self.cap[positive])
+        )

@@ -52,6 +52,9 @@ MAX_DENOMINATOR = 16
 #: Golden-section steps per node.
 GOLDEN_STEPS = 48
 
+#: Nodes of a component's bisection before its lattice's exact proof, if it has one, is tried.
+BISECTION_NODES = 64
+
 _NEG = -np.inf
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -280,6 +283,12 @@ class Lattice(abc.ABC):
         """An upper bound on ``Σ_i table[i, k_i]`` over counted walks within the ranges, and a walk that
         attains it (``-inf`` and ``None`` when there is none)."""
 
+    def prove_whole(self, bound: float, deadline: float | None) -> tuple[bool | None, list[np.ndarray]]:
+        """An exact proof of ``R <= bound`` over the whole component, for lattices that have one:
+        ``True`` (proved), ``False`` (refuted by a walk returned) or ``None`` (none, or undecided); and
+        the walks met. The bisection runs when this is ``None``."""
+        return None, []
+
     def totals(self, levels: np.ndarray) -> tuple[float, float]:
         rows = np.arange(levels.size)
         return float(self.A[rows, levels].sum()), float(self.P[rows, levels].sum())
@@ -404,17 +413,22 @@ def prove_ratio_bound(
         if not lattice.ok:
             return stop(False, f"a component spans more than {MAX_LEVELS} levels")
         pending = lattice.roots()
+        searched = 0
         while pending:
             if deadline is not None and time.perf_counter() > deadline:
                 return stop(False, "the time limit was reached")
+            if searched == BISECTION_NODES:
+                whole, walks = lattice.prove_whole(bound, deadline)
+                best = _better(best, lattice, walks, p.size)
+                if whole is not None:
+                    if not whole:
+                        return stop(False, "refuted: a column of the cone exceeds the limit")
+                    break
             low, high = pending.pop()
             nodes += 1
+            searched += 1
             proved, walks = _examine(lattice, low, high, bound)
-            for levels in walks:
-                a, mass = lattice.totals(levels)
-                ratio = a / mass - math.log(mass)
-                if ratio > best[0]:
-                    best = (ratio, lattice.column(levels, p.size))
+            best = _better(best, lattice, walks, p.size)
             if best[0] > bound:
                 return stop(False, "refuted: a column of the cone exceeds the limit")
             if proved:
@@ -426,6 +440,18 @@ def prove_ratio_bound(
                 )
             pending.extend(halves)
     return stop(True, "proved")
+
+
+def _better(
+    best: tuple[float, FloatArray | None], lattice: Lattice, walks: list[np.ndarray], n: int
+) -> tuple[float, FloatArray | None]:
+    """``best`` (a ratio and its column), or the best of ``walks`` if higher."""
+    for levels in walks:
+        a, mass = lattice.totals(levels)
+        ratio = a / mass - math.log(mass)
+        if ratio > best[0]:
+            best = (ratio, lattice.column(levels, n))
+    return best
 
 
 def _examine(

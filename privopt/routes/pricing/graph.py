@@ -24,6 +24,9 @@ tree of tight pairs, so with every ``L`` a multiple of one unit ``u`` the rays l
 
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import highspy
 import numpy as np
 import scipy.sparse as sp
@@ -31,9 +34,15 @@ from scipy.sparse.csgraph import connected_components, shortest_path
 
 from privopt.compiler.cone import RowCone
 from privopt.routes.pricing.contract import PricerEntry, PricerTraits, Refusal, RefusalReason, register_pricer
-from privopt.routes.pricing.envelope import SliceObjective, slice_objective
-from privopt.routes.pricing.tree import LatticeComponent, LatticePricer, lattice_unit, single_input_limits
-from privopt.solvers.lp import new_highs
+from privopt.routes.pricing.envelope import SearchLimits, SliceObjective, slice_objective
+from privopt.routes.pricing.tree import (
+    LatticeComponent,
+    LatticePricer,
+    LatticeSearch,
+    lattice_unit,
+    single_input_limits,
+)
+from privopt.solvers.lp import limit_run, new_highs
 from privopt.tolerances import TREE_STRUCTURE_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
@@ -48,6 +57,18 @@ GRAPH_METHOD = (
 
 #: Largest number of inputs (the closure is cubic; one root per input).
 MAX_GRAPH_INPUTS = 400
+
+#: Nodes of the lattice search before the exact step takes over: grids and policy graphs close within
+#: a few hundred, per-input budgets (a complete graph of pairs, a handful of levels) need thousands, where
+#: the exact step takes a few MIPs.
+SEARCH_NODES = 64
+
+#: Tangents of ``−P log P`` the exact step starts with (geometric over the representatives' ``P``).
+TANGENTS = 24
+
+#: Dinkelbach steps and tangents per step of the exact step.
+MAX_DINKELBACH = 50
+MAX_TANGENTS = 50
 
 
 class GraphCone:
@@ -147,6 +168,7 @@ class _GraphComponent(LatticeComponent):
         model.a_matrix_.value_ = matrix.data
         highs = new_highs()
         highs.passModel(model)
+        self.matrix = matrix
         return highs
 
     def roots(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -186,6 +208,120 @@ class _GraphComponent(LatticeComponent):
         return max(value, float(table[:, 0].sum() + highs.getInfo().objective_function_value)), levels
 
 
+class _ExactStep:
+    """The exact step of one component (module docstring, "the exact step"): Dinkelbach's method on ``R``
+    over its representatives, each ``F(r) = max A − rP − P log P`` (concave in ``P``) solved by outer
+    approximation, a HiGHS MIP over the closure's threshold variables with "some input at its cap" as a
+    row and tangents of ``−P log P`` added where the MIP's ``P`` lands."""
+
+    def __init__(self, component: _GraphComponent, tables: tuple[FloatArray, FloatArray]) -> None:
+        self.component = component
+        self.a_table, self.p_table = tables
+        m, levels = component.inputs.size, component.size - 1
+        count = m * levels
+        l = np.arange(1, component.size)[None, :]
+        cap = component.cap
+        capped = cap >= 0
+        upper = (l <= component.high0[:, None]) & ((l <= cap[:, None]) | ~capped[:, None])
+        lower = l <= component.low0[:, None]
+        matrix = component.matrix
+        highs = new_highs()
+        highs.setOptionValue("mip_rel_gap", 0.0)
+        model = highspy.HighsLp()
+        model.num_col_, model.num_row_ = count + 1, matrix.shape[0]
+        self.d_a = np.diff(self.a_table, axis=1).ravel()
+        self.d_p = np.diff(self.p_table, axis=1).ravel()
+        model.col_cost_ = np.zeros(count + 1)
+        model.col_lower_ = np.r_[lower.ravel().astype(np.float64), -highspy.kHighsInf]
+        model.col_upper_ = np.r_[upper.ravel().astype(np.float64), highspy.kHighsInf]
+        model.row_lower_ = np.full(matrix.shape[0], -highspy.kHighsInf)
+        model.row_upper_ = np.zeros(matrix.shape[0])
+        model.sense_ = highspy.ObjSense.kMaximize
+        wide = sp.hstack([matrix, sp.csr_matrix((matrix.shape[0], 1))]).tocsr()
+        model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        model.a_matrix_.start_ = wide.indptr
+        model.a_matrix_.index_ = wide.indices
+        model.a_matrix_.value_ = wide.data
+        model.integrality_ = [highspy.HighsVarType.kInteger] * count + [highspy.HighsVarType.kContinuous]
+        highs.passModel(model)
+        # some input at its cap: z_{x, cap_x} = 1 (an input whose cap is the grid's first level always is)
+        reachable = np.flatnonzero(capped & (cap <= levels))
+        if not np.any(capped & (cap == 0)):
+            at_cap = (reachable * levels + cap[reachable] - 1).astype(np.int32)
+            highs.addRow(1.0, highspy.kHighsInf, at_cap.size, at_cap, np.ones(at_cap.size))
+        self.highs, self.count = highs, count
+        self.a0, self.p0 = float(self.a_table[:, 0].sum()), float(self.p_table[:, 0].sum())
+        # P over representatives: at least the smallest p_x e^h at a cap (every such term is in (e^{−u}, 1])
+        self.p_low = float(self.p_table[reachable, cap[reachable]].min()) if reachable.size else np.inf
+        p_high, _ = component.best(self.p_table, component.low0, component.high0)
+        for t in np.geomspace(self.p_low, max(p_high, self.p_low * 1.001), TANGENTS):
+            self._tangent(float(t))
+
+    def _tangent(self, t: float) -> None:
+        """``s <= −t log t − (1 + log t)(P − t)``, a tangent of the concave ``−P log P``."""
+        slope = 1.0 + np.log(t)
+        columns = np.arange(self.count + 1, dtype=np.int32)
+        self.highs.addRow(
+            -highspy.kHighsInf, t - slope * self.p0, self.count + 1, columns, np.r_[slope * self.d_p, 1.0]
+        )
+
+    def run(self, search: LatticeSearch, index: int, limits: SearchLimits) -> tuple[float, bool]:
+        """Dinkelbach from the search's incumbent: the proved bound on this component's ``R`` and whether
+        the step closed (to the limits) before the deadline."""
+        if not np.isfinite(self.p_low):
+            return np.inf, False
+        columns = np.arange(self.count + 1, dtype=np.int32)
+        upper = np.inf
+        for _ in range(MAX_DINKELBACH):
+            r = search.incumbent if np.isfinite(search.incumbent) else 0.0
+            # F(r) <= allowed proves R <= r + allowed / P_low, enough to close
+            found = max(search.incumbent, r)
+            enough = max(limits.target, found + limits.tolerance + limits.slack * max(found, 0.0))
+            allowed = max(enough - r, 0.5 * limits.tolerance) * self.p_low
+            self.highs.changeColsCost(self.count + 1, columns, np.r_[self.d_a - r * self.d_p, 1.0])
+            value = self._maximise(r, allowed, search, index, limits)
+            upper = min(upper, r + max(value, 0.0) / self.p_low)
+            if (
+                limits.closed(upper, search.incumbent)
+                or limits.spent(0)
+                or search.incumbent >= limits.ceiling
+            ):
+                break
+            if search.incumbent <= r and value > allowed:  # stopped by its tangent budget
+                break
+        return upper, limits.closed(upper, search.incumbent)
+
+    def _maximise(
+        self, r: float, allowed: float, search: LatticeSearch, index: int, limits: SearchLimits
+    ) -> float:
+        """A proved upper bound on ``F(r)``: MIPs with tangents added where their walks land, until the
+        bound is at most ``allowed`` or a walk has ``R > r`` (then Dinkelbach moves on)."""
+        bound = np.inf
+        self.highs.setOptionValue("mip_abs_gap", 0.5 * allowed)
+        for _ in range(MAX_TANGENTS):
+            if limits.deadline is not None:
+                left = limits.deadline - time.perf_counter()
+                if left <= 0.0:
+                    break
+                limit_run(self.highs, left)
+            self.highs.run()
+            info = self.highs.getInfo()
+            bound = min(bound, float(info.mip_dual_bound) + self.a0 - r * self.p0)
+            if (
+                bound <= allowed
+                or info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible
+            ):
+                break
+            z = np.asarray(self.highs.getSolution().col_value)[: self.count]
+            levels = np.rint(z.reshape(self.component.inputs.size, -1).sum(axis=1)).astype(np.intp)
+            walk = self.component.walk(self.a_table, self.p_table, levels)
+            search.met(walk, index)
+            if walk.ratio > r or self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                break
+            self._tangent(walk.p)
+        return bound
+
+
 class GraphPricer(LatticePricer):
     """The lattice search on a graph cone: each component's oracle its closure LP."""
 
@@ -201,6 +337,21 @@ class GraphPricer(LatticePricer):
             [inputs for inputs in structure.components if not p[inputs].any()],
             objective,
         )
+
+    def search(self, search: LatticeSearch, limits: SearchLimits) -> None:
+        """The lattice search for :data:`SEARCH_NODES` nodes, then, if it has not closed, the exact step
+        on every component from the walks it met."""
+        search.run(dataclasses.replace(limits, max_nodes=min(limits.max_nodes, SEARCH_NODES)))
+        if search.complete or search.incumbent >= limits.ceiling or limits.spent(0):
+            return
+        bounds, closed = [], True
+        for index, component in enumerate(self.components):
+            assert isinstance(component, _GraphComponent)
+            upper, done = _ExactStep(component, search.tables[index]).run(search, index, limits)
+            bounds.append(upper)
+            closed = closed and done
+        search.upper = min(search.upper, max(bounds))
+        search.complete = closed
 
 
 def graph_pricer(utility: SubConvexUtility, cone: RowCone) -> GraphPricer | Refusal:

@@ -220,7 +220,7 @@ def lattice_unit(values: FloatArray) -> float | None:
 
 
 @dataclass(frozen=True)
-class _Walk:
+class Walk:
     """A representative on the lattice: its levels (grid indices), ``A``, ``P`` and ``R = A/P − log P``."""
 
     levels: np.ndarray
@@ -296,9 +296,9 @@ class LatticeComponent(abc.ABC):
         e = np.exp(self.h)[None, :]
         return e * (self.p[:, None] * self.h[None, :] - lam[self.inputs][:, None]), self.p[:, None] * e
 
-    def walk(self, a_table: FloatArray, p_table: FloatArray, levels: np.ndarray) -> _Walk:
+    def walk(self, a_table: FloatArray, p_table: FloatArray, levels: np.ndarray) -> Walk:
         rows = np.arange(levels.size)
-        return _Walk(levels, float(a_table[rows, levels].sum()), float(p_table[rows, levels].sum()))
+        return Walk(levels, float(a_table[rows, levels].sum()), float(p_table[rows, levels].sum()))
 
     def column(self, levels: np.ndarray, n: int) -> FloatArray:
         w = np.zeros(n)
@@ -496,8 +496,8 @@ class _Node:
     high: np.ndarray
     upper: float
     nu: float
-    left: _Walk | None = None
-    right: _Walk | None = None
+    left: Walk | None = None
+    right: Walk | None = None
 
 
 class LatticePricer:
@@ -525,6 +525,10 @@ class LatticePricer:
     def fits(self) -> bool:
         return all(component.fits() for component in self.components)
 
+    def search(self, search: LatticeSearch, limits: SearchLimits) -> None:
+        """Run ``search`` within ``limits`` (a subclass may add an exact step of its own)."""
+        search.run(limits)
+
     def prior_free_duals(self) -> list[FloatArray]:
         """None: no dual vector is known to certify every prior here."""
         return []
@@ -545,13 +549,14 @@ class LatticePricer:
         start = time.perf_counter()
         scale = self.objective.scale
         lam = np.asarray(duals, dtype=np.float64) / scale
-        search = _Search(self, lam)
+        search = LatticeSearch(self, lam)
         if any(np.any(lam[inputs] < 0.0) for inputs in self.massless):
             # Columns with pᵀw = 0 and −λᵀw > 0: no finite δ̄ certifies them.
             search.upper = np.inf
         else:
-            search.run(
-                SearchLimits(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale)
+            self.search(
+                search,
+                SearchLimits(tolerance / scale, target / scale, slack, deadline, max_nodes, ceiling / scale),
             )
         found = sorted(search.walks, key=lambda item: -item[0])
         columns: list[PricedColumn] = []
@@ -573,8 +578,9 @@ class LatticePricer:
         )
 
 
-class _Search:
-    """One branch and bound of :class:`TreePricer` at duals ``λ`` (MI units)."""
+class LatticeSearch:
+    """One branch and bound of a :class:`LatticePricer` at duals ``λ`` (MI units): its bound ``upper``, its
+    best ratio ``incumbent`` and the walks it met (ratio, component, levels)."""
 
     def __init__(self, pricer: LatticePricer, lam: FloatArray) -> None:
         self.pricer = pricer
@@ -640,14 +646,14 @@ class _Search:
             return None
         p_min = -component.best(-p_table, low, high)[0]
         lines: list[tuple[float, float]] = []
-        left: _Walk | None = None
-        right: _Walk | None = None
+        left: Walk | None = None
+        right: Walk | None = None
 
-        def probe(nu: float) -> tuple[_Walk, float]:
+        def probe(nu: float) -> tuple[Walk, float]:
             value, levels = component.best(a_table - nu * p_table, low, high)
             walk = component.walk(a_table, p_table, levels)
             lines.append((nu, value))
-            self._met(walk, node.component)
+            self.met(walk, node.component)
             target = min(max(-value, p_min), p_max) if value < 0.0 else p_min
             return walk, walk.p - target  # > 0: the minimum over ν lies to the right
 
@@ -681,7 +687,8 @@ class _Search:
         node.nu, node.left, node.right = lines[-1][0], left, right
         return node
 
-    def _met(self, walk: _Walk, component: int) -> None:
+    def met(self, walk: Walk, component: int) -> None:
+        """Keep ``walk`` of ``component`` (it may become the incumbent)."""
         ratio = walk.ratio
         self.incumbent = max(self.incumbent, ratio)
         self.walks.append((ratio, component, walk.levels))
