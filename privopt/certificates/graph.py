@@ -106,6 +106,7 @@ class _GraphLattice(Lattice):
         essential = form.essential[np.ix_(members, members)]
         self.pairs = np.argwhere(essential)
         self.model: tuple[highspy.Highs, sp.csr_matrix] | None = self._model() if self.ok else None
+        self.whole: _WholeProof | None = None
 
     def _model(self) -> tuple[highspy.Highs, sp.csr_matrix]:
         m, levels = self.members.size, self.size - 1
@@ -189,25 +190,49 @@ class _GraphLattice(Lattice):
         return value, levels if feasible else None
 
     def prove_whole(self, bound: float, deadline: float | None) -> tuple[bool | None, list[np.ndarray]]:
-        """``max P (R − bound) <= 0`` over the counted walks (module docstring, "the exact proof"): a MIP
-        over the closure's threshold variables, "some input at its cap" as a row, and ``−P log P`` bounded
-        by tangents, added where the MIP's walk lands, until its dual bound is below zero (proved) or a
-        walk has ``R > bound`` (refuted)."""
-        assert self.model is not None  # prove_ratio_bound stops at a lattice that is not ok
-        _, matrix = self.model
-        m, levels = self.members.size, self.size - 1
+        """``max P (R − bound) <= 0`` over the counted walks (module docstring, "the exact proof"), by a
+        :class:`_WholeProof` kept between the bisection's turns."""
+        if self.whole is None or self.whole.bound != bound:
+            self.whole = _WholeProof(self, bound)
+        return self.whole.attempt(deadline)
+
+    def counted(self, walk: np.ndarray) -> bool:
+        """Whether ``walk`` keeps every pair and its ranges, with some input at its cap."""
+        a, b = self.pairs[:, 0], self.pairs[:, 1]
+        positive = self.p > 0.0
+        return bool(
+            np.all(walk >= self.low)
+            and np.all(walk <= self.high)
+            and np.all(walk[a] - walk[b] <= self.steps[a, b])
+            and np.any(walk[positive] == self.cap[positive])
+        )
+
+
+class _WholeProof:
+    """The exact proof of ``R <= bound`` on one graph component: a MIP over the closure's threshold
+    variables, "some input at its cap" as a row, and ``−P log P`` bounded by tangents, added where the
+    MIP's walk lands, until its dual bound is below zero (proved) or a walk has ``R > bound`` (refuted)."""
+
+    def __init__(self, lattice: _GraphLattice, bound: float) -> None:
+        assert lattice.model is not None  # prove_ratio_bound stops at a lattice that is not ok
+        _, matrix = lattice.model
+        self.lattice, self.bound = lattice, bound
+        m, levels = lattice.members.size, lattice.size - 1
         count = m * levels
-        l = np.arange(1, self.size)[None, :]
-        d_a, d_p = np.diff(self.A, axis=1).ravel(), np.diff(self.P, axis=1).ravel()
-        a0, p0 = float(self.A[:, 0].sum()), float(self.P[:, 0].sum())
+        self.count = count
+        l = np.arange(1, lattice.size)[None, :]
+        self.d_p = np.diff(lattice.P, axis=1).ravel()
+        d_a = np.diff(lattice.A, axis=1).ravel()
+        a0, self.p0 = float(lattice.A[:, 0].sum()), float(lattice.P[:, 0].sum())
+        self.offset = a0 - bound * self.p0
         highs = new_highs()
         for option, value in _MIP_OPTIONS.items():
             highs.setOptionValue(option, value)
         model = highspy.HighsLp()
         model.num_col_, model.num_row_ = count + 1, matrix.shape[0]
-        model.col_cost_ = np.r_[d_a - bound * d_p, 1.0]
-        model.col_lower_ = np.r_[(l <= self.low[:, None]).ravel().astype(np.float64), -highspy.kHighsInf]
-        model.col_upper_ = np.r_[(l <= self.high[:, None]).ravel().astype(np.float64), highspy.kHighsInf]
+        model.col_cost_ = np.r_[d_a - bound * self.d_p, 1.0]
+        model.col_lower_ = np.r_[(l <= lattice.low[:, None]).ravel().astype(np.float64), -highspy.kHighsInf]
+        model.col_upper_ = np.r_[(l <= lattice.high[:, None]).ravel().astype(np.float64), highspy.kHighsInf]
         model.row_lower_ = np.full(matrix.shape[0], -highspy.kHighsInf)
         model.row_upper_ = np.zeros(matrix.shape[0])
         model.sense_ = highspy.ObjSense.kMaximize
@@ -218,25 +243,36 @@ class _GraphLattice(Lattice):
         model.a_matrix_.value_ = wide.data
         model.integrality_ = [highspy.HighsVarType.kInteger] * count + [highspy.HighsVarType.kContinuous]
         highs.passModel(model)
-        positive = self.p > 0.0
-        if not np.any(positive & (self.cap <= 0)):  # no input is always at its cap
-            reach = np.flatnonzero(positive & (self.cap <= levels))
-            flags = (reach * levels + self.cap[reach] - 1).astype(np.int32)
+        positive = lattice.p > 0.0
+        if not np.any(positive & (lattice.cap <= 0)):  # no input is always at its cap
+            reach = np.flatnonzero(positive & (lattice.cap <= levels))
+            flags = (reach * levels + lattice.cap[reach] - 1).astype(np.int32)
             highs.addRow(1.0, highspy.kHighsInf, flags.size, flags, np.ones(flags.size))
-        index = np.arange(count + 1, dtype=np.int32)
-        p_high = float(np.where(l <= self.high[:, None], 1.0, 0.0).ravel() @ np.maximum(d_p, 0.0) + p0)
-        size = float(np.abs(self.A).max(axis=1).sum())
-        margin = CHECK_ROUNDING_RTOL * (1.0 + size + p_high * (abs(bound) + abs(np.log(p_high)) + 1.0))
-
-        def tangent(t: float) -> None:  # s <= −t log t − (1 + log t)(P − t)
-            slope = 1.0 + float(np.log(t))
-            highs.addRow(-highspy.kHighsInf, t - slope * p0, count + 1, index, np.r_[slope * d_p, 1.0])
-
-        low_mass = float(self.P[np.arange(m), np.clip(self.cap, 0, self.size - 1)][positive].min())
+        self.highs = highs
+        self.index = np.arange(count + 1, dtype=np.int32)
+        p_high = float(
+            np.where(l <= lattice.high[:, None], 1.0, 0.0).ravel() @ np.maximum(self.d_p, 0.0) + self.p0
+        )
+        size = float(np.abs(lattice.A).max(axis=1).sum())
+        self.margin = CHECK_ROUNDING_RTOL * (1.0 + size + p_high * (abs(bound) + abs(np.log(p_high)) + 1.0))
+        rows = np.arange(m)
+        low_mass = float(lattice.P[rows, np.clip(lattice.cap, 0, lattice.size - 1)][positive].min())
         for t in np.geomspace(min(low_mass, p_high), p_high, _FIRST_TANGENTS):
-            tangent(float(t))
+            self._tangent(float(t))
+        self.tangents = 0
+
+    def _tangent(self, t: float) -> None:
+        """``s <= −t log t − (1 + log t)(P − t)``."""
+        slope = 1.0 + float(np.log(t))
+        self.highs.addRow(
+            -highspy.kHighsInf, t - slope * self.p0, self.count + 1, self.index, np.r_[slope * self.d_p, 1.0]
+        )
+
+    def attempt(self, deadline: float | None) -> tuple[bool | None, list[np.ndarray]]:
+        """Proved (``True``), refuted by a walk returned (``False``) or undecided by ``deadline``."""
+        lattice, highs = self.lattice, self.highs
         walks: list[np.ndarray] = []
-        for _ in range(_MAX_TANGENTS):
+        while self.tangents < _MAX_TANGENTS:
             if deadline is not None:
                 left = deadline - time.perf_counter()
                 if left <= 0.0:
@@ -244,28 +280,21 @@ class _GraphLattice(Lattice):
                 limit_run(highs, left)
             highs.run()
             info = highs.getInfo()
-            if info.mip_dual_bound + a0 - bound * p0 <= -margin:
+            if info.mip_dual_bound + self.offset <= -self.margin:
                 return True, walks
-            if info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
+            if (
+                info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible
+                or highs.getModelStatus() != highspy.HighsModelStatus.kOptimal
+            ):
                 return None, walks
-            z = np.asarray(highs.getSolution().col_value)[:count].reshape(m, levels)
+            z = np.asarray(highs.getSolution().col_value)[: self.count].reshape(lattice.members.size, -1)
             walk = np.rint(z.sum(axis=1)).astype(np.int64)
-            if not self._counted(walk):
+            if not lattice.counted(walk):
                 return None, walks
             walks.append(walk)
-            a, mass = self.totals(walk)
-            if a / mass - np.log(mass) > bound:
+            a, mass = lattice.totals(walk)
+            if a / mass - np.log(mass) > self.bound:
                 return False, walks
-            tangent(mass)
+            self._tangent(mass)
+            self.tangents += 1
         return None, walks
-
-    def _counted(self, walk: np.ndarray) -> bool:
-        """Whether ``walk`` keeps every pair and its ranges, with some input at its cap."""
-        a, b = self.pairs[:, 0], self.pairs[:, 1]
-        positive = self.p > 0.0
-        return bool(
-            np.all(walk >= self.low)
-            and np.all(walk <= self.high)
-            and np.all(walk[a] - walk[b] <= self.steps[a, b])
-            and np.any(walk[positive] == self.cap[positive])
-        )

@@ -52,7 +52,8 @@ MAX_DENOMINATOR = 16
 #: Golden-section steps per node.
 GOLDEN_STEPS = 48
 
-#: Nodes of a component's bisection before its lattice's exact proof, if it has one, is tried.
+#: Nodes of a component's bisection before its lattice's exact proof, if it has one, takes a turn (as
+#: long as the bisection has had; the bisection's next turn doubles its nodes).
 BISECTION_NODES = 64
 
 _NEG = -np.inf
@@ -413,21 +414,25 @@ def prove_ratio_bound(
         if not lattice.ok:
             return stop(False, f"a component spans more than {MAX_LEVELS} levels")
         pending = lattice.roots()
-        searched = 0
+        searched, turn, bisecting = 0, BISECTION_NODES, 0.0
         while pending:
             if deadline is not None and time.perf_counter() > deadline:
                 return stop(False, "the time limit was reached")
-            if searched == BISECTION_NODES:
-                whole, walks = lattice.prove_whole(bound, deadline)
+            if searched >= turn:  # the exact proof's turn: as long as the bisection has had
+                until = time.perf_counter() + bisecting
+                whole, walks = lattice.prove_whole(bound, until if deadline is None else min(deadline, until))
                 best = _better(best, lattice, walks, p.size)
                 if whole is not None:
                     if not whole:
                         return stop(False, "refuted: a column of the cone exceeds the limit")
                     break
+                turn = searched + max(2 * turn, 1)
+            started = time.perf_counter()
             low, high = pending.pop()
             nodes += 1
             searched += 1
             proved, walks = _examine(lattice, low, high, bound)
+            bisecting += time.perf_counter() - started
             best = _better(best, lattice, walks, p.size)
             if best[0] > bound:
                 return stop(False, "refuted: a column of the cone exceeds the limit")

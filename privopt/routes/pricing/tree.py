@@ -590,15 +590,23 @@ class LatticeSearch:
         self.nodes = 0
         self.complete = True
         self.walks: list[tuple[float, int, np.ndarray]] = []
+        self.heap: list[tuple[float, int, _Node]] = []
+        self.closed = _NEG  # the largest bound of a node closed without a kink
 
     def run(self, limits: SearchLimits) -> None:
-        heap: list[tuple[float, int, _Node]] = []
-        closed = _NEG
+        """Bound the roots, then branch until ``limits`` stop the search (:meth:`resume` goes on)."""
         for c, component in enumerate(self.pricer.components):
             for low, high in component.roots():
                 node = self._bound(_Node(c, low, high, np.inf, 0.0))
                 if node is not None:
-                    heapq.heappush(heap, (-node.upper, self.nodes, node))
+                    heapq.heappush(self.heap, (-node.upper, self.nodes, node))
+        self.resume(limits)
+
+    def resume(self, limits: SearchLimits) -> None:
+        """Branch from the nodes left until ``limits`` stop the search; ``upper`` and ``complete`` say
+        where it stands."""
+        heap = self.heap
+        self.complete = True
         while heap:
             if limits.closed(-heap[0][0], self.incumbent):
                 break
@@ -608,13 +616,13 @@ class LatticeSearch:
             _, _, node = heapq.heappop(heap)
             split = self._split(node)
             if split is None:  # no kink: the bound is a walk's ratio (up to rounding)
-                closed = max(closed, node.upper)
+                self.closed = max(self.closed, node.upper)
                 continue
             for low, high in split:
                 child = self._bound(_Node(node.component, low, high, node.upper, node.nu))
                 if child is not None:
                     heapq.heappush(heap, (-child.upper, self.nodes, child))
-        self.upper = max([self.incumbent, closed] + [-item[0] for item in heap])
+        self.upper = max([self.incumbent, self.closed] + [-item[0] for item in heap])
 
     def _split(self, node: _Node) -> list[tuple[np.ndarray, np.ndarray]] | None:
         """Two level ranges separating the node's bracketing walks (on the input where their
