@@ -407,7 +407,9 @@ for _method in (
         _tree_applies, _tree_proof,
     ),
     CheckMethod(
-        "graph", "graph cone: Lagrangian bounds over lattice walks, closures proved by LP duals, bisection", 55,
+        "graph",
+        "graph cone: Lagrangian bounds over lattice walks, closures proved by LP duals, bisection, in turn with MIPs bounding −P log P by tangents",
+        55,
         _graph_applies, _graph_proof,
     ),
     CheckMethod(

@@ -25,6 +25,7 @@ tree of tight pairs, so with every ``L`` a multiple of one unit ``u`` the rays l
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 
 import highspy
@@ -39,6 +40,7 @@ from privopt.routes.pricing.tree import (
     LatticeComponent,
     LatticePricer,
     LatticeSearch,
+    Walk,
     lattice_unit,
     single_input_limits,
 )
@@ -52,16 +54,16 @@ _NEG = -np.inf
 #: How certified column generation's graph pricer proves ``δ̄`` (kept in certificates).
 GRAPH_METHOD = (
     "graph cone: closures on the lattice of difference constraints (an integral LP), Lagrangian bounds, "
-    "branch and bound"
+    "branch and bound, in turn with MIPs bounding −P log P by tangents"
 )
 
 #: Largest number of inputs (the closure is cubic; one root per input).
 MAX_GRAPH_INPUTS = 400
 
-#: Nodes of the lattice search's first turn (each later turn doubles it). The two methods' costs differ
-#: by family: a late pricing of an 8 × 8 grid closes in 80 nodes (1.8 s) where the exact step's MIPs take
+#: Nodes of the lattice search before the exact step starts beside it. The two methods' costs differ by
+#: family: a late pricing of an 8 × 8 grid closes in 80 nodes (1.8 s) where the exact step's MIPs take
 #: 26 s; per-input budgets (a complete graph of pairs, four levels) take 8,700 nodes (51 s) where the
-#: exact step takes 1.6 s. Taking turns keeps each pricing within a small factor of the faster one.
+#: exact step takes 1.6 s. Side by side, each pricing takes about as long as the faster one.
 SEARCH_NODES = 64
 
 #: Tangents of ``−P log P`` the exact step starts with (geometric over the representatives' ``P``).
@@ -257,6 +259,10 @@ class _ExactStep:
         p_high, _ = component.best(self.p_table, component.low0, component.high0)
         for t in np.geomspace(self.p_low, max(p_high, self.p_low * 1.001), TANGENTS):
             self._tangent(float(t))
+        highs.HandleUserInterrupt = True  # :meth:`cancel` may stop a MIP
+        self.cancelled = False
+        self.best = -np.inf
+        self.walks: list[Walk] = []
 
     def _tangent(self, t: float) -> None:
         """``s <= −t log t − (1 + log t)(P − t)``, a tangent of the concave ``−P log P``."""
@@ -266,40 +272,43 @@ class _ExactStep:
             -highspy.kHighsInf, t - slope * self.p0, self.count + 1, columns, np.r_[slope * self.d_p, 1.0]
         )
 
-    def run(self, search: LatticeSearch, index: int, limits: SearchLimits) -> float:
-        """Dinkelbach from the search's incumbent until ``limits`` close or stop it: the proved bound on
-        this component's ``R``."""
+    def cancel(self) -> None:
+        """Stop :meth:`run` (from another thread): its MIP is interrupted, and it returns its bound."""
+        self.cancelled = True
+        self.highs.cancelSolve()
+
+    def run(self, search: LatticeSearch, limits: SearchLimits) -> float:
+        """Dinkelbach from the best ratio known (the search's, read as it runs, or this step's own) until
+        ``limits`` close or stop it, or :meth:`cancel`: the proved bound on this component's ``R``; the
+        walks met are kept in ``walks``."""
         if not np.isfinite(self.p_low):
             return np.inf
         columns = np.arange(self.count + 1, dtype=np.int32)
         upper = np.inf
         for _ in range(MAX_DINKELBACH):
-            r = search.incumbent if np.isfinite(search.incumbent) else 0.0
+            found = max(search.incumbent, self.best)
+            r = found if np.isfinite(found) else 0.0
             # F(r) <= allowed proves R <= r + allowed / P_low, enough to close
-            found = max(search.incumbent, r)
-            enough = max(limits.target, found + limits.tolerance + limits.slack * max(found, 0.0))
+            enough = max(limits.target, r + limits.tolerance + limits.slack * max(r, 0.0))
             allowed = max(enough - r, 0.5 * limits.tolerance) * self.p_low
             self.highs.changeColsCost(self.count + 1, columns, np.r_[self.d_a - r * self.d_p, 1.0])
-            value = self._maximise(r, allowed, search, index, limits)
+            value = self._maximise(r, allowed, limits)
             upper = min(upper, r + max(value, 0.0) / self.p_low)
-            if (
-                limits.closed(upper, search.incumbent)
-                or limits.spent(0)
-                or search.incumbent >= limits.ceiling
-            ):
+            found = max(search.incumbent, self.best)
+            if self.cancelled or limits.closed(upper, found) or limits.spent(0) or found >= limits.ceiling:
                 break
-            if search.incumbent <= r and value > allowed:  # stopped by its tangent budget
+            if found <= r and value > allowed:  # stopped by its tangent budget
                 break
         return upper
 
-    def _maximise(
-        self, r: float, allowed: float, search: LatticeSearch, index: int, limits: SearchLimits
-    ) -> float:
+    def _maximise(self, r: float, allowed: float, limits: SearchLimits) -> float:
         """A proved upper bound on ``F(r)``: MIPs with tangents added where their walks land, until the
         bound is at most ``allowed`` or a walk has ``R > r`` (then Dinkelbach moves on)."""
         bound = np.inf
         self.highs.setOptionValue("mip_abs_gap", 0.5 * allowed)
         for _ in range(MAX_TANGENTS):
+            if self.cancelled:
+                break
             if limits.deadline is not None:
                 left = limits.deadline - time.perf_counter()
                 if left <= 0.0:
@@ -316,7 +325,8 @@ class _ExactStep:
             z = np.asarray(self.highs.getSolution().col_value)[: self.count]
             levels = np.rint(z.reshape(self.component.inputs.size, -1).sum(axis=1)).astype(np.intp)
             walk = self.component.walk(self.a_table, self.p_table, levels)
-            search.met(walk, index)
+            self.walks.append(walk)
+            self.best = max(self.best, walk.ratio)
             if walk.ratio > r or self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
                 break
             self._tangent(walk.p)
@@ -340,41 +350,51 @@ class GraphPricer(LatticePricer):
         )
 
     def search(self, search: LatticeSearch, limits: SearchLimits) -> None:
-        """The lattice search and the exact step in turn, each run for as long as the other has had
-        (module docstring, "the exact step"): the search for :data:`SEARCH_NODES` nodes, then, while
-        neither has closed, the exact step on every component for the search's time so far, and the
-        search again for twice its nodes."""
-        nodes = SEARCH_NODES
-        steps: list[_ExactStep] = []
-        exact = np.inf  # the exact step's best bound
-        started = time.perf_counter()
-        search.run(dataclasses.replace(limits, max_nodes=min(limits.max_nodes, nodes)))
-        searching = time.perf_counter() - started
-        while not (
-            search.complete
-            or search.incumbent >= limits.ceiling
-            or search.nodes >= limits.max_nodes
-            or limits.spent(0)
-        ):
-            if not steps:
-                steps = [
-                    _ExactStep(component, search.tables[index])
-                    for index, component in enumerate(self.components)
-                    if isinstance(component, _GraphComponent)
-                ]
-            turn = time.perf_counter() + searching
-            window = dataclasses.replace(
-                limits, deadline=turn if limits.deadline is None else min(limits.deadline, turn)
-            )
-            exact = min(exact, max(step.run(search, index, window) for index, step in enumerate(steps)))
-            if limits.closed(exact, search.incumbent):
-                search.upper, search.complete = min(search.upper, exact), True
-                return
-            nodes = max(2 * nodes, 1)
-            started = time.perf_counter()
-            search.resume(dataclasses.replace(limits, max_nodes=min(limits.max_nodes, search.nodes + nodes)))
-            searching += time.perf_counter() - started
-        search.upper = min(search.upper, exact)
+        """The lattice search and the exact step side by side (module docstring, "the exact step"): after
+        :data:`SEARCH_NODES` nodes without closing, the exact step starts on every component in a thread
+        of its own (HiGHS releases the GIL while it solves) and the search goes on; whichever closes
+        first stops the other, and the bound is the better of the two."""
+        search.run(dataclasses.replace(limits, max_nodes=min(limits.max_nodes, SEARCH_NODES)))
+        if search.complete or search.incumbent >= limits.ceiling or limits.spent(search.nodes):
+            return
+        steps = [
+            _ExactStep(component, search.tables[index])
+            for index, component in enumerate(self.components)
+            if isinstance(component, _GraphComponent)
+        ]
+        bounds: list[float] = []
+        closed = threading.Event()
+
+        failed: list[BaseException] = []
+
+        def exact() -> None:
+            try:
+                bounds.extend(step.run(search, limits) for step in steps)
+                if limits.closed(max(bounds), max([search.incumbent] + [step.best for step in steps])):
+                    closed.set()
+            except BaseException as error:  # raised again in the caller's thread, after the search stops
+                failed.append(error)
+                closed.set()
+
+        worker = threading.Thread(target=exact, name="privopt graph exact step", daemon=True)
+        worker.start()
+        search.stop = closed
+        try:
+            search.resume(limits)
+        finally:
+            search.stop = None
+            for step in steps:
+                step.cancel()
+            worker.join()
+        if failed:
+            raise failed[0]
+        for index, step in enumerate(steps):
+            for walk in step.walks:
+                search.met(walk, index)
+        if len(bounds) == len(steps):
+            exact_upper = max(bounds)
+            search.upper = min(search.upper, max(exact_upper, search.incumbent))
+            search.complete = search.complete or limits.closed(search.upper, search.incumbent)
 
 
 def graph_pricer(utility: SubConvexUtility, cone: RowCone) -> GraphPricer | Refusal:

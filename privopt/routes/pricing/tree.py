@@ -34,6 +34,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import heapq
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -592,6 +593,7 @@ class LatticeSearch:
         self.walks: list[tuple[float, int, np.ndarray]] = []
         self.heap: list[tuple[float, int, _Node]] = []
         self.closed = _NEG  # the largest bound of a node closed without a kink
+        self.stop: threading.Event | None = None  # set by another method that closed the pricing
 
     def run(self, limits: SearchLimits) -> None:
         """Bound the roots, then branch until ``limits`` stop the search (:meth:`resume` goes on)."""
@@ -610,7 +612,11 @@ class LatticeSearch:
         while heap:
             if limits.closed(-heap[0][0], self.incumbent):
                 break
-            if self.incumbent >= limits.ceiling or limits.spent(self.nodes):
+            if (
+                self.incumbent >= limits.ceiling
+                or limits.spent(self.nodes)
+                or (self.stop is not None and self.stop.is_set())
+            ):
                 self.complete = False
                 break
             _, _, node = heapq.heappop(heap)
