@@ -5,6 +5,8 @@ arithmetic) and against the vertex route's optimum."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -75,9 +77,19 @@ def _cases(seed: int):
 def test_graph_pricing_and_the_checker_match_exact_enumeration(seed, exact_step, monkeypatch):
     """With ``exact_step`` the lattice search and the checker's bisection stop at once, so the pricer's
     MIP step (Dinkelbach, tangents of ``−P log P``) and the checker's exact proof carry everything."""
-    if exact_step:
+    if exact_step:  # the search and the bisection start the exact methods and then only wait for them
         monkeypatch.setattr(graph_module, "SEARCH_NODES", 0)
         monkeypatch.setattr(checker_tree, "BISECTION_NODES", 0)
+
+        def idle(self, limits):
+            if self.stop is not None:
+                self.stop.wait(60.0)
+            self.complete, self.upper = False, np.inf
+
+        monkeypatch.setattr(graph_module.LatticeSearch, "resume", idle)
+        monkeypatch.setattr(graph_module.LatticeSearch, "run", idle)  # no roots: no incumbent either
+        monkeypatch.setattr(checker_tree, "_examine", lambda lattice, low, high, bound: (False, []))
+        monkeypatch.setattr(checker_tree, "_bisect", lambda lattice, low, high, walks: [(low, high)])
     for kind, cone, utility, duals in _cases(seed):
         p = np.asarray(utility.p)
         exact = vertices.maximise_ratio(cone, utility, duals, p, 60.0)
@@ -92,9 +104,10 @@ def test_graph_pricing_and_the_checker_match_exact_enumeration(seed, exact_step,
         assert cone.violation(np.column_stack([c.column for c in outcome.columns])) <= 1e-9
         form = checker.graph_form(cone)
         assert isinstance(form, checker.GraphForm)
-        proof = checker_tree.prove_ratio_bound(form, utility, duals, p, exact.value + 1e-8, None)
+        deadline = time.perf_counter() + 60.0
+        proof = checker_tree.prove_ratio_bound(form, utility, duals, p, exact.value + 1e-8, deadline)
         assert proof.proved, (kind, proof.reason)
-        lowered = checker_tree.prove_ratio_bound(form, utility, duals, p, exact.value - 1e-4, None)
+        lowered = checker_tree.prove_ratio_bound(form, utility, duals, p, exact.value - 1e-4, deadline)
         assert not lowered.proved
         assert lowered.reason.startswith("refuted")
         assert lowered.column is not None

@@ -107,6 +107,7 @@ class _GraphLattice(Lattice):
         self.pairs = np.argwhere(essential)
         self.model: tuple[highspy.Highs, sp.csr_matrix] | None = self._model() if self.ok else None
         self.whole: _WholeProof | None = None
+        self.stopping = False  # set by :meth:`cancel_whole`, perhaps before the proof has begun
 
     def _model(self) -> tuple[highspy.Highs, sp.csr_matrix]:
         m, levels = self.members.size, self.size - 1
@@ -189,12 +190,17 @@ class _GraphLattice(Lattice):
         )
         return value, levels if feasible else None
 
+    exact = True
+
     def prove_whole(self, bound: float, deadline: float | None) -> tuple[bool | None, list[np.ndarray]]:
-        """``max P (R − bound) <= 0`` over the counted walks (module docstring, "the exact proof"), by a
-        :class:`_WholeProof` kept between the bisection's turns."""
-        if self.whole is None or self.whole.bound != bound:
-            self.whole = _WholeProof(self, bound)
+        """``max P (R − bound) <= 0`` over the counted walks (module docstring, "the exact proof")."""
+        self.whole = _WholeProof(self, bound)
         return self.whole.attempt(deadline)
+
+    def cancel_whole(self) -> None:
+        self.stopping = True
+        if self.whole is not None:
+            self.whole.cancel()
 
     def counted(self, walk: np.ndarray) -> bool:
         """Whether ``walk`` keeps every pair and its ranges, with some input at its cap."""
@@ -260,6 +266,13 @@ class _WholeProof:
         for t in np.geomspace(min(low_mass, p_high), p_high, _FIRST_TANGENTS):
             self._tangent(float(t))
         self.tangents = 0
+        self.cancelled = False
+        highs.HandleUserInterrupt = True  # :meth:`cancel` may stop a MIP
+
+    def cancel(self) -> None:
+        """Stop :meth:`attempt` (from another thread): it returns undecided."""
+        self.cancelled = True
+        self.highs.cancelSolve()
 
     def _tangent(self, t: float) -> None:
         """``s <= −t log t − (1 + log t)(P − t)``."""
@@ -272,13 +285,15 @@ class _WholeProof:
         """Proved (``True``), refuted by a walk returned (``False``) or undecided by ``deadline``."""
         lattice, highs = self.lattice, self.highs
         walks: list[np.ndarray] = []
-        while self.tangents < _MAX_TANGENTS:
+        while self.tangents < _MAX_TANGENTS and not (self.cancelled or lattice.stopping):
             if deadline is not None:
                 left = deadline - time.perf_counter()
                 if left <= 0.0:
                     return None, walks
                 limit_run(highs, left)
             highs.run()
+            if self.cancelled or lattice.stopping:
+                return None, walks
             info = highs.getInfo()
             if info.mip_dual_bound + self.offset <= -self.margin:
                 return True, walks

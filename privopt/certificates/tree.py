@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import abc
 import math
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -52,8 +53,7 @@ MAX_DENOMINATOR = 16
 #: Golden-section steps per node.
 GOLDEN_STEPS = 48
 
-#: Nodes of a component's bisection before its lattice's exact proof, if it has one, takes a turn (as
-#: long as the bisection has had; the bisection's next turn doubles its nodes).
+#: Nodes of the bisection before a lattice's exact proof, if it has one, starts beside it.
 BISECTION_NODES = 64
 
 _NEG = -np.inf
@@ -284,11 +284,18 @@ class Lattice(abc.ABC):
         """An upper bound on ``Σ_i table[i, k_i]`` over counted walks within the ranges, and a walk that
         attains it (``-inf`` and ``None`` when there is none)."""
 
+    #: Whether :meth:`prove_whole` is an exact proof (it then runs beside the bisection).
+    exact = False
+
     def prove_whole(self, bound: float, deadline: float | None) -> tuple[bool | None, list[np.ndarray]]:
         """An exact proof of ``R <= bound`` over the whole component, for lattices that have one:
         ``True`` (proved), ``False`` (refuted by a walk returned) or ``None`` (none, or undecided); and
-        the walks met. The bisection runs when this is ``None``."""
+        the walks met. It may run in another thread while :meth:`solve` runs in this one."""
         return None, []
+
+    def cancel_whole(self) -> None:
+        """Interrupt a running :meth:`prove_whole` (from another thread); the default has none to stop."""
+        return None
 
     def totals(self, levels: np.ndarray) -> tuple[float, float]:
         rows = np.arange(levels.size)
@@ -414,37 +421,69 @@ def prove_ratio_bound(
         if not lattice.ok:
             return stop(False, f"a component spans more than {MAX_LEVELS} levels")
         pending = lattice.roots()
-        searched, turn, bisecting = 0, BISECTION_NODES, 0.0
-        while pending:
-            if deadline is not None and time.perf_counter() > deadline:
-                return stop(False, "the time limit was reached")
-            if searched >= turn:  # the exact proof's turn: as long as the bisection has had
-                until = time.perf_counter() + bisecting
-                whole, walks = lattice.prove_whole(bound, until if deadline is None else min(deadline, until))
+        beside: _Beside | None = None
+        try:
+            while pending:
+                if deadline is not None and time.perf_counter() > deadline:
+                    return stop(False, "the time limit was reached")
+                if beside is None and lattice.exact and nodes >= BISECTION_NODES:
+                    beside = _Beside(lattice, bound, deadline)
+                if beside is not None and beside.done.is_set():
+                    whole, walks = beside.outcome
+                    best = _better(best, lattice, walks, p.size)
+                    if whole is not None:
+                        if not whole:
+                            return stop(False, "refuted: a column of the cone exceeds the limit")
+                        break
+                low, high = pending.pop()
+                nodes += 1
+                proved, walks = _examine(lattice, low, high, bound)
                 best = _better(best, lattice, walks, p.size)
-                if whole is not None:
-                    if not whole:
-                        return stop(False, "refuted: a column of the cone exceeds the limit")
-                    break
-                turn = searched + max(2 * turn, 1)
-            started = time.perf_counter()
-            low, high = pending.pop()
-            nodes += 1
-            searched += 1
-            proved, walks = _examine(lattice, low, high, bound)
-            bisecting += time.perf_counter() - started
-            best = _better(best, lattice, walks, p.size)
-            if best[0] > bound:
-                return stop(False, "refuted: a column of the cone exceeds the limit")
-            if proved:
-                continue
-            halves = _bisect(lattice, low, high, walks)
-            if halves is None:
-                return stop(
-                    False, "a single walk's bound is within rounding of the limit; no column exceeds it"
-                )
-            pending.extend(halves)
+                if best[0] > bound:
+                    return stop(False, "refuted: a column of the cone exceeds the limit")
+                if proved:
+                    continue
+                halves = _bisect(lattice, low, high, walks)
+                if halves is None:
+                    return stop(
+                        False, "a single walk's bound is within rounding of the limit; no column exceeds it"
+                    )
+                pending.extend(halves)
+        finally:
+            if beside is not None:
+                beside.stop()
     return stop(True, "proved")
+
+
+class _Beside:
+    """A lattice's exact proof (:meth:`Lattice.prove_whole`) in a thread of its own, beside the bisection
+    (HiGHS releases the GIL while it solves): ``done`` is set once it has decided or given up, and
+    ``outcome`` is then its verdict and the walks it met."""
+
+    def __init__(self, lattice: Lattice, bound: float, deadline: float | None) -> None:
+        self.lattice = lattice
+        self.done = threading.Event()
+        self.outcome: tuple[bool | None, list[np.ndarray]] = (None, [])
+        self.failed: list[BaseException] = []
+        self.thread = threading.Thread(
+            target=self._run, args=(bound, deadline), name="privopt checker exact proof", daemon=True
+        )
+        self.thread.start()
+
+    def _run(self, bound: float, deadline: float | None) -> None:
+        try:
+            self.outcome = self.lattice.prove_whole(bound, deadline)
+        except BaseException as error:  # raised again in the checker's thread by :meth:`stop`
+            self.failed.append(error)
+        finally:
+            self.done.set()
+
+    def stop(self) -> None:
+        """Interrupt the proof if it still runs, and wait for its thread."""
+        self.lattice.cancel_whole()
+        self.thread.join()
+        if self.failed:
+            raise self.failed[0]
 
 
 def _better(

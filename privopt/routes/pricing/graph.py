@@ -285,9 +285,13 @@ class _ExactStep:
             return np.inf
         columns = np.arange(self.count + 1, dtype=np.int32)
         upper = np.inf
+        known = -1  # the walks met before the last step
         for _ in range(MAX_DINKELBACH):
+            if len(self.walks) == known:  # the last step met no walk: nothing moves r
+                break
+            known = len(self.walks)
             found = max(search.incumbent, self.best)
-            r = found if np.isfinite(found) else 0.0
+            r = found if np.isfinite(found) else 0.0  # from above at first, when no walk is known
             # F(r) <= allowed proves R <= r + allowed / P_low, enough to close
             enough = max(limits.target, r + limits.tolerance + limits.slack * max(r, 0.0))
             allowed = max(enough - r, 0.5 * limits.tolerance) * self.p_low
@@ -296,8 +300,6 @@ class _ExactStep:
             upper = min(upper, r + max(value, 0.0) / self.p_low)
             found = max(search.incumbent, self.best)
             if self.cancelled or limits.closed(upper, found) or limits.spent(0) or found >= limits.ceiling:
-                break
-            if found <= r and value > allowed:  # stopped by its tangent budget
                 break
         return upper
 
@@ -317,17 +319,18 @@ class _ExactStep:
             self.highs.run()
             info = self.highs.getInfo()
             bound = min(bound, float(info.mip_dual_bound) + self.a0 - r * self.p0)
-            if (
-                bound <= allowed
-                or info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible
-            ):
+            if info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
                 break
             z = np.asarray(self.highs.getSolution().col_value)[: self.count]
             levels = np.rint(z.reshape(self.component.inputs.size, -1).sum(axis=1)).astype(np.intp)
             walk = self.component.walk(self.a_table, self.p_table, levels)
             self.walks.append(walk)
             self.best = max(self.best, walk.ratio)
-            if walk.ratio > r or self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            if (
+                bound <= allowed
+                or walk.ratio > r
+                or self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal
+            ):
                 break
             self._tangent(walk.p)
         return bound
