@@ -13,7 +13,12 @@ unchanged. Two parts differ:
   duals ``y`` (any ``y >= 0`` proves ``cᵀz <= Σ_j max_{z_j ∈ [lo_j, up_j]} (c − Mᵀy)_j z_j``); the walk read
   from the solution must satisfy every pair before it may refute a claim;
 - *the counted walks* (``max_i (k_i − c_i) = 0``): one first node per input ``x``, the first at its cap
-  (``k_x = c_x``, ``k_y <= c_y − 1`` before it), so the first nodes partition the walks.
+  (``k_x = c_x``, ``k_y <= c_y − 1`` before it), so the first nodes partition the walks;
+- *the exact proof*, where the bisection needs many nodes: ``max P (R − L) <= 0`` over the counted walks
+  by a HiGHS MIP over the threshold variables with "some input at its cap" as a row and ``−P log P``
+  bounded by tangents (over-estimates, so the MIP's dual bound is a proof), added where its walk lands;
+  it runs in a thread beside the bisection (:class:`~privopt.certificates.tree.Lattice`'s
+  ``prove_whole``), and the first to decide stops the other.
 
 It shares no code with the route's graph pricer: the forms, the LP and the bounds are the checker's own.
 """

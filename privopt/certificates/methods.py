@@ -408,7 +408,7 @@ for _method in (
     ),
     CheckMethod(
         "graph",
-        "graph cone: Lagrangian bounds over lattice walks, closures proved by LP duals, bisection, in turn with MIPs bounding −P log P by tangents",
+        "graph cone: Lagrangian bounds over lattice walks, closures proved by LP duals, bisection, beside MIPs bounding −P log P by tangents",
         55,
         _graph_applies, _graph_proof,
     ),

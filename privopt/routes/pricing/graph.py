@@ -19,7 +19,16 @@ tree of tight pairs, so with every ``L`` a multiple of one unit ``u`` the rays l
 - *the representatives* (the shift with ``max_x (k_x − T_x) = 0``): the flag "some input is at its cap"
   is not a closure constraint, so the search starts from one root per input ``x*``, the first input at
   its cap (``k_{x*} = T_{x*}``, ``k_y <= T_y − 1`` before it, ``k_y <= T_y`` after it); the roots partition
-  the representatives. docs/compiler.md, "Graph cones".
+  the representatives.
+
+**The exact step.** Where the Lagrangian bound is loose (per-input budgets: a complete graph of pairs,
+few levels) the search needs thousands of nodes. Dinkelbach's method on ``R`` is exact another way:
+``F(r) = max A − rP − P log P`` over the representatives is concave in ``P``, ``F(r) <= F̄`` proves
+``R <= r + F̄/P_low``, and ``F(r)`` is solved by outer approximation (a HiGHS MIP over the threshold
+variables, "some input at its cap" as a row, ``−P log P`` bounded by tangents added where the MIP's walk
+lands). Which method is faster depends on the cone, so after :data:`SEARCH_NODES` nodes the exact step
+runs in a thread beside the search (HiGHS releases the GIL while it solves) and the first to close
+stops the other. docs/compiler.md, "Graph cones".
 """
 
 from __future__ import annotations
@@ -54,7 +63,7 @@ _NEG = -np.inf
 #: How certified column generation's graph pricer proves ``δ̄`` (kept in certificates).
 GRAPH_METHOD = (
     "graph cone: closures on the lattice of difference constraints (an integral LP), Lagrangian bounds, "
-    "branch and bound, in turn with MIPs bounding −P log P by tangents"
+    "branch and bound, beside MIPs bounding −P log P by tangents"
 )
 
 #: Largest number of inputs (the closure is cubic; one root per input).
