@@ -141,10 +141,12 @@ def highs_lp(
     col_bounds: tuple[np.ndarray, np.ndarray] | None = None,
     *,
     maximize: bool = False,
+    integer: np.ndarray | None = None,
 ) -> Any:
     """A ``highspy.HighsLp`` for ``max``/``min cᵀx s.t. row_lower <= A x <= row_upper, col_lower <= x <=
     col_upper`` (``col_bounds`` ``None``: ``x >= 0``), its matrix passed column-wise from a scipy sparse
-    ``matrix``; ``±highspy.kHighsInf`` marks a free side."""
+    ``matrix``; ``±highspy.kHighsInf`` marks a free side. ``integer`` (a boolean per column) makes it a
+    MIP."""
     import highspy
     import scipy.sparse as sp
 
@@ -162,6 +164,9 @@ def highs_lp(
     model.a_matrix_.start_ = columns.indptr
     model.a_matrix_.index_ = columns.indices
     model.a_matrix_.value_ = columns.data
+    if integer is not None:
+        kinds = (highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger)
+        model.integrality_ = [kinds[int(flag)] for flag in integer]
     return model
 
 

@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.certificates.tree import Lattice, closed_pairs, lattice_unit
 from privopt.compiler.cone import RowCone
-from privopt.solvers.lp import limit_run, new_highs
+from privopt.solvers.lp import highs_lp, limit_run, new_highs
 from privopt.tolerances import CHECK_LP_FEASIBILITY_TOL, CHECK_ROUNDING_RTOL, CHECK_TREE_FORM_RTOL
 from privopt.validation import FloatArray
 
@@ -129,17 +129,11 @@ class _GraphLattice(Lattice):
             (np.r_[np.ones(count), -np.ones(count)], (np.tile(np.arange(count), 2), pairs.T.ravel())),
             shape=(count, m * levels),
         )
-        model = highspy.HighsLp()
-        model.num_col_, model.num_row_ = m * levels, count
-        model.col_cost_ = np.zeros(m * levels)
-        model.col_lower_ = np.zeros(m * levels)
-        model.col_upper_ = np.ones(m * levels)
-        model.row_lower_ = np.full(count, -highspy.kHighsInf)
-        model.row_upper_ = np.zeros(count)
-        model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        model.a_matrix_.start_ = matrix.indptr
-        model.a_matrix_.index_ = matrix.indices
-        model.a_matrix_.value_ = matrix.data
+        size = m * levels
+        model = highs_lp(
+            np.zeros(size), matrix, (np.full(count, -highspy.kHighsInf), np.zeros(count)),
+            (np.zeros(size), np.ones(size)),
+        )  # fmt: skip
         highs = new_highs()
         highs.setOptionValue("simplex_strategy", 1)  # dual simplex: a vertex, warm between calls
         highs.passModel(model)
@@ -239,20 +233,17 @@ class _WholeProof:
         highs = new_highs()
         for option, value in _MIP_OPTIONS.items():
             highs.setOptionValue(option, value)
-        model = highspy.HighsLp()
-        model.num_col_, model.num_row_ = count + 1, matrix.shape[0]
-        model.col_cost_ = np.r_[d_a - bound * self.d_p, 1.0]
-        model.col_lower_ = np.r_[(l <= lattice.low[:, None]).ravel().astype(np.float64), -highspy.kHighsInf]
-        model.col_upper_ = np.r_[(l <= lattice.high[:, None]).ravel().astype(np.float64), highspy.kHighsInf]
-        model.row_lower_ = np.full(matrix.shape[0], -highspy.kHighsInf)
-        model.row_upper_ = np.zeros(matrix.shape[0])
-        model.sense_ = highspy.ObjSense.kMaximize
-        wide = sp.hstack([matrix, sp.csr_matrix((matrix.shape[0], 1))]).tocsr()
-        model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        model.a_matrix_.start_ = wide.indptr
-        model.a_matrix_.index_ = wide.indices
-        model.a_matrix_.value_ = wide.data
-        model.integrality_ = [highspy.HighsVarType.kInteger] * count + [highspy.HighsVarType.kContinuous]
+        rows = matrix.shape[0]
+        lower = np.r_[(l <= lattice.low[:, None]).ravel().astype(np.float64), -highspy.kHighsInf]
+        upper = np.r_[(l <= lattice.high[:, None]).ravel().astype(np.float64), highspy.kHighsInf]
+        model = highs_lp(
+            np.r_[d_a - bound * self.d_p, 1.0],
+            sp.hstack([matrix, sp.csr_matrix((rows, 1))]),
+            (np.full(rows, -highspy.kHighsInf), np.zeros(rows)),
+            (lower, upper),
+            maximize=True,
+            integer=np.arange(count + 1) < count,
+        )
         highs.passModel(model)
         positive = lattice.p > 0.0
         if not np.any(positive & (lattice.cap <= 0)):  # no input is always at its cap

@@ -268,42 +268,35 @@ def _lip_proof(context: SliceContext) -> Proof | NotProved:
     return Proof(found.value + found.margin, found.column, f"{found.points} points")
 
 
-def _tree_applies(context: SliceContext) -> NotProved | None:
+def _lattice_applies(
+    context: SliceContext, form: Callable[[SliceContext], tree.LatticeForm | NotProved]
+) -> NotProved | None:
     why = tree.applicability(context.utility, context.weights)
     if why is not None:
         return why
-    form = context.tree_form
-    return form if isinstance(form, NotProved) else None
+    read = form(context)
+    return read if isinstance(read, NotProved) else None
 
 
-def _tree_proof(context: SliceContext) -> Proof:
-    form = context.tree_form
-    assert not isinstance(form, NotProved)
+def _lattice_proof(
+    context: SliceContext, form: Callable[[SliceContext], tree.LatticeForm | NotProved]
+) -> Proof:
+    read = form(context)
+    assert not isinstance(read, NotProved)
     proof = tree.prove_ratio_bound(
-        form, context.utility, context.duals, context.weights, context.limit, context.deadline
+        read, context.utility, context.duals, context.weights, context.limit, context.deadline
     )
     return Proof(
         context.limit if proof.proved else np.inf, proof.column, f"{proof.nodes} nodes", proof.reason
     )
 
 
-def _graph_applies(context: SliceContext) -> NotProved | None:
-    why = tree.applicability(context.utility, context.weights)
-    if why is not None:
-        return why
-    form = context.graph_form
-    return form if isinstance(form, NotProved) else None
+def _tree_form(context: SliceContext) -> tree.LatticeForm | NotProved:
+    return context.tree_form
 
 
-def _graph_proof(context: SliceContext) -> Proof:
-    form = context.graph_form
-    assert not isinstance(form, NotProved)
-    proof = tree.prove_ratio_bound(
-        form, context.utility, context.duals, context.weights, context.limit, context.deadline
-    )
-    return Proof(
-        context.limit if proof.proved else np.inf, proof.column, f"{proof.nodes} nodes", proof.reason
-    )
+def _graph_form(context: SliceContext) -> tree.LatticeForm | NotProved:
+    return context.graph_form
 
 
 def _fdivergence_applies(context: SliceContext) -> NotProved | None:
@@ -404,13 +397,15 @@ for _method in (
     ),
     CheckMethod(
         "tree", "tree cone: Lagrangian bounds over lattice walks, bisection of level ranges", 50,
-        _tree_applies, _tree_proof,
+        lambda context: _lattice_applies(context, _tree_form),
+        lambda context: _lattice_proof(context, _tree_form),
     ),
     CheckMethod(
         "graph",
         "graph cone: Lagrangian bounds over lattice walks, closures proved by LP duals, bisection, beside MIPs bounding −P log P by tangents",
         55,
-        _graph_applies, _graph_proof,
+        lambda context: _lattice_applies(context, _graph_form),
+        lambda context: _lattice_proof(context, _graph_form),
     ),
     CheckMethod(
         "f-divergence hull",

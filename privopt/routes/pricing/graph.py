@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from dataclasses import dataclass
 
 import highspy
 import numpy as np
@@ -44,16 +45,17 @@ from scipy.sparse.csgraph import connected_components, shortest_path
 
 from privopt.compiler.cone import RowCone
 from privopt.routes.pricing.contract import PricerEntry, PricerTraits, Refusal, RefusalReason, register_pricer
-from privopt.routes.pricing.envelope import SearchLimits, SliceObjective, slice_objective
+from privopt.routes.pricing.envelope import SearchLimits, SliceObjective
 from privopt.routes.pricing.tree import (
     LatticeComponent,
     LatticePricer,
     LatticeSearch,
     Walk,
+    lattice_pricer,
     lattice_unit,
     single_input_limits,
 )
-from privopt.solvers.lp import limit_run, new_highs
+from privopt.solvers.lp import highs_lp, limit_run, new_highs
 from privopt.tolerances import TREE_STRUCTURE_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
@@ -83,15 +85,15 @@ MAX_DINKELBACH = 50
 MAX_TANGENTS = 50
 
 
+@dataclass(frozen=True, eq=False)
 class GraphCone:
     """A graph cone (module docstring): its unit, its components' inputs, and per component the closed
     steps ``steps[a, b]`` (levels ``a`` may be above ``b``) and the essential pairs ``(a, b)``."""
 
-    def __init__(self, unit: float, components: tuple[np.ndarray, ...], steps: np.ndarray, pairs: np.ndarray):
-        self.unit = unit
-        self.components = components
-        self.steps = steps
-        self.pairs = pairs
+    unit: float
+    components: tuple[np.ndarray, ...]
+    steps: np.ndarray
+    pairs: np.ndarray
 
 
 def graph_structure(cone: RowCone) -> GraphCone | Refusal:
@@ -166,18 +168,11 @@ class _GraphComponent(LatticeComponent):
             ),
             shape=(count, m * levels),
         )
-        model = highspy.HighsLp()
-        model.num_col_, model.num_row_ = m * levels, count
-        model.col_cost_ = np.zeros(m * levels)
-        model.col_lower_ = np.zeros(m * levels)
-        model.col_upper_ = np.ones(m * levels)
-        model.row_lower_ = np.full(count, -highspy.kHighsInf)
-        model.row_upper_ = np.zeros(count)
-        model.sense_ = highspy.ObjSense.kMaximize
-        model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        model.a_matrix_.start_ = matrix.indptr
-        model.a_matrix_.index_ = matrix.indices
-        model.a_matrix_.value_ = matrix.data
+        size = m * levels
+        model = highs_lp(
+            np.zeros(size), matrix, (np.full(count, -highspy.kHighsInf), np.zeros(count)),
+            (np.zeros(size), np.ones(size)), maximize=True,
+        )  # fmt: skip
         highs = new_highs()
         highs.passModel(model)
         self.matrix = matrix
@@ -239,22 +234,17 @@ class _ExactStep:
         matrix = component.matrix
         highs = new_highs()
         highs.setOptionValue("mip_rel_gap", 0.0)
-        model = highspy.HighsLp()
-        model.num_col_, model.num_row_ = count + 1, matrix.shape[0]
         self.d_a = np.diff(self.a_table, axis=1).ravel()
         self.d_p = np.diff(self.p_table, axis=1).ravel()
-        model.col_cost_ = np.zeros(count + 1)
-        model.col_lower_ = np.r_[lower.ravel().astype(np.float64), -highspy.kHighsInf]
-        model.col_upper_ = np.r_[upper.ravel().astype(np.float64), highspy.kHighsInf]
-        model.row_lower_ = np.full(matrix.shape[0], -highspy.kHighsInf)
-        model.row_upper_ = np.zeros(matrix.shape[0])
-        model.sense_ = highspy.ObjSense.kMaximize
-        wide = sp.hstack([matrix, sp.csr_matrix((matrix.shape[0], 1))]).tocsr()
-        model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        model.a_matrix_.start_ = wide.indptr
-        model.a_matrix_.index_ = wide.indices
-        model.a_matrix_.value_ = wide.data
-        model.integrality_ = [highspy.HighsVarType.kInteger] * count + [highspy.HighsVarType.kContinuous]
+        rows = matrix.shape[0]
+        model = highs_lp(
+            np.zeros(count + 1),
+            sp.hstack([matrix, sp.csr_matrix((rows, 1))]),
+            (np.full(rows, -highspy.kHighsInf), np.zeros(rows)),
+            (np.r_[lower.ravel(), -highspy.kHighsInf], np.r_[upper.ravel(), highspy.kHighsInf]),
+            maximize=True,
+            integer=np.arange(count + 1) < count,
+        )
         highs.passModel(model)
         # some input at its cap: z_{x, cap_x} = 1 (an input whose cap is the grid's first level always is)
         reachable = np.flatnonzero(capped & (cap <= levels))
@@ -353,12 +343,8 @@ class GraphPricer(LatticePricer):
     traits = PricerTraits(GRAPH_METHOD, "prior", exact_every_round=True, gap_share=0.5, check_ratio=4.0)
 
     def __init__(self, cone: RowCone, structure: GraphCone, objective: SliceObjective) -> None:
-        p = np.asarray(objective.weights, dtype=np.float64)
         super().__init__(
-            cone,
-            [_GraphComponent(structure, inputs, p) for inputs in structure.components if p[inputs].any()],
-            [inputs for inputs in structure.components if not p[inputs].any()],
-            objective,
+            cone, structure.components, lambda inputs, p: _GraphComponent(structure, inputs, p), objective
         )
 
     def search(self, search: LatticeSearch, limits: SearchLimits) -> None:
@@ -409,20 +395,9 @@ class GraphPricer(LatticePricer):
             search.complete = search.complete or limits.closed(search.upper, search.incumbent)
 
 
-def graph_pricer(utility: SubConvexUtility, cone: RowCone) -> GraphPricer | Refusal:
+def graph_pricer(utility: SubConvexUtility, cone: RowCone) -> LatticePricer | Refusal:
     """The graph pricer of ``(utility, cone)``, or why there is none."""
-    objective = slice_objective(utility)
-    if isinstance(objective, Refusal):
-        return objective
-    if objective.weights.size != cone.n_inputs:
-        return Refusal(RefusalReason.UTILITY, "the utility's distribution does not match the cone's inputs")
-    structure = graph_structure(cone)
-    if isinstance(structure, Refusal):
-        return Refusal(RefusalReason.CONE, f"the cone is not a graph cone: {structure.message}")
-    pricer = GraphPricer(cone, structure, objective)
-    if not pricer.fits():
-        return Refusal(RefusalReason.SIZE, "the graph cone's lattice is too large")
-    return pricer
+    return lattice_pricer(utility, cone, graph_structure, GraphPricer, "graph")
 
 
 register_pricer(PricerEntry("graph", 32, graph_pricer, proved_by=("graph",)))

@@ -37,7 +37,9 @@ import heapq
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -86,6 +88,8 @@ MAX_EXPONENT = 600.0
 MAX_NU_STEPS = 60
 
 _NEG = -np.inf
+
+_Structure = TypeVar("_Structure")
 
 #: The states' axis (no input at its cap / some input at its cap), shaped to broadcast over kids and
 #: levels.
@@ -511,16 +515,18 @@ class LatticePricer:
     def __init__(
         self,
         cone: RowCone,
-        components: list[LatticeComponent],
-        massless: list[np.ndarray],
+        groups: tuple[np.ndarray, ...],
+        build: Callable[[np.ndarray, FloatArray], LatticeComponent],
         objective: SliceObjective,
     ) -> None:
-        """``components``: those with mass under the slice's weights; ``massless``: the others' inputs."""
+        """``groups``: each component's inputs; ``build(inputs, p)`` makes the component of those with
+        mass under the slice's weights ``p`` (the others' columns need no search)."""
         self.n = cone.n_inputs
         self.objective = objective
         self.weights = objective.weights
-        self.components = components
-        self.massless = massless
+        p = np.asarray(objective.weights, dtype=np.float64)
+        self.components = [build(inputs, p) for inputs in groups if p[inputs].any()]
+        self.massless = [inputs for inputs in groups if not p[inputs].any()]
         self.repair = ConeRepair(cone)
 
     def fits(self) -> bool:
@@ -717,32 +723,40 @@ class TreePricer(LatticePricer):
     traits = PricerTraits(TREE_METHOD, "prior", exact_every_round=True, gap_share=0.5, check_ratio=4.0)
 
     def __init__(self, cone: RowCone, structure: TreeCone, objective: SliceObjective) -> None:
-        p = np.asarray(objective.weights, dtype=np.float64)
         super().__init__(
-            cone,
-            [_Component(structure, inputs, p) for inputs in structure.components if p[inputs].any()],
-            [inputs for inputs in structure.components if not p[inputs].any()],
-            objective,
+            cone, structure.components, lambda inputs, p: _Component(structure, inputs, p), objective
         )
 
 
-def tree_pricer(utility: SubConvexUtility, cone: RowCone) -> TreePricer | Refusal:
-    """The tree pricer of ``(utility, cone)``, or why there is none."""
+def lattice_pricer(
+    utility: SubConvexUtility,
+    cone: RowCone,
+    read: Callable[[RowCone], _Structure | Refusal],
+    make: Callable[[RowCone, _Structure, SliceObjective], LatticePricer],
+    kind: str,
+) -> LatticePricer | Refusal:
+    """The pricer ``make`` builds from the cone's structure (``read``, a ``kind`` of cone) for an entropy
+    form of ``utility``, or why there is none."""
     objective = slice_objective(utility)
     if isinstance(objective, Refusal):
         return objective
     if objective.weights.size != cone.n_inputs:
         return Refusal(RefusalReason.UTILITY, "the utility's distribution does not match the cone's inputs")
-    structure = tree_structure(cone)
+    structure = read(cone)
     if isinstance(structure, Refusal):
-        return Refusal(RefusalReason.CONE, f"the cone is not a tree cone: {structure.message}")
-    pricer = TreePricer(cone, structure, objective)
+        return Refusal(RefusalReason.CONE, f"the cone is not a {kind} cone: {structure.message}")
+    pricer = make(cone, structure, objective)
     if not pricer.fits():
         return Refusal(
             RefusalReason.SIZE,
-            f"the tree cone's lattice has more than {MAX_LEVELS} levels or exponents above {MAX_EXPONENT}",
+            f"the {kind} cone's lattice has more than {MAX_LEVELS} levels or exponents above {MAX_EXPONENT}",
         )
     return pricer
+
+
+def tree_pricer(utility: SubConvexUtility, cone: RowCone) -> LatticePricer | Refusal:
+    """The tree pricer of ``(utility, cone)``, or why there is none."""
+    return lattice_pricer(utility, cone, tree_structure, TreePricer, "tree")
 
 
 register_pricer(PricerEntry("tree", 30, tree_pricer, proved_by=("tree",)))
