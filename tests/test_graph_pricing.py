@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import privopt as po
-from privopt.certificates import NotProved, NotProvedReason, vertices
+from privopt.certificates import NotProved, NotProvedReason, SliceBound, check_bound, vertices
 from privopt.certificates import graph as checker
 from privopt.certificates import tree as checker_tree
 from privopt.routes.pricing import PricingRequest, Refusal, certified_pricer
@@ -234,3 +234,50 @@ def test_both_closure_oracles_equal_brute_force():
             assert value == pytest.approx(expected, abs=1e-9)
             assert levels is not None
             assert table[np.arange(6), levels].sum() == pytest.approx(expected, abs=1e-9)
+
+
+def _claim(duals, delta, pricer) -> SliceBound:
+    return SliceBound.build(
+        duals, delta, pricer.traits.normalisation, pricer.weights, graph_module.GRAPH_METHOD
+    )
+
+
+@pytest.mark.parametrize("exact_step", [False, True])
+def test_a_pair_dropped_from_the_pricer_only_loosens_it_a_pair_tightened_is_refuted(exact_step, monkeypatch):
+    """Mutations of the pricer's reading of the cone. Leaving an essential pair out of its closure LP
+    (and its MIP) relaxes them: ``δ̄`` can only grow, the checker still proves it, and the columns are
+    moved into the cone. A pair *tightened* by one level shrinks the lattice: an under-reported ``δ̄``
+    is refuted by the checker's own reading of the cone."""
+    if exact_step:
+        monkeypatch.setattr(graph_module, "SEARCH_NODES", 0)
+    rng = np.random.default_rng(12)
+    p = rng.dirichlet(np.ones(6))
+    utility = po.MutualInformation(p)
+    cone = po.Problem(po.MetricLDP(0.7, _grid(2, 3)), utility).get_problem_data().cone
+    structure = graph_structure(cone)
+    assert isinstance(structure, GraphCone)
+    refuted = 0
+    for k in range(structure.pairs.shape[0]):
+        for mutation in ("drop", "tighten"):
+            pairs, steps = structure.pairs, structure.steps.copy()
+            if mutation == "drop":
+                pairs = np.delete(pairs, k, axis=0)
+            else:
+                a, b = structure.pairs[k]
+                steps[a, b] -= 1
+            mutated = GraphCone(structure.unit, structure.components, steps, pairs)
+            monkeypatch.setattr(graph_module, "graph_structure", lambda cone, m=mutated: m)
+            pricer = graph_pricer(utility, cone)
+            assert isinstance(pricer, GraphPricer)
+            duals = p * rng.uniform(0.2, 0.8, 6)
+            outcome = pricer.price(duals, PricingRequest(tolerance=1e-10))
+            exact = vertices.maximise_ratio(cone, utility, duals, p, 60.0).value
+            check = check_bound(cone, utility, _claim(duals, outcome.upper, pricer))
+            if mutation == "drop":
+                assert outcome.upper >= exact - 1e-9
+                assert check.valid, (k, check.reason)
+                assert all(cone.violation(c.column[:, None]) <= 1e-9 for c in outcome.columns)
+            elif outcome.upper < exact - 1e-6:
+                assert check.refuted, (k, check.reason)
+                refuted += 1
+    assert refuted >= 1  # some tightened pair binds at the maximiser
