@@ -49,6 +49,13 @@ _MIP_OPTIONS: dict[str, float] = {
     "dual_feasibility_tolerance": CHECK_LP_FEASIBILITY_TOL,
 }
 
+#: The MIP statuses whose dual bound holds (a solve stopped by its clock or an interrupt keeps one).
+_BOUND_KEPT = (
+    highspy.HighsModelStatus.kOptimal,
+    highspy.HighsModelStatus.kTimeLimit,
+    highspy.HighsModelStatus.kInterrupt,
+)
+
 #: Tangents of ``−P log P`` the exact proof starts with, and the most it adds.
 _FIRST_TANGENTS = 24
 _MAX_TANGENTS = 60
@@ -291,6 +298,8 @@ class _WholeProof:
             if self.cancelled or lattice.stopping:
                 return None, walks
             info = highs.getInfo()
+            if highs.getModelStatus() not in _BOUND_KEPT:  # a failed solve proves nothing
+                return None, walks
             if info.mip_dual_bound + self.offset <= -self.margin:
                 return True, walks
             if (

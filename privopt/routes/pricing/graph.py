@@ -44,6 +44,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, shortest_path
 
 from privopt.compiler.cone import RowCone
+from privopt.errors import SolverError
 from privopt.routes.pricing.contract import PricerEntry, PricerTraits, Refusal, RefusalReason, register_pricer
 from privopt.routes.pricing.envelope import SearchLimits, SliceObjective
 from privopt.routes.pricing.tree import (
@@ -61,6 +62,13 @@ from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 _NEG = -np.inf
+
+#: The MIP statuses whose dual bound holds (a solve stopped by its clock or an interrupt keeps one).
+_BOUND_KEPT = (
+    highspy.HighsModelStatus.kOptimal,
+    highspy.HighsModelStatus.kTimeLimit,
+    highspy.HighsModelStatus.kInterrupt,
+)
 
 #: How certified column generation's graph pricer proves ``δ̄`` (kept in certificates).
 GRAPH_METHOD = (
@@ -147,10 +155,11 @@ class _GraphComponent(LatticeComponent):
         local[inputs] = np.arange(inputs.size)
         pairs = local[structure.pairs]
         self.pairs = pairs[(pairs >= 0).all(axis=1)]
-        self.highs = self._model()
+        self.highs, self.matrix = self._model()
 
-    def _model(self) -> highspy.Highs:
-        """``max Σ_i Σ_l (c_i(l) − c_i(l−1)) z_{i,l}`` over monotone ``z`` closed under the pairs."""
+    def _model(self) -> tuple[highspy.Highs, sp.csr_matrix]:
+        """``max Σ_i Σ_l (c_i(l) − c_i(l−1)) z_{i,l}`` over monotone ``z`` closed under the pairs, and its
+        matrix (one row ``z_i − z_j <= 0`` each)."""
         m, levels = self.inputs.size, self.size - 1
         column = np.arange(m * levels).reshape(m, levels)  # z_{i,l}, l = 1 .. size − 1
         rows: list[np.ndarray] = [np.stack([column[:, 1:].ravel(), column[:, :-1].ravel()], axis=1)]
@@ -159,7 +168,7 @@ class _GraphComponent(LatticeComponent):
             l = np.arange(1, self.size)
             kept = (l - s >= 1) & (l - s <= levels)
             rows.append(np.stack([column[a, l[kept] - 1], column[b, l[kept] - s - 1]], axis=1))
-        pairs = np.concatenate(rows) if rows else np.zeros((0, 2), dtype=np.intp)
+        pairs = np.concatenate(rows)
         count = pairs.shape[0]
         matrix = sp.csr_matrix(
             (
@@ -175,8 +184,7 @@ class _GraphComponent(LatticeComponent):
         )  # fmt: skip
         highs = new_highs()
         highs.passModel(model)
-        self.matrix = matrix
-        return highs
+        return highs, matrix
 
     def roots(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """One root per input that may be the first at its cap (module docstring)."""
@@ -207,8 +215,13 @@ class _GraphComponent(LatticeComponent):
         highs.changeColsBounds(count, index, lower, upper)
         highs.changeColsCost(count, index, np.diff(table, axis=1).ravel())
         highs.run()
-        if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        status = highs.getModelStatus()
+        if status == highspy.HighsModelStatus.kInfeasible:
             return _NEG, np.empty(0, dtype=np.intp)
+        if status != highspy.HighsModelStatus.kOptimal:  # no node may be dropped on a solver's failure
+            raise SolverError(
+                f"HiGHS did not solve a graph cone's closure LP: {highs.modelStatusToString(status)}"
+            )
         z = np.asarray(highs.getSolution().col_value).reshape(self.inputs.size, self.size - 1)
         levels = np.rint(z.sum(axis=1)).astype(np.intp)
         value = float(table[np.arange(levels.size), levels].sum())
@@ -317,6 +330,8 @@ class _ExactStep:
                 limit_run(self.highs, left)
             self.highs.run()
             info = self.highs.getInfo()
+            if self.highs.getModelStatus() not in _BOUND_KEPT:  # a failed solve proves nothing
+                break
             bound = min(bound, float(info.mip_dual_bound) + self.a0 - r * self.p0)
             if info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
                 break
