@@ -281,3 +281,28 @@ def test_a_pair_dropped_from_the_pricer_only_loosens_it_a_pair_tightened_is_refu
                 assert check.refuted, (k, check.reason)
                 refuted += 1
     assert refuted >= 1  # some tightened pair binds at the maximiser
+
+
+@pytest.mark.parametrize("kind", ["id-ldp", "mixed", "blowfish", "grid"])
+def test_stars_keep_exactly_the_essential_pairs(kind):
+    """The stars and the pairs left stand for exactly the essential pairs (``k_a − k_b <= s`` with the
+    pair's own ``s``; a star's ``a = b`` is empty), and cliques of one level become stars."""
+    rng = np.random.default_rng(3)
+    n = 12
+    p = rng.dirichlet(np.ones(n))
+    cone = po.Problem(_definition(rng, kind, n), po.MutualInformation(p)).get_problem_data().cone
+    structure = graph_structure(cone)
+    assert isinstance(structure, GraphCone)
+    stars, single = graph_module._stars(structure.pairs, structure.steps)
+    covered = {(int(a), int(b)) for a, b in single}
+    for sources, targets, s in stars:
+        for a in sources:
+            for b in targets:
+                if a != b:
+                    assert structure.steps[a, b] == s
+                    covered.add((int(a), int(b)))
+    assert covered == {(int(a), int(b)) for a, b in structure.pairs}
+    if kind in ("id-ldp", "mixed"):
+        assert stars
+        bounds = single.shape[0] + sum(len(a) + len(b) for a, b, _ in stars)
+        assert bounds < structure.pairs.shape[0]

@@ -143,6 +143,42 @@ def graph_structure(cone: RowCone) -> GraphCone | Refusal:
     return GraphCone(unit, components, steps.astype(np.int64), np.stack([a, b], axis=1))
 
 
+def _stars(
+    pairs: np.ndarray, steps: np.ndarray
+) -> tuple[list[tuple[np.ndarray, np.ndarray, int]], np.ndarray]:
+    """The pairs as *stars* and the pairs left: a star ``(A, B, s)`` stands for ``k_a − k_b <= s`` for every
+    ``a`` in ``A`` and ``b`` in ``B`` (``b = a`` allowed: ``s >= 0``), kept through a hub ``H`` as ``k_a <= H
+    <= k_b + s`` with ``|A| + |B|`` bounds instead of ``|A|·|B|``. Sources of one level are grouped by their
+    targets at that level with themselves (cliques), then the pairs left by their targets alone
+    (bicliques); a star is kept where it saves bounds. Per-input budgets and mixed levels, whose every
+    pair is essential (1,560 at 40 inputs), become a few stars."""
+    stars: list[tuple[np.ndarray, np.ndarray, int]] = []
+    single: list[np.ndarray] = []
+    for s in np.unique(steps[pairs[:, 0], pairs[:, 1]]) if pairs.size else []:
+        level = pairs[steps[pairs[:, 0], pairs[:, 1]] == s]
+        if s < 0:
+            single.append(level)
+            continue
+        left = level.tolist()
+        for with_self in (True, False):  # cliques first (a source among its targets), then bicliques
+            targets: dict[int, set[int]] = {}
+            for a, b in left:
+                targets.setdefault(a, set()).add(b)
+            groups: dict[frozenset[int], list[int]] = {}
+            for a, out in targets.items():
+                groups.setdefault(frozenset(out | {a} if with_self else out), []).append(a)
+            left = []
+            for key, sources in groups.items():
+                kept = [(a, b) for a in sources for b in key if b != a and b in targets[a]]
+                if len(sources) + len(key) < len(kept):
+                    stars.append((np.array(sources), np.array(sorted(key)), int(s)))
+                else:
+                    left.extend(kept)
+        if left:
+            single.append(np.array(left))
+    return stars, (np.concatenate(single) if single else np.zeros((0, 2), dtype=np.intp))
+
+
 class _GraphComponent(LatticeComponent):
     """One component of a graph cone: its closure LP (module docstring), built once and re-solved warm
     with each call's costs and level ranges."""
@@ -155,19 +191,31 @@ class _GraphComponent(LatticeComponent):
         local[inputs] = np.arange(inputs.size)
         pairs = local[structure.pairs]
         self.pairs = pairs[(pairs >= 0).all(axis=1)]
+        self.stars, self.single = _stars(self.pairs, self.steps)
+        self.input_columns = inputs.size * (self.size - 1)
+        self.columns = (inputs.size + len(self.stars)) * (self.size - 1)
         self.highs, self.matrix = self._model()
 
     def _model(self) -> tuple[highspy.Highs, sp.csr_matrix]:
         """``max Σ_i Σ_l (c_i(l) − c_i(l−1)) z_{i,l}`` over monotone ``z`` closed under the pairs, and its
-        matrix (one row ``z_i − z_j <= 0`` each)."""
+        matrix (one row ``z_i − z_j <= 0`` each). A star's hub ``H`` has threshold variables of its own,
+        with ``k_a <= H <= k_b + s`` for its sources ``a`` and targets ``b`` (:func:`_stars`)."""
         m, levels = self.inputs.size, self.size - 1
-        column = np.arange(m * levels).reshape(m, levels)  # z_{i,l}, l = 1 .. size − 1
+        column = np.arange(self.columns).reshape(m + len(self.stars), levels)  # z_{i,l}, l = 1 .. size − 1
         rows: list[np.ndarray] = [np.stack([column[:, 1:].ravel(), column[:, :-1].ravel()], axis=1)]
-        for a, b in self.pairs:  # k_a − k_b <= s: z_{a,l} <= z_{b,l−s}
-            s = int(self.steps[a, b])
-            l = np.arange(1, self.size)
+        l = np.arange(1, self.size)
+
+        def bound(a: int, b: int, s: int) -> None:  # k_a − k_b <= s: z_{a,l} <= z_{b,l−s}
             kept = (l - s >= 1) & (l - s <= levels)
             rows.append(np.stack([column[a, l[kept] - 1], column[b, l[kept] - s - 1]], axis=1))
+
+        for a, b in self.single:
+            bound(int(a), int(b), int(self.steps[a, b]))
+        for hub, (sources, targets, s) in enumerate(self.stars, start=m):
+            for a in sources:
+                bound(int(a), hub, 0)
+            for b in targets:
+                bound(hub, int(b), s)
         pairs = np.concatenate(rows)
         count = pairs.shape[0]
         matrix = sp.csr_matrix(
@@ -175,9 +223,9 @@ class _GraphComponent(LatticeComponent):
                 np.r_[np.ones(count), -np.ones(count)],
                 (np.r_[np.arange(count), np.arange(count)], pairs.T.ravel()),
             ),
-            shape=(count, m * levels),
+            shape=(count, self.columns),
         )
-        size = m * levels
+        size = self.columns
         model = highs_lp(
             np.zeros(size), matrix, (np.full(count, -highspy.kHighsInf), np.zeros(count)),
             (np.zeros(size), np.ones(size)), maximize=True,
@@ -207,13 +255,14 @@ class _GraphComponent(LatticeComponent):
         if np.any(low > high):
             return _NEG, np.empty(0, dtype=np.intp)
         l = np.arange(1, self.size)[None, :]
-        lower = (l <= low[:, None]).astype(np.float64).ravel()
-        upper = (l <= high[:, None]).astype(np.float64).ravel()
+        hubs = self.columns - self.input_columns  # their ranges: the whole grid, at no cost
+        lower = np.r_[(l <= low[:, None]).astype(np.float64).ravel(), np.zeros(hubs)]
+        upper = np.r_[(l <= high[:, None]).astype(np.float64).ravel(), np.ones(hubs)]
         highs = self.highs
         count = lower.size
         index = np.arange(count, dtype=np.int32)
         highs.changeColsBounds(count, index, lower, upper)
-        highs.changeColsCost(count, index, np.diff(table, axis=1).ravel())
+        highs.changeColsCost(count, index, np.r_[np.diff(table, axis=1).ravel(), np.zeros(hubs)])
         highs.run()
         status = highs.getModelStatus()
         if status == highspy.HighsModelStatus.kInfeasible:
@@ -222,7 +271,7 @@ class _GraphComponent(LatticeComponent):
             raise SolverError(
                 f"HiGHS did not solve a graph cone's closure LP: {highs.modelStatusToString(status)}"
             )
-        z = np.asarray(highs.getSolution().col_value).reshape(self.inputs.size, self.size - 1)
+        z = np.asarray(highs.getSolution().col_value)[: self.input_columns].reshape(self.inputs.size, -1)
         levels = np.rint(z.sum(axis=1)).astype(np.intp)
         value = float(table[np.arange(levels.size), levels].sum())
         return max(value, float(table[:, 0].sum() + highs.getInfo().objective_function_value)), levels
@@ -237,8 +286,9 @@ class _ExactStep:
     def __init__(self, component: _GraphComponent, tables: tuple[FloatArray, FloatArray]) -> None:
         self.component = component
         self.a_table, self.p_table = tables
-        m, levels = component.inputs.size, component.size - 1
-        count = m * levels
+        levels = component.size - 1
+        count = component.columns  # the inputs' threshold variables, then the stars' hubs'
+        hubs = count - component.input_columns
         l = np.arange(1, component.size)[None, :]
         cap = component.cap
         capped = cap >= 0
@@ -247,16 +297,19 @@ class _ExactStep:
         matrix = component.matrix
         highs = new_highs()
         highs.setOptionValue("mip_rel_gap", 0.0)
-        self.d_a = np.diff(self.a_table, axis=1).ravel()
-        self.d_p = np.diff(self.p_table, axis=1).ravel()
+        self.d_a = np.r_[np.diff(self.a_table, axis=1).ravel(), np.zeros(hubs)]
+        self.d_p = np.r_[np.diff(self.p_table, axis=1).ravel(), np.zeros(hubs)]
         rows = matrix.shape[0]
         model = highs_lp(
             np.zeros(count + 1),
             sp.hstack([matrix, sp.csr_matrix((rows, 1))]),
             (np.full(rows, -highspy.kHighsInf), np.zeros(rows)),
-            (np.r_[lower.ravel(), -highspy.kHighsInf], np.r_[upper.ravel(), highspy.kHighsInf]),
+            (
+                np.r_[lower.ravel(), np.zeros(hubs), -highspy.kHighsInf],
+                np.r_[upper.ravel(), np.ones(hubs), highspy.kHighsInf],
+            ),
             maximize=True,
-            integer=np.arange(count + 1) < count,
+            integer=np.arange(count + 1) < component.input_columns,
         )
         highs.passModel(model)
         # some input at its cap: z_{x, cap_x} = 1 (an input whose cap is the grid's first level always is)
@@ -335,7 +388,7 @@ class _ExactStep:
             bound = min(bound, float(info.mip_dual_bound) + self.a0 - r * self.p0)
             if info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
                 break
-            z = np.asarray(self.highs.getSolution().col_value)[: self.count]
+            z = np.asarray(self.highs.getSolution().col_value)[: self.component.input_columns]
             levels = np.rint(z.reshape(self.component.inputs.size, -1).sum(axis=1)).astype(np.intp)
             walk = self.component.walk(self.a_table, self.p_table, levels)
             self.walks.append(walk)
