@@ -306,3 +306,26 @@ def test_stars_keep_exactly_the_essential_pairs(kind):
         assert stars
         bounds = single.shape[0] + sum(len(a) + len(b) for a, b, _ in stars)
         assert bounds < structure.pairs.shape[0]
+
+
+def test_a_bound_of_level_zero_is_kept_and_a_negative_cycle_refused(monkeypatch):
+    """The closure reads ``inf`` as a missing pair, so ``w_0 <= e^0 w_1`` (a level 0, which statistics'
+    weights can produce) stays an edge — a dense 0 would read as no pair — and a cycle of negative total
+    length, which admits only the zero column, is refused instead of raising from scipy."""
+    inf = np.inf
+    cone = (
+        po.Problem(po.MetricLDP(0.5, _grid(1, 3)), po.MutualInformation(np.full(3, 1 / 3)))
+        .get_problem_data()
+        .cone
+    )
+    zero = np.array([[inf, 0.0, inf], [0.5, inf, 0.5], [inf, 0.5, inf]])
+    monkeypatch.setattr(graph_module, "single_input_limits", lambda cone: zero.copy())
+    structure = graph_structure(cone)
+    assert isinstance(structure, GraphCone)
+    assert structure.steps[0, 2] == 1  # 0 → 1 at level 0, then 1 → 2 at one unit of 0.5
+    assert structure.steps[0, 1] == 0
+    negative = np.array([[inf, -1.0, inf], [inf, inf, -1.0], [1.0, inf, inf]])
+    monkeypatch.setattr(graph_module, "single_input_limits", lambda cone: negative.copy())
+    refused = graph_structure(cone)
+    assert isinstance(refused, Refusal)
+    assert "negative" in refused.message

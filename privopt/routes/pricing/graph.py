@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components, shortest_path
+from scipy.sparse.csgraph import NegativeCycleError, connected_components, csgraph_from_dense, shortest_path
 
 from privopt.compiler.cone import RowCone
 from privopt.errors import SolverError
@@ -112,14 +112,14 @@ def graph_structure(cone: RowCone) -> GraphCone | Refusal:
     limit = single_input_limits(cone)
     if isinstance(limit, Refusal):
         return limit
-    finite = np.isfinite(limit)
-    np.fill_diagonal(limit, 0.0)
-    closed = shortest_path(np.where(finite, limit, 0.0), method="FW", directed=True, unweighted=False)
-    closed = np.where(finite | np.isfinite(closed), closed, np.inf)
-    if np.any(np.diag(closed) < -TREE_STRUCTURE_RTOL):
+    np.fill_diagonal(limit, np.inf)
+    try:  # ``inf`` marks a missing pair, so a pair of level 0 stays an edge
+        closed = shortest_path(csgraph_from_dense(limit, null_value=np.inf), method="FW", directed=True)
+    except NegativeCycleError:
         return Refusal(
             RefusalReason.CONE, "its pairs admit only the zero column (a cycle of negative length)"
         )
+    np.fill_diagonal(closed, 0.0)
     both = np.isfinite(closed) & np.isfinite(closed.T)
     count, labels = connected_components(sp.csr_matrix(both & ~np.eye(n, dtype=bool)), directed=False)
     if np.any(np.isfinite(closed) & (labels[:, None] != labels[None, :])):
