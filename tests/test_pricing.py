@@ -40,6 +40,7 @@ from privopt.routes.pricing.certified_generation import (
     certified_column_generation,
 )
 from privopt.routes.pricing.stabilization import BoxStep
+from privopt.routes.pricing.tuning import active
 from tests.test_independent_reporting import random_ball
 
 KNOBS = tuning.DEFAULT
@@ -663,6 +664,22 @@ def test_bound_phase_box_steps_reach_the_exact_optimum(monkeypatch):
     assert priced[-1][0] <= own
 
 
+def test_the_bound_phase_has_room_for_a_step_only_beyond_the_checks_reserve():
+    # The phase keeps ``check_ratio`` pricing times for the check and ``final_reserve`` for the final
+    # re-proof (while refinable); a step needs ``step_share`` of a pricing time before that.
+    cone, utility, pricer, _ = _envelope_case()
+    state = _State(utility, pricer, ColumnGenerationOptions(progress=False))
+    now = time.perf_counter()
+    assert state.room(now + 1e-3, 0.0)  # nothing certified: any time at all
+    state._run(0.0, np.zeros(cone.n_inputs), now + 60.0, 0.0)
+    state.best_seconds = 10.0
+    kept = pricer.traits.check_ratio + (active().final_reserve if state.refinable(0.0) else 0.0)
+    edge = (kept + active().step_share) * state.best_seconds
+    assert state.until(now + edge, 0.0) == pytest.approx(now + active().step_share * 10.0)
+    assert state.room(time.perf_counter() + edge + 1.0, 0.0)
+    assert not state.room(time.perf_counter() + edge - 1.0, 0.0)
+
+
 def _record_phases(monkeypatch, certified) -> list[bool]:
     """The ``steps`` argument of every bound phase the run enters, in order."""
     run, phases = certified._BoundPhase.run, []
@@ -699,6 +716,17 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
         utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
     )
     assert phases == []
+    # Settled, but the check's reserve would leave the bound phase no step (the pricings are long): the
+    # search goes on rather than end its rounds with the budget unspent, and converges by itself.
+    _tune(monkeypatch, settled_growth=np.inf)
+    room = certified._State.room
+    monkeypatch.setattr(certified._State, "room", lambda self, deadline, value: False)
+    result = certified_column_generation(
+        utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
+    )
+    assert phases == []
+    assert result.stopped == "converged"
+    monkeypatch.setattr(certified._State, "room", room)
     # Settled, but the exact pricer has shown it cannot complete a search with its whole node budget
     # (here: one node, before the first round; as at ε = 2 on Adult): the search goes on (doubling
     # the budget) and converges by itself.

@@ -130,14 +130,18 @@ def _generate(
             if time.perf_counter() + master.seconds > search_deadline:
                 stopped = "time limit"
                 break
+            # The bound phase starts early only where it has room for a step: a phase the check's
+            # reserve leaves no step would end the rounds with the budget unspent.
+            early = state.room(deadline, value)
             if (
-                time.perf_counter() >= settle_from
+                early
+                and time.perf_counter() >= settle_from
                 and not state.unfinished
                 and _stalled(trace, active().settled_growth)
             ):
                 stopped = SETTLED
                 break
-            if time.perf_counter() >= incomplete_from and (state.unfinished or not state.complete):
+            if early and time.perf_counter() >= incomplete_from and (state.unfinished or not state.complete):
                 stopped = NO_COMPLETE_BOUND
                 break
             new: list[FloatArray] = []
@@ -409,6 +413,25 @@ class _State:
         tolerance = self.fine_tolerance(value)
         return self._run(value, duals, deadline, 0.0, target=target, tolerance=tolerance)[1]
 
+    def until(self, deadline: float, value: float, final: bool = False) -> float:
+        """The deadline of a bound-phase pricing in a phase ending at ``deadline`` (master value
+        ``value``): ``deadline``, less the time kept for the independent check of the best certificate
+        (the pricer's ``check_ratio`` times its pricing time) and, unless the pricing is the ``final``
+        re-proof, the time kept for that (``final_reserve`` times it, while the best certificate is
+        :meth:`refinable`)."""
+        if self.best is None:
+            return deadline
+        kept = self.pricer.traits.check_ratio
+        if not final and self.refinable(value):
+            kept += active().final_reserve
+        return deadline - kept * self.best_seconds
+
+    def room(self, deadline: float, value: float) -> bool:
+        """Whether a bound-phase pricing has ``step_share`` of the best certificate's pricing time before
+        :meth:`until` (any time at all while nothing is certified); a pricing that does not finish by
+        then stops with a valid, looser bound."""
+        return self.until(deadline, value) - time.perf_counter() > active().step_share * self.best_seconds
+
     def _delta(self, at: FloatArray, upper: float) -> float:
         """The ``δ`` at which the bound at ``at`` is ``upper`` (``U = Σλ + Σν·δ⁺``)."""
         return (upper - float(at.sum())) / float(self.pricer.weights.sum())
@@ -478,22 +501,10 @@ class _BoundPhase:
         self.trace.append((time.perf_counter(), self.master.solve()[0]))
 
     def _until(self, final: bool = False) -> float:
-        """The deadline of the next pricing: the phase's, less the time kept for the independent check
-        of the best certificate (the pricer's ``check_ratio`` times its pricing time) and, unless the
-        pricing is the ``final`` re-proof, the time kept for that (``final_reserve`` times it, while
-        the best certificate is :meth:`_State.refinable`)."""
-        if self.state.best is None:
-            return self.deadline
-        kept = self.state.pricer.traits.check_ratio
-        if not final and self.state.refinable(self.master.solve()[0]):
-            kept += active().final_reserve
-        return self.deadline - kept * self.state.best_seconds
+        return self.state.until(self.deadline, self.master.solve()[0], final)
 
     def _room(self) -> bool:
-        """Whether a pricing has ``step_share`` of the best certificate's pricing time before
-        :meth:`_until` (any time at all while nothing is certified); a pricing that does not finish by
-        then stops with a valid, looser bound."""
-        return self._until() - time.perf_counter() > active().step_share * self.state.best_seconds
+        return self.state.room(self.deadline, self.master.solve()[0])
 
     def _closed(self, tolerance: float) -> bool:
         return relative_gap(self.master.solve()[0], self.state.upper) <= tolerance
