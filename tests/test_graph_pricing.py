@@ -329,3 +329,38 @@ def test_a_bound_of_level_zero_is_kept_and_a_negative_cycle_refused(monkeypatch)
     refused = graph_structure(cone)
     assert isinstance(refused, Refusal)
     assert "negative" in refused.message
+
+
+def test_a_child_reuses_its_parents_oracle_calls_where_their_maximisers_lie_in_it(monkeypatch):
+    # A maximiser over a node that lies in its child is one over the child: reusing the parent's calls
+    # (P's bounds, the last probe) changes no bound and no node of the search, only how many closure
+    # LPs it solves.
+    from privopt.routes.pricing import tree as tree_module
+
+    rng = np.random.default_rng(11)
+    p = rng.dirichlet(np.ones(25))
+    utility = po.MutualInformation(p)
+    cone = po.Problem(po.MetricLDP(0.7, _grid(5, 5)), utility).get_problem_data().cone
+    duals = p * (1.0 + rng.normal(0.0, 0.3, 25))
+    calls = [0]
+    best = graph_module._GraphComponent.best
+
+    def counted(self, table, low, high):
+        calls[0] += 1
+        return best(self, table, low, high)
+
+    monkeypatch.setattr(graph_module._GraphComponent, "best", counted)
+    monkeypatch.setattr(graph_module, "SEARCH_NODES", 10**9)  # the search alone
+    outcomes = []
+    for reuse in (True, False):
+        if not reuse:
+            monkeypatch.setattr(tree_module._Known, "within", staticmethod(lambda levels, low, high: False))
+        calls[0] = 0
+        pricer = graph_pricer(utility, cone)
+        assert isinstance(pricer, GraphPricer)
+        outcomes.append((pricer.price(duals, PricingRequest(tolerance=1e-12)), calls[0]))
+    (reused, fewer), (fresh, more) = outcomes
+    assert reused.nodes == fresh.nodes > 10
+    assert reused.upper == pytest.approx(fresh.upper, abs=1e-12)
+    assert reused.lower == pytest.approx(fresh.lower, abs=1e-12)
+    assert fewer < more

@@ -503,6 +503,24 @@ class _Node:
     nu: float
     left: Walk | None = None
     right: Walk | None = None
+    #: The parent's oracle calls (:class:`_Known`), reused where their maximisers lie in this node.
+    known: _Known | None = None
+
+
+@dataclass(frozen=True)
+class _Known:
+    """A node's oracle calls that its children may reuse: the bounds on ``P`` (``p_max``, ``−p_min``) and
+    its last probe's (at ``ν``, where its children's first probe is), each with its maximiser's levels. A maximiser over a node that lies in a
+    child is a maximiser over the child (a subset), so the child's call would return the same: bounds
+    stay bounds, and no call is saved unless it is exact."""
+
+    p_max: tuple[float, np.ndarray]
+    p_min: tuple[float, np.ndarray]
+    probe: tuple[float, float, np.ndarray]
+
+    @staticmethod
+    def within(levels: np.ndarray, low: np.ndarray, high: np.ndarray) -> bool:
+        return bool(np.all(levels >= low) and np.all(levels <= high))
 
 
 class LatticePricer:
@@ -631,7 +649,7 @@ class LatticeSearch:
                 self.closed = max(self.closed, node.upper)
                 continue
             for low, high in split:
-                child = self._bound(_Node(node.component, low, high, node.upper, node.nu))
+                child = self._bound(_Node(node.component, low, high, node.upper, node.nu, known=node.known))
                 if child is not None:
                     heapq.heappush(heap, (-child.upper, self.nodes, child))
         self.upper = max([self.incumbent, self.closed] + [-item[0] for item in heap])
@@ -661,16 +679,29 @@ class LatticeSearch:
         component = self.pricer.components[node.component]
         a_table, p_table = self.tables[node.component]
         low, high = node.low, node.high
-        p_max, _ = component.best(p_table, low, high)
-        if p_max == _NEG:
+        known = node.known
+
+        def best(table: FloatArray, reuse: tuple[float, np.ndarray] | None) -> tuple[float, np.ndarray]:
+            if reuse is not None and _Known.within(reuse[1], low, high):
+                return reuse
+            return component.best(table, low, high)
+
+        top = best(p_table, None if known is None else known.p_max)
+        if top[0] == _NEG:
             return None
-        p_min = -component.best(-p_table, low, high)[0]
+        bottom = best(-p_table, None if known is None else known.p_min)
+        p_max, p_min = top[0], -bottom[0]
         lines: list[tuple[float, float]] = []
         left: Walk | None = None
         right: Walk | None = None
+        last: tuple[float, float, np.ndarray] | None = None
 
         def probe(nu: float) -> tuple[Walk, float]:
-            value, levels = component.best(a_table - nu * p_table, low, high)
+            nonlocal last
+            # the first probe is at the parent's last ν (``node.nu``), where the parent's last probe was
+            reuse = None if known is None or last is not None else known.probe[1:]
+            value, levels = best(a_table - nu * p_table, reuse)
+            last = (nu, value, levels)
             walk = component.walk(a_table, p_table, levels)
             lines.append((nu, value))
             self.met(walk, node.component)
@@ -705,6 +736,8 @@ class LatticeSearch:
         bound += DUAL_BOUND_RTOL * (1.0 + magnitude / p_min + abs(np.log(p_min)) + abs(np.log(p_max)))
         node.upper = min(node.upper, bound)
         node.nu, node.left, node.right = lines[-1][0], left, right
+        assert last is not None  # the loop probes at least once
+        node.known = _Known(top, bottom, last)
         return node
 
     def met(self, walk: Walk, component: int) -> None:
