@@ -509,14 +509,14 @@ class _Node:
 
 @dataclass(frozen=True)
 class _Known:
-    """A node's oracle calls that its children may reuse: the bounds on ``P`` (``p_max``, ``−p_min``) and
-    its last probe's (at ``ν``, where its children's first probe is), each with its maximiser's levels. A maximiser over a node that lies in a
-    child is a maximiser over the child (a subset), so the child's call would return the same: bounds
-    stay bounds, and no call is saved unless it is exact."""
+    """A node's oracle calls that its children may reuse, each as ``(value, levels)``: the bounds on
+    ``P`` (``max P`` and ``max −P``) and its last probe (at the node's final ``ν``, where each child's
+    first probe is). A maximiser over the node that lies in a child's ranges is a maximiser over the
+    child (a subset), so the child's own call would return it again: the value is taken as it is."""
 
     p_max: tuple[float, np.ndarray]
     p_min: tuple[float, np.ndarray]
-    probe: tuple[float, float, np.ndarray]
+    probe: tuple[float, np.ndarray]
 
     @staticmethod
     def within(levels: np.ndarray, low: np.ndarray, high: np.ndarray) -> bool:
@@ -694,14 +694,14 @@ class LatticeSearch:
         lines: list[tuple[float, float]] = []
         left: Walk | None = None
         right: Walk | None = None
-        last: tuple[float, float, np.ndarray] | None = None
+        last: tuple[float, np.ndarray] | None = None
 
         def probe(nu: float) -> tuple[Walk, float]:
             nonlocal last
             # the first probe is at the parent's last ν (``node.nu``), where the parent's last probe was
-            reuse = None if known is None or last is not None else known.probe[1:]
+            reuse = None if known is None or last is not None else known.probe
             value, levels = best(a_table - nu * p_table, reuse)
-            last = (nu, value, levels)
+            last = (value, levels)
             walk = component.walk(a_table, p_table, levels)
             lines.append((nu, value))
             self.met(walk, node.component)
