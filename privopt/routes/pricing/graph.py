@@ -195,6 +195,15 @@ class _GraphComponent(LatticeComponent):
         self.input_columns = inputs.size * (self.size - 1)
         self.columns = (inputs.size + len(self.stars)) * (self.size - 1)
         self.highs, self.matrix = self._model()
+        # A call's arrays, filled in place (the hubs' ranges: the whole grid, at no cost).
+        self._levels = np.arange(1, self.size)
+        self._index = np.arange(self.columns, dtype=np.int32)
+        self._lower, self._upper = np.zeros(self.columns), np.ones(self.columns)
+        self._cost = np.zeros(self.columns)
+        shape = (inputs.size, self.size - 1)
+        self._lower_z, self._upper_z, self._cost_z = (
+            array[: self.input_columns].reshape(shape) for array in (self._lower, self._upper, self._cost)
+        )
 
     def _model(self) -> tuple[highspy.Highs, sp.csr_matrix]:
         """``max Σ_i Σ_l (c_i(l) − c_i(l−1)) z_{i,l}`` over monotone ``z`` closed under the pairs, and its
@@ -254,15 +263,12 @@ class _GraphComponent(LatticeComponent):
         ranges of a node below a root hold only representatives), and its levels."""
         if np.any(low > high):
             return _NEG, np.empty(0, dtype=np.intp)
-        l = np.arange(1, self.size)[None, :]
-        hubs = self.columns - self.input_columns  # their ranges: the whole grid, at no cost
-        lower = np.r_[(l <= low[:, None]).astype(np.float64).ravel(), np.zeros(hubs)]
-        upper = np.r_[(l <= high[:, None]).astype(np.float64).ravel(), np.ones(hubs)]
+        self._lower_z[...] = self._levels <= low[:, None]
+        self._upper_z[...] = self._levels <= high[:, None]
+        np.subtract(table[:, 1:], table[:, :-1], out=self._cost_z)
         highs = self.highs
-        count = lower.size
-        index = np.arange(count, dtype=np.int32)
-        highs.changeColsBounds(count, index, lower, upper)
-        highs.changeColsCost(count, index, np.r_[np.diff(table, axis=1).ravel(), np.zeros(hubs)])
+        highs.changeColsBounds(self.columns, self._index, self._lower, self._upper)
+        highs.changeColsCost(self.columns, self._index, self._cost)
         highs.run()
         status = highs.getModelStatus()
         if status == highspy.HighsModelStatus.kInfeasible:
