@@ -211,6 +211,18 @@ def limit_run(highs: Any, seconds: float) -> None:
     highs.setOptionValue("time_limit", float(highs.getRunTime()) + max(float(seconds), 1e-3))
 
 
+def mip_bound_holds(highs: Any) -> bool:
+    """Whether the last ``highs.run()`` of a MIP left a valid dual bound: it ended optimal, or was stopped
+    by its clock or an interrupt (a failed solve proves nothing)."""
+    import highspy
+
+    return highs.getModelStatus() in (
+        highspy.HighsModelStatus.kOptimal,
+        highspy.HighsModelStatus.kTimeLimit,
+        highspy.HighsModelStatus.kInterrupt,
+    )
+
+
 #: Whether this process has made its first HiGHS model (and swallowed the banner).
 _BANNER_SHOWN = False
 

@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from privopt.certificates.outcome import NotProved, NotProvedReason
 from privopt.certificates.tree import Lattice, closed_pairs, lattice_unit
 from privopt.compiler.cone import RowCone
-from privopt.solvers.lp import highs_lp, limit_run, new_highs
+from privopt.solvers.lp import highs_lp, limit_run, mip_bound_holds, new_highs
 from privopt.tolerances import CHECK_LP_FEASIBILITY_TOL, CHECK_ROUNDING_RTOL, CHECK_TREE_FORM_RTOL
 from privopt.validation import FloatArray
 
@@ -48,13 +48,6 @@ _MIP_OPTIONS: dict[str, float] = {
     "primal_feasibility_tolerance": CHECK_LP_FEASIBILITY_TOL,
     "dual_feasibility_tolerance": CHECK_LP_FEASIBILITY_TOL,
 }
-
-#: The MIP statuses whose dual bound holds (a solve stopped by its clock or an interrupt keeps one).
-_BOUND_KEPT = (
-    highspy.HighsModelStatus.kOptimal,
-    highspy.HighsModelStatus.kTimeLimit,
-    highspy.HighsModelStatus.kInterrupt,
-)
 
 #: Tangents of ``−P log P`` the exact proof starts with, and the most it adds.
 _FIRST_TANGENTS = 24
@@ -298,7 +291,7 @@ class _WholeProof:
             if self.cancelled or lattice.stopping:
                 return None, walks
             info = highs.getInfo()
-            if highs.getModelStatus() not in _BOUND_KEPT:  # a failed solve proves nothing
+            if not mip_bound_holds(highs):
                 return None, walks
             if info.mip_dual_bound + self.offset <= -self.margin:
                 return True, walks

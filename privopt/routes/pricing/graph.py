@@ -56,19 +56,12 @@ from privopt.routes.pricing.tree import (
     lattice_unit,
     single_input_limits,
 )
-from privopt.solvers.lp import highs_lp, limit_run, new_highs
+from privopt.solvers.lp import highs_lp, limit_run, mip_bound_holds, new_highs
 from privopt.tolerances import TREE_STRUCTURE_RTOL
 from privopt.utilities import SubConvexUtility
 from privopt.validation import FloatArray
 
 _NEG = -np.inf
-
-#: The MIP statuses whose dual bound holds (a solve stopped by its clock or an interrupt keeps one).
-_BOUND_KEPT = (
-    highspy.HighsModelStatus.kOptimal,
-    highspy.HighsModelStatus.kTimeLimit,
-    highspy.HighsModelStatus.kInterrupt,
-)
 
 #: How certified column generation's graph pricer proves ``δ̄`` (kept in certificates).
 GRAPH_METHOD = (
@@ -389,7 +382,7 @@ class _ExactStep:
                 limit_run(self.highs, left)
             self.highs.run()
             info = self.highs.getInfo()
-            if self.highs.getModelStatus() not in _BOUND_KEPT:  # a failed solve proves nothing
+            if not mip_bound_holds(self.highs):
                 break
             bound = min(bound, float(info.mip_dual_bound) + self.a0 - r * self.p0)
             if info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
