@@ -192,6 +192,14 @@ IMPLIED_PAIR_RTOL: float = 1e-12
 #: moved this much (relative) further than the violated rows need, so that rounding leaves it inside.
 REPAIR_MARGIN: float = 1e-6
 
+#: The tightest relative gap HiGHS's PDLP is asked for (its own floor, ``pdlp_optimality_tolerance``).
+PDLP_MIN_TOLERANCE: float = 1e-10
+
+#: The least share of each row that the deficit column of a first-order LP's repair carries
+#: (:mod:`privopt.routes.pair_repair`): its entries ``1 − αs`` are then computed to a relative 10⁻⁶, well
+#: inside the slack ``REPAIR_MARGIN`` leaves its ratios.
+DEFICIT_FLOOR: float = 1e-10
+
 #: A row ``gᵀw`` above 0 by at most this times ``|g|ᵀw`` is met: an LP's rounding, an excess of about
 #: twice this on the pair's ratio, far below the audit's slack on ε (``AUDIT_EPS_ATOL``).
 REPAIR_RTOL: float = 1e-12
