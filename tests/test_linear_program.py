@@ -180,6 +180,68 @@ def test_the_lp_route_agrees_with_the_cvxpy_route_and_is_certified(solver):
         assert again.valid, (name, again.reason)
 
 
+def test_pdlp_asked_for_is_certified_and_its_design_is_repaired_into_the_cone():
+    # HiGHS's first-order method to its tolerance on the pair cones: the repair keeps the value, the
+    # design passes the audit and the bound the independent check. Other cones (lifted Rényi blocks, LDP
+    # w.r.t. S's weighted rows, LDP's lifted block) are refused by name.
+    pair_cones = ("grid metric, distortion", "random metric, distortion")
+    for name, problem in _instances():
+        if name not in pair_cones:
+            with pytest.raises(po.ValidationError, match="'PDLP' needs a cone of single-input pairs"):
+                problem.solve(route="lp", solver="PDLP")
+            continue
+        exact = problem.solve(route="lp")
+        first = problem.solve(route="lp", solver="PDLP")
+        assert "PDLP" in first.reason, name
+        assert first.certificate.checked, (name, first.certificate.checked_by)
+        assert first.certificate.audit.satisfied, name
+        assert first.value <= exact.value + ROUTES_RTOL * max(1.0, abs(exact.value)), name
+        assert first.status in (po.Status.OPTIMAL, po.Status.OPTIMAL_WITHIN_GAP), (name, first.reason)
+        assert first.value == pytest.approx(exact.value, rel=1e-5, abs=1e-5), name
+
+
+def test_auto_solves_a_large_lp_on_a_pair_cone_by_pdlp(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = _grid(5, "manhattan")
+    prior = np.random.default_rng(4).dirichlet(np.ones(25))
+    problem = po.Problem(po.MetricLDP(0.5, d), po.ExpectedDistortion(prior, d))
+    exact = problem.solve()
+    assert "PDLP" not in exact.reason
+    monkeypatch.setattr(linear_program_module, "FIRST_ORDER_VARIABLES", 24 * 25)
+    first = problem.solve()
+    assert first.route == "lp"
+    assert "PDLP" in first.reason
+    assert first.status is po.Status.OPTIMAL, first.reason
+    assert first.certificate.checked
+    assert first.value == pytest.approx(exact.value, rel=1e-6)
+
+
+def test_pdlp_stopped_by_the_time_limit_returns_its_repaired_design_and_checked_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # PDLP stopped after a few iterations: the design is still a mechanism of the cone and the bound is
+    # still proved (any multipliers >= 0 bound the LP); the status says the limit was reached.
+    import highspy
+
+    real = linear_program_module.new_highs
+
+    def few_iterations() -> highspy.Highs:
+        highs = real()
+        highs.setOptionValue("pdlp_iteration_limit", 50)
+        return highs
+
+    monkeypatch.setattr(linear_program_module, "new_highs", few_iterations)
+    d = _grid(6, "manhattan")
+    prior = np.random.default_rng(5).dirichlet(np.ones(36))
+    solution = po.Problem(po.MetricLDP(0.5, d), po.ExpectedDistortion(prior, d)).solve(
+        route="lp", solver="PDLP"
+    )
+    assert "stopped at the time limit" in solution.reason
+    assert solution.status is po.Status.LIMIT_REACHED
+    assert solution.certificate.checked
+    assert solution.certificate.audit.satisfied
+    assert solution.lower < solution.upper
+
+
 def test_the_sparse_certificate_survives_json_and_is_proved_again():
     _, problem = _instances()[3]
     solution = problem.solve(route="lp")
@@ -215,7 +277,7 @@ def test_a_pair_wrongly_left_out_is_caught_by_the_audit(monkeypatch):
 def test_solver_names_and_limits():
     _, problem = _instances()[0]
     with pytest.raises(
-        po.ValidationError, match="solver: expected one of 'HIGHS', 'CLARABEL' on the lp route"
+        po.ValidationError, match="solver: expected one of 'HIGHS', 'CLARABEL', 'PDLP' on the lp route"
     ):
         problem.solve(route="lp", solver="ECOS")
     assert problem.solve(solver="ECOS").route == "cvxpy"  # a cvxpy solver asked for: auto takes cvxpy

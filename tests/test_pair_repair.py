@@ -9,10 +9,10 @@ import pytest
 from scipy.optimize import linprog
 
 import privopt as po
+from privopt.routes.base import clean_channel
 from privopt.routes.linear_program import ColumnSystem
 from privopt.routes.pair_repair import PairGraph, repair
 from privopt.routes.pricing.slice_lp import into_cone
-from privopt.routes.base import clean_channel
 
 
 def _random_metric(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -57,7 +57,10 @@ def test_the_closure_is_the_least_column_of_the_cone_above_a_point(seed: int) ->
         closed = graph.close(v[:, None])[:, 0]
         # the least w >= v with rows @ w <= 0 minimises Σ w (it lies below every other one)
         least = linprog(
-            np.ones(n), A_ub=projected.toarray(), b_ub=np.zeros(projected.shape[0]), bounds=list(zip(v, [None] * n))
+            np.ones(n),
+            A_ub=projected.toarray(),
+            b_ub=np.zeros(projected.shape[0]),
+            bounds=[(low, None) for low in v],
         )
         assert least.status == 0
         np.testing.assert_allclose(closed, least.x, rtol=1e-7, atol=1e-9, err_msg=name)
@@ -74,7 +77,9 @@ def test_a_noisy_optimum_is_repaired_into_the_cone_keeping_its_value(seed: int) 
         C, offset = data.affine_utility()
         optimum = problem_value.mechanism.matrix
         # a first-order solver's point: rows off by ~1e-4, entries off by as much, some negative
-        noisy = optimum * (1.0 + rng.normal(scale=1e-4, size=optimum.shape)) + rng.normal(scale=1e-5, size=optimum.shape)
+        noisy = optimum * (1.0 + rng.normal(scale=1e-4, size=optimum.shape)) + rng.normal(
+            scale=1e-5, size=optimum.shape
+        )
         graph = PairGraph.of(ColumnSystem.of(data.cone).projected)
         assert graph is not None
         design = repair(graph, C, noisy)

@@ -49,7 +49,7 @@ from privopt.routes.base import (
 )
 from privopt.routes.colgen_options import relative_gap
 from privopt.routes.colgen_route import column_generation
-from privopt.routes.pair_repair import PairGraph, repair
+from privopt.routes.pair_repair import PairGraph, pairs_only, repair
 from privopt.routes.pricing.slice_lp import into_cone
 from privopt.routes.row_generation import (
     INITIAL_PAIRS,
@@ -101,9 +101,9 @@ FALLBACK_RATIO = 2.0
 FALLBACK_MIN_SECONDS = 10.0
 
 #: PDLP is asked for this share of the run's gap tolerance: its own measure (relative residuals and
-#: duality gap) leaves the repaired design's gap to its bound up to a few times larger (a 6×6 grid at
-#: 1e-6: a gap of 1.1e-6).
-PDLP_TOLERANCE_RATIO = 0.1
+#: duality gap) leaves the gap between the repaired design and its multipliers' bound larger (a 5×5
+#: grid asked for 1e-6: at ratios 0.1 and 0.01 a gap of 1.1·10⁻⁶ and 1.2·10⁻⁶, at 0.001 1.4·10⁻⁷).
+PDLP_TOLERANCE_RATIO = 1e-3
 
 #: Share of the time left that an iterative solve gets — column generation when the LP does not fit,
 #: PDLP when it is large (the rest: reading off the design, the audit and the independent check).
@@ -237,12 +237,17 @@ class LinearProgramRoute:
         start = time.perf_counter()
         system = ColumnSystem.of(data.cone)
         m = system.rows.shape[0]
-        pairs = PairRows.of(system.rows)
+        pair_cone = system.auxiliary == 0 and pairs_only(system.projected)
+        if requested == "PDLP" and not pair_cone:
+            raise ValidationError(
+                "solver",
+                "'HIGHS' or 'CLARABEL' for this cone ('PDLP' needs a cone of single-input pairs, whose "
+                "design it repairs without loss; this one has rows over several inputs or blocks lifted "
+                "with auxiliary variables)",
+                repr(requested),
+            )
         first_order = requested == "PDLP" or (
-            requested is None
-            and k * n > FIRST_ORDER_VARIABLES
-            and system.auxiliary == 0
-            and not pairs.general.size
+            requested is None and k * n > FIRST_ORDER_VARIABLES and pair_cone
         )
         if first_order:
             solver = "PDLP"
@@ -403,13 +408,11 @@ def _read_off(
     else:
         solve = _solve_clarabel if solver == "CLARABEL" else _solve_highs
         x, weights = solve(system, C, data, remaining(deadline))
-    repaired = None
-    if first_order is not None:  # a first-order point: the value-keeping repair where the cone is pairs
-        graph = PairGraph.of(system.projected)
-        repaired = None if graph is None else repair(graph, C, np.ascontiguousarray(x[:, :n].T))
-    if repaired is None:
-        repaired = clean_channel(into_cone(system.projected, clean_channel(np.ascontiguousarray(x[:, :n].T))))
-    matrix = repaired
+    graph = None if first_order is None else PairGraph.of(system.projected)
+    if graph is not None:  # a first-order point (on a pair cone, LinearProgramRoute.solve): the repair
+        matrix = repair(graph, C, np.ascontiguousarray(x[:, :n].T))
+    else:
+        matrix = clean_channel(into_cone(system.projected, clean_channel(np.ascontiguousarray(x[:, :n].T))))
     weights = np.clip(weights, 0.0, None)
     # The bound of the multipliers (certificates/linear.py), through the system's own rows: a lifted
     # block's product form has the same reduced costs on w as its lifted duals.

@@ -46,6 +46,12 @@ from privopt.validation import FloatArray
 CLOSURE_BLOCK_BYTES = 64 * 1024**2
 
 
+def pairs_only(rows: sp.csr_matrix) -> bool:
+    """Whether every row is a single-input pair ``w_a <= e^{L} w_b`` with ``L >= 0`` (module docstring)."""
+    pairs = PairRows.of(rows)
+    return not pairs.general.size and not np.any(pairs.length < 0.0)
+
+
 @dataclass(frozen=True)
 class PairGraph:
     """The pairs of a cone as edges ``a → b`` of length ``L`` (``w_a <= e^{L} w_b``), the shortest of
@@ -58,10 +64,10 @@ class PairGraph:
 
     @classmethod
     def of(cls, rows: sp.csr_matrix) -> PairGraph | None:
-        """The graph of ``rows`` (over ``w`` alone), or ``None`` unless every row is a pair with ``L >= 0``."""
-        pairs = PairRows.of(rows)
-        if pairs.general.size or np.any(pairs.length < 0.0):
+        """The graph of ``rows`` (over ``w`` alone), or ``None`` unless :func:`pairs_only`."""
+        if not pairs_only(rows):
             return None
+        pairs = PairRows.of(rows)
         order = np.lexsort((pairs.length, pairs.tail, pairs.head))
         head, tail, length = pairs.head[order], pairs.tail[order], pairs.length[order]
         first = np.ones(head.size, dtype=bool)
@@ -84,20 +90,23 @@ class PairGraph:
         return closed
 
 
-def repair(graph: PairGraph, C: FloatArray, matrix: FloatArray) -> FloatArray | None:
-    """A mechanism (inputs × outputs) in the cone of ``graph`` near ``matrix``, a first-order solution of
-    ``max Σ C ∘ W`` (module docstring), or ``None`` where a row of ``matrix`` has no mass, the re-mixing LP
-    does not solve, or a pair of factor 1 leaves the deficit column no room."""
+def repair(graph: PairGraph, C: FloatArray, matrix: FloatArray) -> FloatArray:
+    """A mechanism (inputs × outputs) in the cone of ``graph`` near ``matrix``, a first-order point of
+    ``max Σ C ∘ W`` (module docstring): the better of the closed columns and their re-mixing, each with its
+    deficit column. A row of ``matrix`` with no mass starts from the uniform row; where neither candidate
+    fits (a pair of factor 1 leaves the deficit column no room), the constant column on the output that
+    values it most, which every pair cone with ``L >= 0`` holds."""
+    n, k = C.shape
     columns = np.clip(matrix, 0.0, None)
-    sums = columns.sum(axis=1)
-    if np.any(sums <= 0.0):
-        return None
-    closed = graph.close(columns / sums[:, None])
+    columns[columns.sum(axis=1) <= 0.0] = 1.0 / k
+    closed = graph.close(columns / columns.sum(axis=1, keepdims=True))
     mixed = _remix(graph, C, closed)
     designs = [_fill(graph, C, found) for found in (closed, mixed) if found is not None]
     valid = [design for design in designs if design is not None]
     if not valid:
-        return None
+        constant = np.zeros((n, k))
+        constant[:, int(np.argmax(C.sum(axis=0)))] = 1.0
+        return constant
     return max(valid, key=lambda design: float(np.sum(C * design)))
 
 
