@@ -4,8 +4,12 @@ mechanism in the cone that keeps the value (against the exact LP's optimum)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import linprog
 
 import privopt as po
@@ -38,21 +42,24 @@ def _definitions(rng: np.random.Generator, n: int) -> list[tuple[str, po.Privacy
     ]
 
 
-def _data(definition: po.PrivacyDefinition, n: int, rng: np.random.Generator):
-    prior = rng.dirichlet(np.ones(n))
-    loss = rng.uniform(0.0, 1.0, size=(n, n))
-    return po.Problem(definition, po.ExpectedGain(prior, -loss)).get_problem_data()
+def _cases(rng: np.random.Generator, n: int) -> Iterator[tuple[str, Any, PairGraph, sp.csr_matrix]]:
+    """Each pair cone of :func:`_definitions` with a random expected-loss utility: its name, problem
+    data, pair graph and projected rows."""
+    for name, definition in _definitions(rng, n):
+        prior = rng.dirichlet(np.ones(n))
+        loss = rng.uniform(0.0, 1.0, size=(n, n))
+        data = po.Problem(definition, po.ExpectedGain(prior, -loss)).get_problem_data()
+        projected = ColumnSystem.of(data.cone).projected
+        graph = PairGraph.of(projected)
+        assert graph is not None, name
+        yield name, data, graph, projected
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_closure_is_the_least_column_of_the_cone_above_a_point(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 8))
-    for name, definition in _definitions(rng, n):
-        data = _data(definition, n, rng)
-        projected = ColumnSystem.of(data.cone).projected
-        graph = PairGraph.of(projected)
-        assert graph is not None, name
+    for name, data, graph, projected in _cases(rng, n):
         v = rng.exponential(size=n) * (rng.uniform(size=n) < 0.7)  # zeros too
         closed = graph.close(v[:, None])[:, 0]
         # the least w >= v with rows @ w <= 0 minimises Σ w (it lies below every other one)
@@ -71,8 +78,7 @@ def test_the_closure_is_the_least_column_of_the_cone_above_a_point(seed: int) ->
 def test_a_noisy_optimum_is_repaired_into_the_cone_keeping_its_value(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n = int(rng.integers(4, 9))
-    for name, definition in _definitions(rng, n):
-        data = _data(definition, n, rng)
+    for name, data, graph, _ in _cases(rng, n):
         problem_value = po.Problem(data.definition, data.utility).solve(route="lp")
         C, offset = data.affine_utility()
         optimum = problem_value.mechanism.matrix
@@ -80,10 +86,7 @@ def test_a_noisy_optimum_is_repaired_into_the_cone_keeping_its_value(seed: int) 
         noisy = optimum * (1.0 + rng.normal(scale=1e-4, size=optimum.shape)) + rng.normal(
             scale=1e-5, size=optimum.shape
         )
-        graph = PairGraph.of(ColumnSystem.of(data.cone).projected)
-        assert graph is not None
         design = repair(graph, C, noisy)
-        assert design is not None, name
         assert data.cone.violation(design) <= 1e-12, name
         assert np.all(design >= 0.0)
         np.testing.assert_allclose(design.sum(axis=1), 1.0, atol=1e-12)
@@ -106,7 +109,6 @@ def test_the_repair_keeps_what_mixing_with_the_uniform_column_loses() -> None:
     graph = PairGraph.of(system.projected)
     assert graph is not None
     design = repair(graph, C, noisy)
-    assert design is not None
     mixed = clean_channel(into_cone(system.projected, clean_channel(noisy)))
     loss = exact.value - (float(np.sum(C * design)) + offset)
     mixing_loss = exact.value - (float(np.sum(C * mixed)) + offset)

@@ -487,21 +487,11 @@ def _solve_pdlp(system: ColumnSystem, C: FloatArray, data: ProblemData, seconds:
     held = PairRows.of(system.rows).initial(FIRST_ORDER_PAIRS)
     restricted = replace(system, rows=system.rows[held], direct=system.direct[held])
     m = restricted.rows.shape[0]
-    model = _highs_model(restricted, C)
-    highs = new_highs()
-    highs.setOptionValue("output_flag", data.options.verbose)
-    highs.setOptionValue("solver", "pdlp")
-    highs.setOptionValue(
-        "pdlp_optimality_tolerance",
-        max(data.options.colgen.gap_tolerance * PDLP_TOLERANCE_RATIO, PDLP_MIN_TOLERANCE),
+    tolerance = max(data.options.colgen.gap_tolerance * PDLP_TOLERANCE_RATIO, PDLP_MIN_TOLERANCE)
+    highs = _run_highs(
+        _highs_model(restricted, C), data, seconds, solver="pdlp", pdlp_optimality_tolerance=tolerance
     )
-    if seconds is not None:
-        highs.setOptionValue("time_limit", max(seconds, 1e-3))
-    highs.passModel(model)
-    highs.run()
     status = highs.getModelStatus()
-    if status == highspy.HighsModelStatus.kInfeasible:
-        raise _infeasible(data)
     stopped = status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit)
     if status != highspy.HighsModelStatus.kOptimal and not stopped:
         raise SolverError(
@@ -562,6 +552,24 @@ def _highs_model(system: ColumnSystem, C: FloatArray) -> Any:
     )
 
 
+def _run_highs(model: Any, data: ProblemData, seconds: float | None, **options: Any) -> Any:
+    """HiGHS run on ``model`` with ``options`` and the run's verbosity, within ``seconds``; an
+    infeasible LP is the definition's ``InfeasibleError``."""
+    import highspy
+
+    highs = new_highs()
+    highs.setOptionValue("output_flag", data.options.verbose)
+    for name, value in options.items():
+        highs.setOptionValue(name, value)
+    if seconds is not None:
+        highs.setOptionValue("time_limit", max(seconds, 1e-3))
+    highs.passModel(model)
+    highs.run()
+    if highs.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
+        raise _infeasible(data)
+    return highs
+
+
 def _solve_highs(
     system: ColumnSystem, C: FloatArray, data: ProblemData, seconds: float | None
 ) -> tuple[FloatArray, FloatArray]:
@@ -571,17 +579,8 @@ def _solve_highs(
 
     n, k = C.shape
     width, m = n + system.auxiliary, system.rows.shape[0]
-    model = _highs_model(system, C)
-    highs = new_highs()
-    highs.setOptionValue("output_flag", data.options.verbose)
-    highs.setOptionValue("solver", "ipm")
-    if seconds is not None:
-        highs.setOptionValue("time_limit", max(seconds, 1e-3))
-    highs.passModel(model)
-    highs.run()
+    highs = _run_highs(_highs_model(system, C), data, seconds, solver="ipm")
     status = highs.getModelStatus()
-    if status == highspy.HighsModelStatus.kInfeasible:
-        raise _infeasible(data)
     if status == highspy.HighsModelStatus.kTimeLimit:
         raise LimitError(
             f"the linear program reached the time limit before its optimum. Remedies: {REMEDIES}"
