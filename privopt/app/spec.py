@@ -597,8 +597,8 @@ class OptionsTable(_Table):
     backend: Backend = Field(default="auto", description="'auto', 'cdd' or 'ppl'")
     solver: str | None = Field(
         default=None,
-        description="the route's back end: 'HIGHS' (vertex, colgen) or a cvxpy solver such as 'CLARABEL' "
-        "(cvxpy); default: the route's",
+        description="the route's back end: 'HIGHS' (vertex, colgen), 'HIGHS', 'CLARABEL' or 'PDLP' (lp) or a "
+        "cvxpy solver such as 'CLARABEL' (cvxpy); default: the route's",
     )
     colgen: ColgenTable = Field(
         default_factory=ColgenTable, description="a table of column-generation budgets ([options.colgen])"
