@@ -59,7 +59,7 @@ from privopt.routes.row_generation import (
     multipliers_bound,
     solve_by_rows,
 )
-from privopt.solvers.lp import highs_lp, new_highs
+from privopt.solvers.lp import highs_lp, limit_run, new_highs
 from privopt.tolerances import GAP_OPTIMAL_RTOL, LP_FACTOR_CAP, PDLP_MIN_TOLERANCE
 from privopt.utilities import AffinePieces
 from privopt.validation import FloatArray
@@ -101,10 +101,15 @@ FALLBACK_RATIO = 2.0
 FALLBACK_MIN_SECONDS = 10.0
 
 #: PDLP's LP holds each input's this many shortest pairs out and in (all of them on a graph metric such
-#: as a Manhattan grid; a relaxation on a Euclidean one, whose point the repair moves into the rest).
-#: Measured on a 10×10 Euclidean grid, 60 s of PDLP, gap of the repaired design to the bound: 8 pairs
-#: 10 % (the point leaks through the pairs left out), 16 0.74 %, 24 0.41 %, 32 0.21 %.
-FIRST_ORDER_PAIRS = 32
+#: as a Manhattan grid; a relaxation on a Euclidean one, whose point the repair moves into the rest):
+#: more pairs, a tighter relaxation and a smaller repair, but slower iterations. Measured, the gap of the
+#: repaired design to the bound: a 10×10 Euclidean grid after 60 s of PDLP, 8 pairs 10 %, 16 0.74 %,
+#: 24 0.41 %, 32 0.21 %; a 20×20 one after 480 s, 24 pairs 1.5 %, 32 2.4 %.
+FIRST_ORDER_PAIRS = 24
+
+#: PDLP's time is cut into this many segments, each warm-started from the last one's point, and the
+#: multipliers of the best bound are kept (:func:`_solve_pdlp`: the bound of its iterate is not monotone).
+FIRST_ORDER_SEGMENTS = 8
 
 #: PDLP is asked for this share of the run's gap tolerance: its own measure (relative residuals and
 #: duality gap) leaves the gap between the repaired design and its multipliers' bound larger (a 5×5
@@ -480,7 +485,11 @@ def _first_order_bytes(system: ColumnSystem, k: int) -> int:
 def _solve_pdlp(system: ColumnSystem, C: FloatArray, data: ProblemData, seconds: float | None) -> FirstOrder:
     """``max Σ_y C_yᵀ w_y`` by HiGHS's PDLP over each input's ``FIRST_ORDER_PAIRS`` shortest pairs (a
     relaxation where they are not all the rows, whose multipliers still bound the whole LP: 0 on the rows
-    left out), stopped at ``seconds`` or at ``PDLP_TOLERANCE_RATIO`` of the run's gap tolerance."""
+    left out), stopped at ``seconds`` or at ``PDLP_TOLERANCE_RATIO`` of the run's gap tolerance.
+
+    The bound of PDLP's iterate is not monotone (on a 15×15 Manhattan grid, four segments of 15 s ended
+    at −3.0519, −3.0408, −3.0591, −3.0096), so the time is cut into ``FIRST_ORDER_SEGMENTS`` segments,
+    each started from the last one's point, and the multipliers of the best bound are kept."""
     import highspy
 
     n, k = C.shape
@@ -488,21 +497,37 @@ def _solve_pdlp(system: ColumnSystem, C: FloatArray, data: ProblemData, seconds:
     restricted = replace(system, rows=system.rows[held], direct=system.direct[held])
     m = restricted.rows.shape[0]
     tolerance = max(data.options.colgen.gap_tolerance * PDLP_TOLERANCE_RATIO, PDLP_MIN_TOLERANCE)
-    highs = _run_highs(
-        _highs_model(restricted, C), data, seconds, solver="pdlp", pdlp_optimality_tolerance=tolerance
+    highs = _configured(_highs_model(restricted, C), data, solver="pdlp", pdlp_optimality_tolerance=tolerance)
+    end = None if seconds is None else time.perf_counter() + seconds
+    segment = None if seconds is None else seconds / FIRST_ORDER_SEGMENTS
+    usable = (
+        highspy.HighsModelStatus.kOptimal,
+        highspy.HighsModelStatus.kTimeLimit,
+        highspy.HighsModelStatus.kIterationLimit,
     )
-    status = highs.getModelStatus()
-    stopped = status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit)
-    if status != highspy.HighsModelStatus.kOptimal and not stopped:
-        raise SolverError(
-            f"HiGHS's PDLP did not solve the linear program: {highs.modelStatusToString(status)}"
-        )
-    solution = highs.getSolution()
-    weights = np.zeros((k, system.rows.shape[0]))
-    weights[:, held] = np.asarray(solution.row_dual)[: k * m].reshape(k, m)
+    best, duals, solution = np.inf, np.zeros((k, m)), None
+    while True:
+        if solution is not None:
+            highs.setSolution(solution)
+        left = None if end is None or segment is None else min(max(end - time.perf_counter(), 0.0), segment)
+        status = _run(highs, data, left)
+        if status not in usable:
+            raise SolverError(
+                f"HiGHS's PDLP did not solve the linear program: {highs.modelStatusToString(status)}"
+            )
+        solution = highs.getSolution()
+        weights = np.clip(np.asarray(solution.row_dual)[: k * m].reshape(k, m), 0.0, None)
+        bound = multipliers_bound(restricted.rows[:, :n], C, weights)
+        if bound < best:
+            best, duals = bound, weights
+        if status != highspy.HighsModelStatus.kTimeLimit or end is None or time.perf_counter() >= end:
+            break
+    stopped = status != highspy.HighsModelStatus.kOptimal
+    full = np.zeros((k, system.rows.shape[0]))
+    full[:, held] = duals
     how = "stopped at the time limit" if stopped else "at its tolerance"
     note = f"HiGHS's PDLP over {m:,} of {system.rows.shape[0]:,} rows per output, {how}"
-    return FirstOrder(np.asarray(solution.col_value).reshape(k, n + system.auxiliary), weights, stopped, note)
+    return FirstOrder(np.asarray(solution.col_value).reshape(k, n + system.auxiliary), full, stopped, note)
 
 
 def _labelled(view: AffinePieces, columns: FloatArray, weights: FloatArray, k: int) -> FloatArray:
@@ -552,22 +577,28 @@ def _highs_model(system: ColumnSystem, C: FloatArray) -> Any:
     )
 
 
-def _run_highs(model: Any, data: ProblemData, seconds: float | None, **options: Any) -> Any:
-    """HiGHS run on ``model`` with ``options`` and the run's verbosity, within ``seconds``; an
-    infeasible LP is the definition's ``InfeasibleError``."""
-    import highspy
-
+def _configured(model: Any, data: ProblemData, **options: Any) -> Any:
+    """A HiGHS instance holding ``model``, with ``options`` and the run's verbosity."""
     highs = new_highs()
     highs.setOptionValue("output_flag", data.options.verbose)
     for name, value in options.items():
         highs.setOptionValue(name, value)
-    if seconds is not None:
-        highs.setOptionValue("time_limit", max(seconds, 1e-3))
     highs.passModel(model)
-    highs.run()
-    if highs.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
-        raise _infeasible(data)
     return highs
+
+
+def _run(highs: Any, data: ProblemData, seconds: float | None) -> Any:
+    """``highs.run()`` for at most ``seconds`` more, its model status; an infeasible LP is the
+    definition's ``InfeasibleError``."""
+    import highspy
+
+    if seconds is not None:
+        limit_run(highs, seconds)
+    highs.run()
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kInfeasible:
+        raise _infeasible(data)
+    return status
 
 
 def _solve_highs(
@@ -579,8 +610,8 @@ def _solve_highs(
 
     n, k = C.shape
     width, m = n + system.auxiliary, system.rows.shape[0]
-    highs = _run_highs(_highs_model(system, C), data, seconds, solver="ipm")
-    status = highs.getModelStatus()
+    highs = _configured(_highs_model(system, C), data, solver="ipm")
+    status = _run(highs, data, seconds)
     if status == highspy.HighsModelStatus.kTimeLimit:
         raise LimitError(
             f"the linear program reached the time limit before its optimum. Remedies: {REMEDIES}"
