@@ -419,11 +419,13 @@ def _read_off(
     else:
         solve = _solve_clarabel if solver == "CLARABEL" else _solve_highs
         x, weights = solve(system, C, data, remaining(deadline))
-    graph = None if first_order is None else PairGraph.of(system.projected)
-    if graph is not None:  # a first-order point (on a pair cone, LinearProgramRoute.solve): the repair
-        matrix = repair(graph, C, np.ascontiguousarray(x[:, :n].T))
-    else:
+    if first_order is None:
         matrix = clean_channel(into_cone(system.projected, clean_channel(np.ascontiguousarray(x[:, :n].T))))
+    else:  # a first-order point, on a cone of pairs (LinearProgramRoute.solve refuses the others)
+        graph = PairGraph.of(system.projected)
+        if graph is None:
+            raise ValueError("PDLP's point read off on a cone that is not of single-input pairs")
+        matrix = repair(graph, C, np.ascontiguousarray(x[:, :n].T))
     weights = np.clip(weights, 0.0, None)
     # The bound of the multipliers (certificates/linear.py), through the system's own rows: a lifted
     # block's product form has the same reduced costs on w as its lifted duals.
