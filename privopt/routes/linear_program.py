@@ -76,8 +76,8 @@ LP_SOLVERS = ("HIGHS", "CLARABEL", "PDLP")
 #: PDLP (docs/compiler.md, "First-order solves"): an interior point factors one system that couples
 #: every output's block through the ``n`` rows ``Σ_y w_y = 1``. Measured (2 cores): a 15×15 Manhattan
 #: grid (50,625 variables) Clarabel 21 s, exact; a 30×30 one (810,000) no interior point ended in 9
-#: minutes, where PDLP's bound is within 0.3 % in 6; a 20×20 Euclidean one (160,000) by row generation
-#: had not ended in 20 minutes.
+#: minutes, where PDLP certifies 0.7–1.2 % in 10; a 20×20 Euclidean one (160,000) by row generation had
+#: not ended in 20 minutes, PDLP 1.7 % in 10.
 FIRST_ORDER_VARIABLES = 100_000
 
 #: Clarabel solves the LP when the cone has at most this many rows per input for each output (sparse
@@ -104,7 +104,8 @@ FALLBACK_MIN_SECONDS = 10.0
 #: as a Manhattan grid; a relaxation on a Euclidean one, whose point the repair moves into the rest):
 #: more pairs, a tighter relaxation and a smaller repair, but slower iterations. Measured, the gap of the
 #: repaired design to the bound: a 10×10 Euclidean grid after 60 s of PDLP, 8 pairs 10 %, 16 0.74 %,
-#: 24 0.41 %, 32 0.21 %; a 20×20 one after 480 s, 24 pairs 1.5 %, 32 2.4 %.
+#: 24 0.41 %, 32 0.21 %; a 20×20 one after 480 s, 24 pairs 1.5 % (1.7 % through the route, 600 s in
+#: all), 32 2.4 %.
 FIRST_ORDER_PAIRS = 24
 
 #: PDLP is asked for this share of the run's gap tolerance: its own measure (relative residuals and
