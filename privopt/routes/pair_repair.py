@@ -26,7 +26,7 @@ on any metric, per-pair levels, LDP) three exact steps keep it:
    rows (a 6-input optimum with two outputs used).
 
 On that 30×30 grid the three steps kept the value within 0.56 % of PDLP's raw point (which is off the
-cone) and 0.84 % of its duals' bound, in about 10 s (benchmarks/RESULTS.md).
+cone) and 0.84 % of its duals' bound, in 35 s, 30 of them the re-mixing LP (docs/compiler.md, "First-order solves").
 """
 
 from __future__ import annotations
