@@ -48,36 +48,38 @@ CLOSURE_BLOCK_BYTES = 64 * 1024**2
 
 def pairs_only(rows: sp.csr_matrix) -> bool:
     """Whether every row is a single-input pair ``w_a <= e^{L} w_b`` with ``L >= 0`` (module docstring)."""
-    pairs = PairRows.of(rows)
+    return _pairs(PairRows.of(rows))
+
+
+def _pairs(pairs: PairRows) -> bool:
     return not pairs.general.size and not np.any(pairs.length < 0.0)
 
 
 @dataclass(frozen=True)
 class PairGraph:
-    """The pairs of a cone as edges ``a → b`` of length ``L`` (``w_a <= e^{L} w_b``), the shortest of
-    each repeated pair and no loops, and ``decay[a, b] = e^{−D(a, b)}`` of their shortest paths."""
+    """``decay[a, b] = e^{−D(a, b)}`` for the shortest paths ``D`` of a cone's pairs as edges ``a → b`` of
+    length ``L`` (``w_a <= e^{L} w_b``), and the shortest pair's ``L`` (the deficit column's room)."""
 
-    head: np.ndarray
-    tail: np.ndarray
-    length: FloatArray
     decay: FloatArray
+    least_length: float
 
     @classmethod
     def of(cls, rows: sp.csr_matrix) -> PairGraph | None:
         """The graph of ``rows`` (over ``w`` alone), or ``None`` unless :func:`pairs_only`."""
-        if not pairs_only(rows):
-            return None
         pairs = PairRows.of(rows)
-        order = np.lexsort((pairs.length, pairs.tail, pairs.head))
-        head, tail, length = pairs.head[order], pairs.tail[order], pairs.length[order]
+        if not _pairs(pairs):
+            return None
+        n = rows.shape[1]
+        loops = pairs.head == pairs.tail  # w_a <= e^{L} w_a with L >= 0 holds for every w
+        head, tail, length = pairs.head[~loops], pairs.tail[~loops], pairs.length[~loops]
+        # the shortest of each repeated pair (the tightest row): COO duplicates would be summed
+        order = np.lexsort((length, tail, head))
+        head, tail, length = head[order], tail[order], length[order]
         first = np.ones(head.size, dtype=bool)
         first[1:] = (head[1:] != head[:-1]) | (tail[1:] != tail[:-1])
-        keep = first & (head != tail)  # a loop w_a <= e^{L} w_a with L >= 0 holds for every w
-        head, tail, length = head[keep], tail[keep], length[keep]
-        n = rows.shape[1]
-        graph = sp.csr_matrix((length, (head, tail)), shape=(n, n))
+        graph = sp.csr_matrix((length[first], (head[first], tail[first])), shape=(n, n))
         decay = np.exp(-shortest_path(graph, method="D", directed=True))
-        return cls(head, tail, length, decay)
+        return cls(decay, float(length.min(initial=np.inf)))
 
     def close(self, columns: FloatArray) -> FloatArray:
         """``ŵ_b = max_a v_a e^{−D(a, b)}`` for every column ``v`` (module docstring, step 1)."""
@@ -145,7 +147,7 @@ def _fill(graph: PairGraph, C: FloatArray, mixed: FloatArray) -> FloatArray | No
     sums = mixed.sum(axis=1)
     top = float(sums.max())
     spread = 1.0 - float(sums.min()) / top
-    room = float(np.expm1(graph.length.min(initial=np.inf)))
+    room = float(np.expm1(graph.least_length))
     if room <= 0.0 and spread > 0.0:
         return None
     share = 0.0 if spread <= 0.0 else max(spread * (1.0 + REPAIR_MARGIN) / room, DEFICIT_FLOOR)
