@@ -49,6 +49,7 @@ from privopt.routes.base import (
 )
 from privopt.routes.colgen_options import relative_gap
 from privopt.routes.colgen_route import column_generation
+from privopt.routes.multiplier_polish import POLISH_PASSES, polish
 from privopt.routes.pair_repair import PairGraph, pairs_only, repair
 from privopt.routes.pricing.slice_lp import into_cone
 from privopt.routes.row_generation import (
@@ -116,6 +117,10 @@ PDLP_TOLERANCE_RATIO = 1e-3
 #: Share of the time left that an iterative solve gets — column generation when the LP does not fit,
 #: PDLP when it is large (the rest: reading off the design, the audit and the independent check).
 ITERATIVE_SHARE = 0.8
+
+#: Share of the time left after PDLP that polishing its multipliers gets (the rest: the repair, the audit
+#: and the check). Measured on a 30×30 Manhattan grid, 120 s left: the repair took 35 s.
+POLISH_SHARE = 0.5
 
 #: The remedies every refusal or time limit of the LP route names.
 REMEDIES = "route='cvxpy' (the same program through cvxpy), fewer outputs, a coarser alphabet"
@@ -416,14 +421,32 @@ def _read_off(
     else:
         solve = _solve_clarabel if solver == "CLARABEL" else _solve_highs
         x, weights = solve(system, C, data, remaining(deadline))
+    weights = np.clip(weights, 0.0, None)
     if first_order is None:
         matrix = clean_channel(into_cone(system.projected, clean_channel(np.ascontiguousarray(x[:, :n].T))))
     else:  # a first-order point, on a cone of pairs (LinearProgramRoute.solve refuses the others)
         graph = PairGraph.of(system.projected)
         if graph is None:
             raise ValueError("PDLP's point read off on a cone that is not of single-input pairs")
-        matrix = repair(graph, C, np.ascontiguousarray(x[:, :n].T))
-    weights = np.clip(weights, 0.0, None)
+        left = remaining(deadline)
+        held = first_order.held
+        polished = polish(
+            system.rows[held],
+            C,
+            weights[:, held],
+            first_order.sums,
+            data.options.colgen.gap_tolerance,
+            None if left is None else left * POLISH_SHARE,
+        )
+        weights = np.zeros_like(weights)
+        weights[:, held] = polished.weights
+        matrix = repair(
+            graph, C, np.ascontiguousarray(x[:, :n].T), (polished.points, polished.labels)
+        )
+        first_order = replace(
+            first_order,
+            note=f"{first_order.note}, {polished.passes} passes of one LP per output polished its multipliers",
+        )
     # The bound of the multipliers (certificates/linear.py), through the system's own rows: a lifted
     # block's product form has the same reduced costs on w as its lifted duals.
     upper = offset + multipliers_bound(system.rows[:, :n], C, weights)
@@ -464,21 +487,25 @@ def _solve_rows(
 @dataclass(frozen=True)
 class FirstOrder:
     """PDLP's point: its columns (outputs × ``[w; aux]``), its multipliers (outputs × the system's rows, 0 on
-    the rows left out), whether it stopped at a limit before its tolerance, and the reason's words."""
+    the rows left out), the rows it held, the multipliers of ``Σ_y w_y = 1``, whether it stopped at a
+    limit before its tolerance, and the reason's words."""
 
     columns: FloatArray
     weights: FloatArray
+    held: np.ndarray
+    sums: FloatArray
     limited: bool
     note: str
 
 
 def _first_order_bytes(system: ColumnSystem, k: int) -> int:
     """The memory of :func:`_solve_pdlp`'s LP (its rows held) and of the repair (``e^{−D}``, the closed
-    columns and the re-mixing LP's ``n × 2n``)."""
+    columns, the polish's points and the re-mixing LP's ``n × 2n`` and points)."""
     n = system.rows.shape[1]
     held = PairRows.of(system.rows).initial(FIRST_ORDER_PAIRS)
     entries = int(np.diff(system.rows.indptr)[held].sum())
-    return LP_BYTES_PER_ENTRY * k * (entries + 2 * n) + 8 * (n * n + 3 * n * k + 2 * n * n)
+    points = POLISH_PASSES * n * k  # the polish's points, closed, and their columns in the re-mixing LP
+    return LP_BYTES_PER_ENTRY * k * (entries + 2 * n) + 8 * (n * n + 3 * n * k + 2 * n * n + 3 * points)
 
 
 def _solve_pdlp(system: ColumnSystem, C: FloatArray, data: ProblemData, seconds: float | None) -> FirstOrder:
@@ -508,7 +535,15 @@ def _solve_pdlp(system: ColumnSystem, C: FloatArray, data: ProblemData, seconds:
     weights[:, held] = np.asarray(solution.row_dual)[: k * m].reshape(k, m)
     how = "stopped at the time limit" if stopped else "at its tolerance"
     note = f"HiGHS's PDLP over {m:,} of {system.rows.shape[0]:,} rows per output, {how}"
-    return FirstOrder(np.asarray(solution.col_value).reshape(k, n + system.auxiliary), weights, stopped, note)
+    duals = np.asarray(solution.row_dual)
+    return FirstOrder(
+        np.asarray(solution.col_value).reshape(k, n + system.auxiliary),
+        weights,
+        held,
+        duals[k * m :],
+        stopped,
+        note,
+    )
 
 
 def _labelled(view: AffinePieces, columns: FloatArray, weights: FloatArray, k: int) -> FloatArray:

@@ -92,17 +92,21 @@ class PairGraph:
         return closed
 
 
-def repair(graph: PairGraph, C: FloatArray, matrix: FloatArray) -> FloatArray:
+def repair(
+    graph: PairGraph, C: FloatArray, matrix: FloatArray, extra: tuple[FloatArray, np.ndarray] | None = None
+) -> FloatArray:
     """A mechanism (inputs × outputs) in the cone of ``graph`` near ``matrix``, a first-order point of
     ``max Σ C ∘ W`` (module docstring): the better of the closed columns and their re-mixing, each with its
-    deficit column. A row of ``matrix`` with no mass starts from the uniform row; where neither candidate
-    fits (a pair of factor 1 leaves the deficit column no room), the constant column on the output that
-    values it most, which every pair cone with ``L >= 0`` holds."""
+    deficit column. ``extra`` (points ``>= 0``, inputs × points, and each one's output) are closed and
+    offered to the re-mixing too. A row of ``matrix`` with no mass starts from the uniform row; where
+    neither candidate fits (a pair of factor 1 leaves the deficit column no room), the constant column on
+    the output that values it most, which every pair cone with ``L >= 0`` holds."""
     n, k = C.shape
     columns = np.clip(matrix, 0.0, None)
     columns[columns.sum(axis=1) <= 0.0] = 1.0 / k
     closed = graph.close(columns / columns.sum(axis=1, keepdims=True))
-    mixed = _remix(graph, C, closed)
+    offered = None if extra is None else (graph.close(np.clip(extra[0], 0.0, None)), extra[1])
+    mixed = _remix(graph, C, closed, offered)
     designs = [_fill(graph, C, found) for found in (closed, mixed) if found is not None]
     valid = [design for design in designs if design is not None]
     if not valid:
@@ -112,18 +116,24 @@ def repair(graph: PairGraph, C: FloatArray, matrix: FloatArray) -> FloatArray:
     return max(valid, key=lambda design: float(np.sum(C * design)))
 
 
-def _remix(graph: PairGraph, C: FloatArray, closed: FloatArray) -> FloatArray | None:
+def _remix(
+    graph: PairGraph, C: FloatArray, closed: FloatArray, offered: tuple[FloatArray, np.ndarray] | None
+) -> FloatArray | None:
     """Step 2: ``max Σ_j c_j C_{label j}ᵀ v_j`` s.t. ``Σ_j c_j v_j = 1``, ``c >= 0``, over the closed columns
-    (each with its own output) and the kernels (each with the output that values it most)."""
+    (each with its own output), the ``offered`` closed points (each with its output) and the kernels (each
+    with the output that values it most)."""
     import highspy
 
     n, k = C.shape
     # column j: b ↦ e^{−D(j, b)}; and the constant column, alone a solution of the rows
     kernels = np.hstack([graph.decay.T, np.ones((n, 1))])
     gains = C.T @ kernels
-    labels = np.concatenate([np.arange(k), np.argmax(gains, axis=0)])
-    values = np.concatenate([np.einsum("xy,xy->y", C, closed), gains.max(axis=0)])
-    columns = np.hstack([closed, kernels])
+    points, owners = (np.zeros((n, 0)), np.zeros(0, dtype=int)) if offered is None else offered
+    labels = np.concatenate([np.arange(k), owners, np.argmax(gains, axis=0)])
+    values = np.concatenate(
+        [np.einsum("xy,xy->y", C, closed), np.einsum("xj,xj->j", C[:, owners], points), gains.max(axis=0)]
+    )
+    columns = np.hstack([closed, points, kernels])
     model = highs_lp(
         values,
         sp.csc_matrix(columns),
