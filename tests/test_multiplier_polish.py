@@ -21,9 +21,9 @@ def _flat(rows: sp.csr_matrix) -> ColumnSystem:
     return ColumnSystem(rows, rows, 0, np.arange(rows.shape[0]), (), 0)
 
 
-def _optimum(system: ColumnSystem, C: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+def _optimum(system: ColumnSystem, C: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """The LP's optimum by HiGHS's simplex, its multipliers of the cone's rows (outputs × rows) and
-    of ``Σ_y w_y = 1``."""
+    of ``Σ_y w_y = 1``, and its columns (inputs × outputs)."""
     import highspy
 
     n, k = C.shape
@@ -34,7 +34,8 @@ def _optimum(system: ColumnSystem, C: np.ndarray) -> tuple[float, np.ndarray, np
     highs.run()
     assert highs.getModelStatus() == highspy.HighsModelStatus.kOptimal
     duals = np.asarray(highs.getSolution().row_dual)
-    return highs.getInfo().objective_function_value, duals[: k * m].reshape(k, m), duals[k * m :]
+    columns = np.asarray(highs.getSolution().col_value).reshape(k, n).T
+    return highs.getInfo().objective_function_value, duals[: k * m].reshape(k, m), duals[k * m :], columns
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -44,7 +45,7 @@ def test_the_polished_bound_is_a_bound_no_worse_and_exact_at_the_optimum(seed: i
     for name, data, _graph, rows in _cases(rng, n):
         C, _ = data.affine_utility()
         system = _flat(rows)
-        optimum, beta, sums = _optimum(system, C)
+        optimum, beta, sums, exact_columns = _optimum(system, C)
         scale = float(np.abs(C).max())
         # exact multipliers of the sums: the pricing LPs' β prove the optimum
         exact = polish(system.rows, C, np.zeros_like(beta), sums, 1e-9, None)
@@ -61,12 +62,20 @@ def test_the_polished_bound_is_a_bound_no_worse_and_exact_at_the_optimum(seed: i
         assert polished.bound >= optimum - 1e-7 * scale, name
         assert polished.bound == pytest.approx(multipliers_bound(system.rows, C, polished.weights)), name
         assert np.all(polished.weights >= 0.0), name
-        # every point is a pricing LP's: in the box, on the relaxation's rows
-        points = polished.points
-        assert points.shape == (n, polished.labels.size), name
-        assert np.all((points >= -1e-9) & (points <= 1 + 1e-9)), name
-        # (to HiGHS's feasibility tolerance, relative to the row: 2e-6 on factors e^12)
-        assert np.all(system.rows @ points <= 1e-5 * (abs(system.rows) @ points)), name
+        # every ray is a pricing LP's: of total 1, on the relaxation's rows (to HiGHS's feasibility
+        # tolerance, relative to the row: 2e-6 on factors e^12), one per output
+        rays = polished.rays
+        assert rays.shape == (n, C.shape[1]), name
+        np.testing.assert_array_equal(polished.labels, np.arange(C.shape[1]), err_msg=name)
+        assert np.all(rays >= -1e-9), name
+        np.testing.assert_allclose(rays.sum(axis=0), 1.0, rtol=1e-7, err_msg=name)
+        assert np.all(system.rows @ rays <= 1e-5 * (abs(system.rows) @ rays)), name
+        # and each is the best one: no vertex of the exact optimum's normalised columns prices higher
+        gains = np.einsum("xy,xy->y", C - polished.prices[:, None], rays)
+        columns = exact_columns / np.maximum(exact_columns.sum(axis=0), 1e-300)
+        used = exact_columns.sum(axis=0) > 1e-9
+        priced = np.einsum("xy,xy->y", C - polished.prices[:, None], columns)
+        assert np.all(priced[used] <= gains[used] + 1e-7 * scale), name
 
 
 def test_a_polish_without_time_proves_nothing_new() -> None:
@@ -74,9 +83,10 @@ def test_a_polish_without_time_proves_nothing_new() -> None:
     _name, data, _graph, rows = next(_cases(rng, 5))
     C, _ = data.affine_utility()
     system = _flat(rows)
-    _optimum_value, beta, sums = _optimum(system, C)
+    _optimum_value, beta, sums, _columns = _optimum(system, C)
     noisy = np.clip(beta + 0.1, 0.0, None)
     polished = polish(system.rows, C, noisy, sums, 1e-9, 0.0)
     assert polished.passes == 0
     assert polished.bound == multipliers_bound(system.rows, C, noisy)
     np.testing.assert_array_equal(polished.weights, noisy)
+    assert polished.rays.shape == (5, 0)

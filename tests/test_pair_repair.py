@@ -96,6 +96,24 @@ def test_a_noisy_optimum_is_repaired_into_the_cone_keeping_its_value(seed: int) 
         assert value >= problem_value.value - 1e-3 * max(1.0, abs(problem_value.value)), name
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_offered_columns_reach_the_re_mixing(seed: int) -> None:
+    # The optimum's columns (in the cone: their closure is themselves) offered beside a point far from
+    # it (uniform rows with noise): the re-mixing can take them with weight 1, so the optimum comes back.
+    rng = np.random.default_rng(50 + seed)
+    n = int(rng.integers(2, 9))
+    for name, data, graph, _ in _cases(rng, n):
+        exact = po.Problem(data.definition, data.utility).solve(route="lp")
+        C, offset = data.affine_utility()
+        columns = exact.mechanism.matrix
+        far = np.full(columns.shape, 1.0 / columns.shape[1]) * rng.uniform(0.5, 1.5, size=columns.shape)
+        design = repair(graph, C, far, (columns, np.arange(columns.shape[1])))
+        assert data.cone.violation(design) <= 1e-12, name
+        np.testing.assert_allclose(design.sum(axis=1), 1.0, atol=1e-12)
+        value = float(np.sum(C * design)) + offset
+        assert value == pytest.approx(exact.value, abs=1e-6 * max(1.0, abs(exact.value))), name
+
+
 def test_the_repair_keeps_what_mixing_with_the_uniform_column_loses() -> None:
     # The 15×15-grid effect at a size a test can solve: a 6×6 Manhattan grid's optimum with rows off by
     # 1e-3 (PDLP's at a few minutes on 30×30). Moving columns towards the uniform one loses much more.

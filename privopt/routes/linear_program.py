@@ -49,7 +49,7 @@ from privopt.routes.base import (
 )
 from privopt.routes.colgen_options import relative_gap
 from privopt.routes.colgen_route import column_generation
-from privopt.routes.multiplier_polish import POLISH_PASSES, polish
+from privopt.routes.multiplier_polish import polish
 from privopt.routes.pair_repair import PairGraph, pairs_only, repair
 from privopt.routes.pricing.slice_lp import into_cone
 from privopt.routes.row_generation import (
@@ -440,9 +440,7 @@ def _read_off(
         )
         weights = np.zeros_like(weights)
         weights[:, held] = polished.weights
-        matrix = repair(
-            graph, C, np.ascontiguousarray(x[:, :n].T), (polished.points, polished.labels)
-        )
+        matrix = repair(graph, C, np.ascontiguousarray(x[:, :n].T), (polished.rays, polished.labels))
         first_order = replace(
             first_order,
             note=f"{first_order.note}, {polished.passes} passes of one LP per output polished its multipliers",
@@ -500,12 +498,12 @@ class FirstOrder:
 
 def _first_order_bytes(system: ColumnSystem, k: int) -> int:
     """The memory of :func:`_solve_pdlp`'s LP (its rows held) and of the repair (``e^{−D}``, the closed
-    columns, the polish's points and the re-mixing LP's ``n × 2n`` and points)."""
+    columns, the polish's rays and the re-mixing LP's ``n × (2n + 2k)``)."""
     n = system.rows.shape[1]
     held = PairRows.of(system.rows).initial(FIRST_ORDER_PAIRS)
     entries = int(np.diff(system.rows.indptr)[held].sum())
-    points = POLISH_PASSES * n * k  # the polish's points, closed, and their columns in the re-mixing LP
-    return LP_BYTES_PER_ENTRY * k * (entries + 2 * n) + 8 * (n * n + 3 * n * k + 2 * n * n + 3 * points)
+    # e^{−D}, the closed columns, the polish's rays closed, and the re-mixing LP's n × (2n + 2k + 1)
+    return LP_BYTES_PER_ENTRY * k * (entries + 2 * n) + 8 * (3 * n * n + 7 * n * k)
 
 
 def _solve_pdlp(system: ColumnSystem, C: FloatArray, data: ProblemData, seconds: float | None) -> FirstOrder:

@@ -17,18 +17,24 @@ room) and prices again: block coordinate descent on a convex function that is no
 stall but never loses, because the better multipliers are kept. The passes stop when one improves the
 bound by less than the run's gap tolerance, after ``POLISH_PASSES``, or at the time given.
 
-Each ``w_y`` is a point of the cone's relaxation that values output ``y`` most at ``λ``; closed into the
-cone (:class:`~privopt.routes.pair_repair.PairGraph`) it is one more column for the repair's re-mixing.
+At the best prices, each output's best *ray* of the relaxation, ``max (C_y − λ)ᵀw`` over ``R w <= 0``,
+``Σ_x w_x = 1``, ``w >= 0`` (one more LP per output; the box's best point is 0 wherever ``φ_y = 0``, a
+ray is a direction even there), closed into the cone (:class:`~privopt.routes.pair_repair.PairGraph`),
+is one more column for the repair's re-mixing: the columns of a near-optimal design at near-optimal
+prices, where the closure of a first-order point of a loose relaxation is far from the cone.
 
-Measured on a 20×20 Euclidean grid after 480 s of PDLP over 24 pairs per input: the bound went from
-``−3.1586`` (PDLP's ``β``) to ``−3.1681`` (one pass, 9 s) and ``−3.1710`` (two), and the repaired design
-from ``−3.1931`` to ``−3.1928``: a gap of 1.09 % became 0.68 %.
+Measured (2 cores; ``benchmarks/RESULTS.md``): on a 20×20 Euclidean grid after 480 s of PDLP over 24
+pairs per input, the bound went from ``−3.1586`` (PDLP's ``β``) to ``−3.1681`` (one pass, 9 s) and
+``−3.1710`` (two); on 100 random points in a 10×10 square after 16 s of PDLP, whose 24 pairs per input
+leave the relaxation 1.2 % above the optimum, the repaired loss went from 3.79 to 2.363 with the rays
+(the optimum 2.341).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,14 +49,15 @@ POLISH_PASSES = 3
 
 @dataclass(frozen=True)
 class Polished:
-    """The best multipliers found (outputs × rows of ``R``) and their bound, the pricing LPs' points
-    (inputs × points, each for output ``labels[j]``) and the passes completed."""
+    """The best multipliers found (outputs × rows of ``R``), their bound and the prices ``λ`` they were
+    found at, the passes completed, and the rays (inputs × rays, the ray ``j`` for output ``labels[j]``)."""
 
     weights: FloatArray
     bound: float
-    points: FloatArray
-    labels: np.ndarray
+    prices: FloatArray
     passes: int
+    rays: FloatArray
+    labels: np.ndarray
 
 
 def polish(
@@ -62,57 +69,83 @@ def polish(
     seconds: float | None,
 ) -> Polished:
     """Tighter multipliers than ``weights`` (outputs × rows, ``>= 0``) for the LP over ``rows`` (the
-    cone's rows over ``w``), from ``sums``, the multipliers of ``Σ_y w_y = 1`` (module docstring). A pass
-    is started only while ``seconds`` are left, and one cut short by them proves nothing (its points are
-    kept)."""
+    cone's rows over ``w``), from ``sums``, the multipliers of ``Σ_y w_y = 1``, then the rays at the best
+    prices (module docstring). Within ``seconds``, a pass starts only while twice the last one's time is
+    left (the rays take about one); a pass cut short proves nothing, rays cut short are kept."""
     import highspy
 
     n, k = C.shape
     m = rows.shape[0]
     stop = None if seconds is None else time.perf_counter() + seconds
-    best = Polished(weights, multipliers_bound(rows, C, weights), np.zeros((n, 0)), np.zeros(0, int), 0)
-    highs = new_highs()
-    highs.setOptionValue("output_flag", False)
-    highs.passModel(
-        highs_lp(
-            C[:, 0] - sums,
-            rows.tocsc(),
-            (np.full(m, -highspy.kHighsInf), np.zeros(m)),
-            (np.zeros(n), np.ones(n)),
-            maximize=True,
-        )
-    )
+    bound = multipliers_bound(rows, C, weights)
+    best = (weights, bound, np.asarray(sums, dtype=float))
+    prices = best[2]
+    passes, took = 0, 0.0
+    box = _pricing(rows, (np.zeros(n), np.ones(n)), None)
     every = np.arange(n, dtype=np.int32)
-    prices = np.asarray(sums, dtype=float)
-    points: list[FloatArray] = []
-    labels: list[int] = []
-    passes = 0
-    while passes < POLISH_PASSES:
+    while passes < POLISH_PASSES and (stop is None or time.perf_counter() + 2.0 * took < stop):
+        began = time.perf_counter()
         found = np.zeros((k, m))
         for y in range(k):
             if stop is not None and time.perf_counter() >= stop:
-                return _with_points(best, points, labels, passes)
-            highs.changeColsCost(n, every, C[:, y] - prices)
-            highs.run()
-            if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-                return _with_points(best, points, labels, passes)
-            solution = highs.getSolution()
-            found[y] = np.clip(np.asarray(solution.row_dual), 0.0, None)
-            if highs.getInfo().objective_function_value > 0.0:
-                points.append(np.asarray(solution.col_value))
-                labels.append(y)
-        passes += 1
-        bound = multipliers_bound(rows, C, found)
-        gain = best.bound - bound
-        if gain > 0.0:
-            best = Polished(found, bound, best.points, best.labels, passes)
-        if gain <= gap_tolerance * abs(best.bound):
+                break
+            box.changeColsCost(n, every, C[:, y] - prices)
+            box.run()
+            if box.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                break
+            found[y] = np.clip(np.asarray(box.getSolution().row_dual), 0.0, None)
+        else:
+            passes += 1
+            took = time.perf_counter() - began
+            bound = multipliers_bound(rows, C, found)
+            gain = best[1] - bound
+            if gain > 0.0:
+                best = (found, bound, prices)
+            if gain <= gap_tolerance * abs(best[1]):
+                break
+            reduced = np.sort(C - np.asarray(rows.T @ found.T), axis=1)
+            prices = reduced[:, -1] if k == 1 else 0.5 * (reduced[:, -1] + reduced[:, -2])
+            continue
+        break  # out of time, or an LP HiGHS did not solve: the pass proves nothing
+    rays, labels = _rays(rows, C, best[2], stop)
+    return Polished(best[0], best[1], best[2], passes, rays, labels)
+
+
+def _pricing(rows: sp.csr_matrix, bounds: tuple[FloatArray, FloatArray], total: float | None) -> Any:
+    """A HiGHS model ``max cᵀw`` s.t. ``rows @ w <= 0``, ``w`` within ``bounds`` and, given a ``total``,
+    ``Σ w = total``; the costs are set per output."""
+    import highspy
+
+    n = rows.shape[1]
+    m = rows.shape[0]
+    matrix, lower, upper = rows, np.full(m, -highspy.kHighsInf), np.zeros(m)
+    if total is not None:
+        matrix = sp.vstack([rows, sp.csr_matrix(np.ones((1, n)))])
+        lower, upper = np.append(lower, total), np.append(upper, total)
+    highs = new_highs()
+    highs.setOptionValue("output_flag", False)
+    highs.passModel(highs_lp(np.zeros(n), matrix.tocsc(), (lower, upper), bounds, maximize=True))
+    return highs
+
+
+def _rays(
+    rows: sp.csr_matrix, C: FloatArray, prices: FloatArray, stop: float | None
+) -> tuple[FloatArray, np.ndarray]:
+    """Each output's best ray of the relaxation at ``prices``, ``max (C_y − λ)ᵀw`` over ``Σ w = 1`` (a
+    direction even where the best box point is 0), until ``stop``."""
+    import highspy
+
+    n, k = C.shape
+    highs = _pricing(rows, (np.zeros(n), np.full(n, highspy.kHighsInf)), 1.0)
+    every = np.arange(n, dtype=np.int32)
+    rays: list[FloatArray] = []
+    labels: list[int] = []
+    for y in range(k):
+        if stop is not None and time.perf_counter() >= stop:
             break
-        reduced = np.sort(C - np.asarray(rows.T @ found.T), axis=1)
-        prices = reduced[:, -1] if k == 1 else 0.5 * (reduced[:, -1] + reduced[:, -2])
-    return _with_points(best, points, labels, passes)
-
-
-def _with_points(best: Polished, points: list[FloatArray], labels: list[int], passes: int) -> Polished:
-    stacked = np.column_stack(points) if points else best.points
-    return Polished(best.weights, best.bound, stacked, np.asarray(labels, dtype=int), passes)
+        highs.changeColsCost(n, every, C[:, y] - prices)
+        highs.run()
+        if highs.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+            rays.append(np.asarray(highs.getSolution().col_value))
+            labels.append(y)
+    return (np.column_stack(rays) if rays else np.zeros((n, 0))), np.asarray(labels, dtype=int)
