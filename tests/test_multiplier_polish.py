@@ -1,18 +1,19 @@
 """Polishing a first-order point's multipliers (privopt.routes.multiplier_polish): the bound it returns
 is a bound (at least the exact LP's optimum, on every pair cone of tests/test_pair_repair.py), never
 worse than the one it was given, and at the optimum's multipliers of ``Σ_y w_y = 1`` it is the optimum
-(LP duality: every output's pricing LP is then worth 0)."""
+(LP duality: every output's pricing LP is then worth 0); each output's ray is the best one of total 1
+(no normalised column of the optimum prices higher)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from privopt.solvers.lp import new_highs
 
 from privopt.routes.linear_program import ColumnSystem, _highs_model
 from privopt.routes.multiplier_polish import polish
 from privopt.routes.row_generation import multipliers_bound
-from privopt.solvers.lp import new_highs
 from tests.test_pair_repair import _cases
 
 
