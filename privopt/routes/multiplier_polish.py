@@ -26,8 +26,8 @@ prices, where the closure of a first-order point of a loose relaxation is far fr
 Measured (2 cores; ``benchmarks/RESULTS.md``): on a 20×20 Euclidean grid after 480 s of PDLP over 24
 pairs per input, the bound went from ``−3.1586`` (PDLP's ``β``) to ``−3.1681`` (one pass, 9 s) and
 ``−3.1710`` (two); on 100 random points in a 10×10 square after 16 s of PDLP, whose 24 pairs per input
-leave the relaxation 1.2 % above the optimum, the repaired loss went from 3.79 to 2.363 with the rays
-(the optimum 2.341).
+leave the relaxation's optimum 1.2 % below the optimum, the repaired loss went from 3.145 (the better of
+the closed columns and their re-mixing, 3.79) to 2.363 with the rays (the optimum 2.341).
 """
 
 from __future__ import annotations
