@@ -534,11 +534,11 @@ def _solve_pdlp(system: ColumnSystem, C: FloatArray, data: ProblemData, seconds:
             f"HiGHS's PDLP did not solve the linear program: {highs.modelStatusToString(status)}"
         )
     solution = highs.getSolution()
+    duals = np.asarray(solution.row_dual)
     weights = np.zeros((k, system.rows.shape[0]))
-    weights[:, held] = np.asarray(solution.row_dual)[: k * m].reshape(k, m)
+    weights[:, held] = duals[: k * m].reshape(k, m)
     how = "stopped at the time limit" if stopped else "at its tolerance"
     note = f"HiGHS's PDLP over {m:,} of {system.rows.shape[0]:,} rows per output, {how}"
-    duals = np.asarray(solution.row_dual)
     return FirstOrder(
         np.asarray(solution.col_value).reshape(k, n + system.auxiliary),
         weights,
