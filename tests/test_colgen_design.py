@@ -79,7 +79,8 @@ def test_settled_trims_residue_and_mixes_only_when_trimming_is_not_enough():
 
 
 def test_an_open_gap_says_which_side_keeps_it_open():
-    from privopt.routes.colgen_route import SETTLED_SHARE, limiting_side
+    from privopt.routes.colgen_route import limiting_side
+    from privopt.routes.pricing.tuning import DEFAULT
 
     mi = po.MutualInformation(np.full(4, 0.25))
     settled_trace = np.array([[0.0, 0.1], [60.0, 0.279], [90.0, 0.28], [120.0, 0.2801]])
@@ -90,9 +91,9 @@ def test_an_open_gap_says_which_side_keeps_it_open():
     side, words = limiting_side(rising, mi, 0.5)
     assert side == "master"
     assert "still rising" in words
-    # The share is of the gap (0.2 here): just below SETTLED_SHARE of it is settled, just above is not.
+    # The share is of the gap (0.2 here): just below settled_gap_share of it is settled, just above is not.
     for factor, expected in ((0.9, "bound"), (1.1, "master")):
-        edge = np.array([[0.0, 0.0], [90.0, 0.3 - factor * SETTLED_SHARE * 0.2], [120.0, 0.3]])
+        edge = np.array([[0.0, 0.0], [90.0, 0.3 - factor * DEFAULT.settled_gap_share * 0.2], [120.0, 0.3]])
         assert limiting_side(edge, mi, 0.5)[0] == expected
 
 

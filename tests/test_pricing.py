@@ -34,6 +34,7 @@ from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull, w
 from privopt.routes.pricing.certified_generation import (
     DualAverage,
     _BoundPhase,
+    _bound_limits,
     _box_due,
     _stalled,
     _State,
@@ -699,7 +700,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     # never reaches — take the run to the exact optimum, both bounds.
     certified = importlib.import_module("privopt.routes.pricing.certified_generation")
     _tune(monkeypatch, early_bound_fraction=0.98)
-    _tune(monkeypatch, settled_growth=np.inf)
+    _tune(monkeypatch, settled_growth=np.inf, settled_gap_share=np.inf)
     phases = _record_phases(monkeypatch, certified)
     cone, utility, pricer, exact = _envelope_case()
     options = ColumnGenerationOptions(progress=False, time_limit=60.0, gap_tolerance=1e-6)
@@ -718,7 +719,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     assert phases == []
     # Settled, but the check's reserve would leave the bound phase no step (the pricings are long): the
     # search goes on rather than end its rounds with the budget unspent, and converges by itself.
-    _tune(monkeypatch, settled_growth=np.inf)
+    _tune(monkeypatch, settled_growth=np.inf, settled_gap_share=np.inf)
     room = certified._State.room
     monkeypatch.setattr(certified._State, "room", lambda self, deadline, value: False)
     result = certified_column_generation(
@@ -730,7 +731,7 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     # Settled, but the exact pricer has shown it cannot complete a search with its whole node budget
     # (here: one node, before the first round; as at ε = 2 on Adult): the search goes on (doubling
     # the budget) and converges by itself.
-    _tune(monkeypatch, settled_growth=np.inf)
+    _tune(monkeypatch, settled_growth=np.inf, settled_gap_share=np.inf)
 
     def one_node(self, deadline):
         self.node_budget = 1
@@ -754,6 +755,7 @@ def test_after_stabilised_rounds_the_bound_phase_starts_from_the_box_centre_alon
     _tune(monkeypatch, early_bound_fraction=0.98)
     monkeypatch.setattr(certified, "_box_due", lambda trace, best: True)
     monkeypatch.setattr(certified, "_stalled", lambda trace, growth: len(trace) >= 3)
+    monkeypatch.setattr(certified, "_bound_limits", lambda trace, upper: True)
     boxes, seen = [], []
     start = certified.BoxStep.start
 
@@ -1090,6 +1092,17 @@ def test_stabilised_rounds_wait_for_the_master_to_stall():
     flat = [*rising[:3], (90.0, 0.5), (100.0, 0.5 * (1.0 + 0.5 * STALL_GROWTH))]
     assert _stalled(flat, STALL_GROWTH)
     assert _stalled([(0.3, 0.2)], STALL_GROWTH)  # a single solve has not grown
+
+
+def test_a_master_rising_at_the_rate_of_the_gap_has_not_settled():
+    # The bound phase starts early only where the bound keeps the gap open: the master's rise over the
+    # last quarter of the run (75 s to 100 s here) is at most settled_gap_share of the gap left.
+    share = KNOBS.settled_gap_share
+    for factor, settled in ((0.9, True), (1.1, False)):
+        trace = [(0.0, 0.1), (75.0, 0.5), (100.0, 0.5 + factor * share * 0.01)]
+        assert _bound_limits(trace, trace[-1][1] + 0.01) == settled
+    assert _bound_limits([(0.0, 0.1), (75.0, 0.5), (100.0, 0.6)], np.inf)  # nothing certified yet
+    assert not _bound_limits([(0.0, 0.1), (75.0, 0.5), (100.0, 0.6)], 0.6)  # rising, the gap closed
 
 
 def test_stabilised_rounds_do_not_start_once_exact_rounds_have_certified():

@@ -44,6 +44,7 @@ from privopt.routes.pricing.certified_generation import (
     last_quarter,
 )
 from privopt.routes.pricing.slice_lp import ConeRepair, into_cone
+from privopt.routes.pricing.tuning import active
 from privopt.routes.theorem_bounds import best_upper_bound
 from privopt.tolerances import SETTLE_RTOL
 from privopt.utilities import SubConvexUtility
@@ -60,11 +61,6 @@ MASTER_COPIES = 3.5
 
 #: Seconds that column generation leaves, of the time left, for what follows it within the timeout:
 #: ``|X|³ / FINISH_FLOPS`` for reading off the mechanism (a least-squares fit on up to ``|X|`` columns,
-#: The master counts as settled when its value rose by at most this share of the gap over the last
-#: quarter of the run (:func:`limiting_side`): a tenth of the gap could not have closed it in four times
-#: the run.
-SETTLED_SHARE = 0.1
-
 #: :func:`~privopt.routes.base.matrix_from_columns`: 0.3 to 2.5 s for 900 × 900 on a loaded 2-core
 #: machine, so ``|X|³ / 2e8`` with a margin), and, without a certified pricing bound (whose run keeps
 #: its own reserve), ``FINISH_SHARE`` of the time for its last master solve, its bound's cover and the
@@ -250,12 +246,13 @@ def settled(cone: RowCone, columns: FloatArray) -> FloatArray:
 def limiting_side(trace: FloatArray, utility: SubConvexUtility, upper: float) -> tuple[str, str]:
     """Which side keeps a gap open (``SolveStats.limited_by``), and the words for the reason: the master's
     value (``trace``: seconds and value in core units, its last the design's) rose over the last quarter
-    of the run by less than :data:`SETTLED_SHARE` of the gap to ``upper`` (the utility's units) — the
-    bound limits — or by more: the master does."""
+    of the run by at most ``settled_gap_share`` of the gap to ``upper`` (the utility's units;
+    :mod:`~privopt.routes.pricing.tuning`: a tenth of the gap could not have closed it in four times the
+    run) — the bound limits — or by more: the master does."""
     then, last = last_quarter(trace)
     lower = utility.from_core(last)
     rise, gap = lower - utility.from_core(then), max(upper - lower, 0.0)
-    if rise <= SETTLED_SHARE * gap:
+    if rise <= active().settled_gap_share * gap:
         return "bound", (
             f"the master had settled (it rose {rise:.3g} over the last quarter of the run, the gap is "
             f"{gap:.3g}): the pricing bound keeps the gap open"

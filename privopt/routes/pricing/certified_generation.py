@@ -20,8 +20,9 @@ not escalated, and a ``probe_nodes``-node branch and bound), and at the master's
 improves the master (Wentges' mis-pricing rule, which keeps the master's convergence).
 
 The lower bound is the master's value (monotone), the upper bound the smallest certified one. The
-last ``bound_fraction`` of the budget (from half of it once the master has settled, unless the exact
-pricer has shown it cannot finish a search: ``early_bound_fraction``, ``settled_growth``; from
+last ``bound_fraction`` of the budget (from half of it once the master has settled — it rose by less
+than ``settled_growth`` of its value and ``settled_gap_share`` of the gap over the last quarter of the
+run — unless the exact pricer has shown it cannot finish a search: ``early_bound_fraction``; from
 ``incomplete_bound_fraction`` of it while no search has completed a bound) certifies the
 box's centre (after stabilised rounds; the mean of the recent rounds' duals, :class:`DualAverage`,
 otherwise), then takes box steps from it with the exact oracle (:class:`_BoundPhase`), all with zeros on inputs of
@@ -138,6 +139,7 @@ def _generate(
                 and time.perf_counter() >= settle_from
                 and not state.unfinished
                 and _stalled(trace, active().settled_growth)
+                and _bound_limits(trace, state.upper)
             ):
                 stopped = SETTLED
                 break
@@ -263,6 +265,14 @@ def _stalled(trace: list[tuple[float, float]], growth: float) -> bool:
     """Whether the master's value grew by less than ``growth`` (a share) over the last quarter of the run."""
     then, value = last_quarter(trace)
     return value - then < growth * max(abs(value), 1e-12)
+
+
+def _bound_limits(trace: list[tuple[float, float]], upper: float) -> bool:
+    """Whether the master's value rose by at most ``settled_gap_share`` of the gap to ``upper`` over the
+    last quarter of the run (any rise while nothing is certified): then the bound, not the master,
+    keeps the gap open (the rule of ``SolveStats.limited_by``)."""
+    then, value = last_quarter(trace)
+    return not np.isfinite(upper) or value - then <= active().settled_gap_share * max(upper - value, 0.0)
 
 
 def _improving(utility: SubConvexUtility, columns: list[FloatArray], duals: FloatArray) -> list[bool]:

@@ -67,6 +67,17 @@ class ColumnGenerationTuning:
     #: Unit: a share of the master's value.
     settled_growth: float = 0.002
 
+    #: ... and by at most this share of the gap left (``upper − lower``, while a bound is certified): a
+    #: master still rising at a rate comparable to the gap is what limits the run, and rounds at its own
+    #: duals raise it faster than the bound phase's steps. The same share tells the limiting side in
+    #: ``SolveStats.limited_by``. ``bench_families``' random χ² balls at 40 symbols, seed 1, 60 s: LDP
+    #: w.r.t. S with MI settled at 30 s by ``settled_growth`` alone (gap 0.16 %, the master still rising
+    #: at about the gap's rate) and ended at 0.084 %, its master 0.07 % short; with this rule 0.0032 %
+    #: (NMI 0.002 → 0.001 %, LIP 0.058 → 0.0027 %). The 120 s runs converge either way (in 86–91 s
+    #: against 72–98 s); the Adult rows that the early phase was made for settle as before.
+    #: Unit: a share of the gap.
+    settled_gap_share: float = 0.1
+
     #: ... and at the latest once this share of the budget is left while no search has completed a bound
     #: (the best certificate comes from a few-node probe or a search stopped by its node budget, or an
     #: exact round has shown it cannot finish: ``_State.complete``, ``_State.unfinished``): the search's
