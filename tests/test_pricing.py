@@ -747,6 +747,36 @@ def test_a_settled_master_hands_the_rest_of_the_budget_to_the_bound_phase(monkey
     assert result.stopped == "converged"
 
 
+def test_a_master_settled_by_value_but_rising_at_the_gaps_rate_gets_exact_steps_between_its_rounds(
+    monkeypatch,
+):
+    # Settled by its value from the start (any growth counts) but never by the gap (made to look
+    # rising): the run does not hand its budget to the bound phase; exact box steps run between the
+    # master's rounds, and the run still reaches the exact optimum, both bounds.
+    certified = importlib.import_module("privopt.routes.pricing.certified_generation")
+    _tune(monkeypatch, early_bound_fraction=0.98, settled_growth=np.inf)
+    monkeypatch.setattr(certified, "_bound_limits", lambda trace, upper: False)
+    phases = _record_phases(monkeypatch, certified)
+    step, taken = certified._BoundPhase.step, []
+
+    def record(self, tolerance):
+        stepped = step(self, tolerance)
+        taken.append(stepped)
+        return stepped
+
+    monkeypatch.setattr(certified._BoundPhase, "step", record)
+    cone, utility, pricer, exact = _envelope_case()
+    options = ColumnGenerationOptions(progress=False, time_limit=60.0, gap_tolerance=1e-6)
+    result = certified_column_generation(
+        utility, cone, options, pricer, starting_columns(cone, None), time.perf_counter()
+    )
+    assert any(taken)  # a step was priced between the rounds
+    assert phases == []  # never settled: the run converged in its rounds
+    assert result.stopped == "converged"
+    assert exact - 1e-9 <= result.upper <= exact * (1.0 + 1e-6) + 1e-9
+    assert exact * (1.0 - 1e-6) - 1e-9 <= result.lower <= exact + 1e-9
+
+
 def test_after_stabilised_rounds_the_bound_phase_starts_from_the_box_centre_alone(monkeypatch):
     # Made to stabilise from the first round and to settle at the third: the bound phase then starts
     # from the stabilised box's centre (the mean duals, which lost to it in every measured run, are

@@ -26,9 +26,12 @@ run — unless the exact pricer has shown it cannot finish a search: ``early_bou
 ``incomplete_bound_fraction`` of it while no search has completed a bound) certifies the
 box's centre (after stabilised rounds; the mean of the recent rounds' duals, :class:`DualAverage`,
 otherwise), then takes box steps from it with the exact oracle (:class:`_BoundPhase`), all with zeros on inputs of
-zero weight (:meth:`_State.evaluate`); their columns keep raising the master. The run stops when the
-relative gap is at most ``gap_tolerance`` (times the pricer's ``gap_share``) or a budget is spent, and
-keeps its best certificate.
+zero weight (:meth:`_State.evaluate`); their columns keep raising the master. A master settled by its
+value but still rising at the rate of the gap gets those exact steps one per round, between its own
+rounds, from the same point on (:func:`_interleave`): handing it the phase would starve it, and the
+Wentges-smoothed exact rounds lower the bound slowly. The run stops when the relative gap is at most
+``gap_tolerance`` (times the pricer's ``gap_share``) or a budget is spent, and keeps its best
+certificate.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ def _generate(
     state.certify_prior_free(search_deadline)
     average = DualAverage()
     box: BoxStep | None = None
+    between: _BoundPhase | None = None  # exact box steps between the master's rounds (_interleave)
     trace: list[tuple[float, float]] = []
     stopped, iteration, generated = "iteration limit", 0, 0
     previous: list[FloatArray] = []
@@ -146,6 +150,24 @@ def _generate(
             if early and time.perf_counter() >= incomplete_from and (state.unfinished or not state.complete):
                 stopped = NO_COMPLETE_BOUND
                 break
+            if (
+                between is None
+                and early
+                and state.best is not None
+                and time.perf_counter() >= settle_from
+                and _interleave(trace, state)
+            ):
+                exact_box = _exact_box(pricer.weights, master, box)
+                between = _BoundPhase(
+                    utility, state, master, exact_box, search_deadline, options.max_columns - generated
+                )
+                exact_box.start(state.best.duals, state.upper)
+            if between is not None:
+                taken = between.generated
+                between.room = options.max_columns - generated + taken  # the run's columns left
+                if between.step(options.gap_tolerance * pricer.traits.gap_share):
+                    value, _, duals = master.solve()  # the step's columns joined the master
+                generated += between.generated - taken
             new: list[FloatArray] = []
             if box is None and time.perf_counter() >= stabilize_from and _box_due(trace, state.best):
                 # The master has stalled and no exact round has certified: centre a box at the mean
@@ -200,6 +222,8 @@ def _generate(
             new = new[:room]
             master.add(new, list(utility.mu(np.column_stack(new))))
             generated += len(new)
+            if between is not None:
+                cut(between.box, new)
         else:
             stopped = "iteration limit"
     finally:
@@ -207,13 +231,14 @@ def _generate(
     value, theta, duals = master.solve()
     trace.append((time.perf_counter() - start, value))
     if stopped != "converged":
-        # The stabilised box's centre, or else the mean of the recent duals: where both were priced
-        # (six runs, docs/compiler.md §3) the mean lost every time, and its pricing took a step's time.
-        first = average.mean(value) if box is None else box.centre
-        exact_box = BoxStep(pricer.weights, scaled=True)  # the exact steps' box: in units of p
-        exact_box.add(np.column_stack(master.columns), np.asarray(master.values))
-        if box is not None:  # the stabilised rounds' cuts (already on the slice pᵀw = 1)
-            exact_box.add(box.cuts, box.values)
+        # The interleaved steps' centre; else the stabilised box's centre, or else the mean of the recent
+        # duals: where both were priced (six runs, docs/compiler.md §3) the mean lost every time, and its
+        # pricing took a step's time.
+        if between is not None:
+            first, exact_box = between.box.centre, between.box
+        else:
+            first = average.mean(value) if box is None else box.centre
+            exact_box = _exact_box(pricer.weights, master, box)
         phase = _BoundPhase(utility, state, master, exact_box, deadline, options.max_columns - generated)
         # Box steps only spend the time budget: a run stopped by its iteration or column budget
         # certifies its starting points and ends; one whose master settled steps to the deadline.
@@ -265,6 +290,29 @@ def _stalled(trace: list[tuple[float, float]], growth: float) -> bool:
     """Whether the master's value grew by less than ``growth`` (a share) over the last quarter of the run."""
     then, value = last_quarter(trace)
     return value - then < growth * max(abs(value), 1e-12)
+
+
+def _exact_box(weights: FloatArray, master: RestrictedMaster, box: BoxStep | None) -> BoxStep:
+    """The exact steps' box (in units of the normalisation ``weights``): cuts from the master's columns
+    and the stabilised rounds' ``box`` (already on the slice ``pᵀw = 1``)."""
+    exact_box = BoxStep(weights, scaled=True)
+    exact_box.add(np.column_stack(master.columns), np.asarray(master.values))
+    if box is not None:
+        exact_box.add(box.cuts, box.values)
+    return exact_box
+
+
+def _interleave(trace: list[tuple[float, float]], state: _State) -> bool:
+    """Whether exact box steps should run between the master's rounds: the master has settled by its
+    value (``settled_growth``) but still rises at the rate of the gap (``settled_gap_share``), so the
+    bound phase would starve it, while the duals' bound lags (the Wentges-smoothed exact rounds lower it
+    slowly); only with an exact oracle (a search has completed, none has stopped unfinished)."""
+    return (
+        state.complete
+        and not state.unfinished
+        and _stalled(trace, active().settled_growth)
+        and not _bound_limits(trace, state.upper)
+    )
 
 
 def _bound_limits(trace: list[tuple[float, float]], upper: float) -> bool:
@@ -548,12 +596,23 @@ class _BoundPhase:
             self._refine()
         return self._closed(tolerance)
 
+    def step(self, tolerance: float) -> bool:
+        """One box step from the centre (priced, its columns taken) if the model predicts a descent of
+        more than ``tolerance`` (relative) and the time allows; whether it predicted one."""
+        point, predicted = self.box.point()
+        if predicted >= self.box.estimate - tolerance * max(abs(predicted), 1e-12):
+            return False
+        if self._room():
+            # A null step needs only a column showing U >= the serious-step threshold, not the bound.
+            descent = self.box.estimate - predicted
+            self.box.update(point, predicted, self._price(point, self.box.null_from(predicted), descent))
+        return True
+
     def _step(self, best: PricingCertificate, tolerance: float) -> None:
         """Box steps from ``best`` until the time kept for :meth:`_refine`, or until the gap closes."""
         self.box.start(best.duals, best.upper)
         while self._room():
-            point, predicted = self.box.point()
-            if predicted >= self.box.estimate - tolerance * max(abs(predicted), 1e-12):
+            if not self.step(tolerance):
                 # No descent within the box: the centre minimises U (a convex function), so its bound
                 # is the optimum's, proved again finer if its slack is larger (``_refine``), and
                 # the time left raises the master by exact rounds at its duals.
@@ -565,9 +624,6 @@ class _BoundPhase:
                         break
                     self._take(new, duals)
                 return
-            # A null step needs only a column showing U >= the serious-step threshold, not the bound.
-            descent = self.box.estimate - predicted
-            self.box.update(point, predicted, self._price(point, self.box.null_from(predicted), descent))
             if self._closed(tolerance):
                 return
 

@@ -73,8 +73,10 @@ class ColumnGenerationTuning:
     #: ``SolveStats.limited_by``. ``bench_families``' random χ² balls at 40 symbols, seed 1, 60 s: LDP
     #: w.r.t. S with MI settled at 30 s by ``settled_growth`` alone (gap 0.16 %, the master still rising
     #: at about the gap's rate) and ended at 0.084 %, its master 0.07 % short; with this rule 0.0032 %
-    #: (NMI 0.002 → 0.001 %, LIP 0.058 → 0.0027 %). The 120 s runs converge either way (in 86–91 s
-    #: against 72–98 s); the Adult rows that the early phase was made for settle as before.
+    #: (NMI 0.002 → 0.001 %, LIP 0.058 → 0.0027 %), and with exact box steps between the rounds where
+    #: the rule holds the phase back (``_interleave``) 0.00065 % (NMI 0.0014 %, LIP 0.00054 %). The 120 s
+    #: runs converge either way (in 80–86 s against 72–98 s). The Adult rows that the early phase was made
+    #: for (marital-status × education, 120 s): NMI 1.16–1.73 % against 2.97 %, LIP 1.45 % either way.
     #: Unit: a share of the gap.
     settled_gap_share: float = 0.1
 
