@@ -33,8 +33,8 @@ from privopt.routes.pricing import (
 from privopt.routes.pricing.blocks import BlockTable, subset_sums, upper_hull, window_hull
 from privopt.routes.pricing.certified_generation import (
     DualAverage,
-    _BoundPhase,
     _bound_limits,
+    _BoundPhase,
     _box_due,
     _stalled,
     _State,

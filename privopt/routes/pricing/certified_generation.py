@@ -28,8 +28,8 @@ box's centre (after stabilised rounds; the mean of the recent rounds' duals, :cl
 otherwise), then takes box steps from it with the exact oracle (:class:`_BoundPhase`), all with zeros on inputs of
 zero weight (:meth:`_State.evaluate`); their columns keep raising the master. A master settled by its
 value but still rising at the rate of the gap gets those exact steps one per round, between its own
-rounds, from the same point on (:func:`_interleave`): handing it the phase would starve it, and the
-Wentges-smoothed exact rounds lower the bound slowly. The run stops when the relative gap is at most
+rounds, in every round where that holds (:func:`_interleave`; no share of the budget): handing it the
+phase would starve it, and the Wentges-smoothed exact rounds lower the bound slowly. The run stops when the relative gap is at most
 ``gap_tolerance`` (times the pricer's ``gap_share``) or a budget is spent, and keeps its best
 certificate.
 """
@@ -150,19 +150,13 @@ def _generate(
             if early and time.perf_counter() >= incomplete_from and (state.unfinished or not state.complete):
                 stopped = NO_COMPLETE_BOUND
                 break
-            if (
-                between is None
-                and early
-                and state.best is not None
-                and time.perf_counter() >= settle_from
-                and _interleave(trace, state)
-            ):
-                exact_box = _exact_box(pricer.weights, master, box)
-                between = _BoundPhase(
-                    utility, state, master, exact_box, search_deadline, options.max_columns - generated
-                )
-                exact_box.start(state.best.duals, state.upper)
-            if between is not None:
+            if early and state.best is not None and _interleave(trace, state):
+                if between is None:
+                    between = _BoundPhase(
+                        utility, state, master, _exact_box(pricer.weights, master, box), search_deadline, 0
+                    )
+                if state.upper < between.box.estimate:  # a better centre (the first, or an exact round's)
+                    between.box.start(state.best.duals, state.upper)
                 taken = between.generated
                 between.room = options.max_columns - generated + taken  # the run's columns left
                 if between.step(options.gap_tolerance * pricer.traits.gap_share):

@@ -74,9 +74,10 @@ class ColumnGenerationTuning:
     #: w.r.t. S with MI settled at 30 s by ``settled_growth`` alone (gap 0.16 %, the master still rising
     #: at about the gap's rate) and ended at 0.084 %, its master 0.07 % short; with this rule 0.0032 %
     #: (NMI 0.002 → 0.001 %, LIP 0.058 → 0.0027 %), and with exact box steps between the rounds where
-    #: the rule holds the phase back (``_interleave``) 0.00065 % (NMI 0.0014 %, LIP 0.00054 %). The 120 s
-    #: runs converge either way (in 80–86 s against 72–98 s). The Adult rows that the early phase was made
-    #: for (marital-status × education, 120 s): NMI 1.16–1.73 % against 2.97 %, LIP 1.45 % either way.
+    #: the rule holds the phase back (``_interleave``) 0.00065–0.002 % (NMI 0.0007–0.0014 %, LIP
+    #: 0.0003–0.0005 %). The 120 s runs converge either way (in 80–86 s against 72–98 s). The Adult rows
+    #: that the early phase was made for (marital-status × education, 120 s): NMI 1.16–1.73 % against
+    #: 2.97 %, LIP 1.43–1.69 % against 1.45 %.
     #: Unit: a share of the gap.
     settled_gap_share: float = 0.1
 
