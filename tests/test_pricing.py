@@ -754,7 +754,7 @@ def test_a_master_settled_by_value_but_rising_at_the_gaps_rate_gets_exact_steps_
     # rising): the run does not hand its budget to the bound phase; exact box steps run between the
     # master's rounds, and the run still reaches the exact optimum, both bounds.
     certified = importlib.import_module("privopt.routes.pricing.certified_generation")
-    _tune(monkeypatch, early_bound_fraction=0.98, settled_growth=np.inf)
+    _tune(monkeypatch, settled_growth=np.inf)
     monkeypatch.setattr(certified, "_bound_limits", lambda trace, upper: False)
     phases = _record_phases(monkeypatch, certified)
     step, taken = certified._BoundPhase.step, []
