@@ -168,3 +168,24 @@ def test_ldp_slice_vertices_are_the_staircase_patterns(n):
     solution = po.Problem(po.LDP(0.9), po.MutualInformation(P)).solve(route="vertex")
     assert solution.stats.backend == "cdd (lifted slice)"
     assert solution.stats.vertices == 2**n - 2
+
+
+def test_minimise_t_stops_at_enough_only_when_the_minimum_is_that_low():
+    # With ``enough`` the search may stop at the first t <= enough (the interval bound's per-block loop
+    # needs only to know that a block cannot raise the maximum); above the minimum it never stops early.
+    rng = np.random.default_rng(1)
+    stopped = 0
+    for _ in range(60):
+        parts = [
+            (rng.uniform(0.01, 1.0, size=k), rng.normal(size=k))
+            for k in rng.integers(1, 8, size=int(rng.integers(1, 5)))
+        ]
+        phi = _segment_phi(*_concat(parts))
+        start = float(rng.normal())
+        exact, _ = _minimise_t(phi, start)
+        below, nu = _minimise_t(phi, start, exact + 0.5)
+        assert exact <= below <= exact + 0.5
+        assert below == pytest.approx(nu - 1.0 - np.log(-phi(nu)[0]), abs=1e-12)  # t at the ν returned
+        stopped += below > exact + 1e-9
+        assert _minimise_t(phi, start, exact - 1e-6)[0] == pytest.approx(exact, abs=1e-15)  # the full search
+    assert stopped > 0  # the early stop happens

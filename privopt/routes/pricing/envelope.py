@@ -425,8 +425,9 @@ def _raising_masses(
 Phi = Callable[[float], tuple[float, float]]
 
 
-def _minimise_t(f: Phi, nu0: float) -> tuple[float, float]:
-    """``min_ν t(ν) = ν − 1 − log(−φ(ν))`` for ``f`` a :data:`Phi` (any ``ν`` gives a valid bound).
+def _minimise_t(f: Phi, nu0: float, enough: float = -np.inf) -> tuple[float, float]:
+    """``min_ν t(ν) = ν − 1 − log(−φ(ν))`` for ``f`` a :data:`Phi` (any ``ν`` gives a valid bound), or the
+    first ``t`` met at most ``enough`` (the caller only needs to know that the minimum is that low).
 
     Where ``φ < 0``, ``t`` is convex (``−log`` of a positive concave function) with ``t' = 1 − φ'/φ``, so
     its minimiser is where ``g = φ − φ'`` changes sign (``g > 0``: ``t`` decreases). On the piece
@@ -451,6 +452,8 @@ def _minimise_t(f: Phi, nu0: float) -> tuple[float, float]:
             t = nu - 1.0 - float(np.log(-value))
             if t < best:
                 best, best_nu = t, nu
+            if t <= enough:
+                break
             g = value - slope
             if abs(g) <= 1e-15 * (abs(value) + abs(slope)):
                 break  # stationary: the exact minimiser
@@ -857,7 +860,8 @@ class _Search:
         for s, (_, _, j) in enumerate(parts):
             if j is None:
                 continue
-            candidate, _ = _minimise_t(phi_for(s), nu)
+            # Once t falls to the largest so far, this block cannot raise the maximum: stop there.
+            candidate, _ = _minimise_t(phi_for(s), nu, largest)
             if candidate > largest:
                 largest, block = candidate, s
         return largest, events, block
