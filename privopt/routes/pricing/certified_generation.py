@@ -29,9 +29,9 @@ otherwise), then takes box steps from it with the exact oracle (:class:`_BoundPh
 zero weight (:meth:`_State.evaluate`); their columns keep raising the master. A master settled by its
 value but still rising at the rate of the gap gets those exact steps one per round, between its own
 rounds, in every round where that holds (:func:`_interleave`; no share of the budget): handing it the
-phase would starve it, and the Wentges-smoothed exact rounds lower the bound slowly. The run stops when the relative gap is at most
-``gap_tolerance`` (times the pricer's ``gap_share``) or a budget is spent, and keeps its best
-certificate.
+phase would starve it, and the Wentges-smoothed exact rounds lower the bound slowly. The run stops when
+the relative gap is at most ``gap_tolerance`` (times the pricer's ``gap_share``) or a budget is spent,
+and keeps its best certificate.
 """
 
 from __future__ import annotations
