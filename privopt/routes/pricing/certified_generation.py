@@ -274,10 +274,11 @@ def _box_due(trace: list[tuple[float, float]], best: PricingCertificate | None) 
 
 def last_quarter(trace: Sequence[tuple[float, float]] | FloatArray) -> tuple[float, float]:
     """The master's value a quarter of the run before the trace's end (the last point at or before
-    three quarters of its time), and at its end; ``trace`` holds (seconds, value) pairs in order."""
-    points = np.asarray(trace, dtype=np.float64)
-    index = int(np.searchsorted(points[:, 0], 0.75 * points[-1, 0], side="right")) - 1
-    return float(points[max(index, 0), 1]), float(points[-1, 1])
+    three quarters of its time), and at its end; ``trace`` holds (seconds, value) pairs in order. A
+    binary search, not a copy: the run asks every round, and its trace grows by one point a round."""
+    end = float(trace[-1][0])
+    index = bisect.bisect_right(trace, 0.75 * end, key=lambda point: float(point[0])) - 1
+    return float(trace[max(index, 0)][1]), float(trace[-1][1])
 
 
 def _stalled(trace: list[tuple[float, float]], growth: float) -> bool:
